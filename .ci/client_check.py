@@ -1,0 +1,284 @@
+"""Drive an MCP stdio server (the notes-server example) with the official Python MCP SDK client.
+
+Usage:
+    pip install -r .ci/requirements.txt
+    python .ci/client_check.py -- <server command> [args...]
+    python .ci/client_check.py -- target/debug/notes-server
+
+The SDK (mcp 2.x) spawns the server itself over its stdio transport. The suite below runs twice,
+each time against a fresh server process:
+
+  [auto]    `Client(...)` with the default mode="auto": the SDK first probes `server/discover`
+            and falls back to the `initialize` handshake when the server rejects it;
+  [legacy]  `Client(..., mode="legacy")`: the `initialize` handshake only.
+
+Each connection checks:
+  1. tools/list (following nextCursor): >= 8 tools, names sorted by byte order, non-empty tool
+     descriptions and a non-empty description on every inputSchema property;
+  2. every inputSchema/outputSchema is a valid JSON Schema 2020-12 document with root
+     type "object", no `$schema`, no root `title`, `additionalProperties: false` on input roots,
+     and `$ref` only to a (recursive) definition under the same schema's `$defs`;
+  3. tool calls: add/get/list/search/update/tag/untag/delete round trips (structuredContent valid
+     against the outputSchema and mirrored as JSON in a text block), plus the error paths (unknown
+     id, wrong-typed / missing / unknown arguments -> isError naming the argument; unknown tool ->
+     JSON-RPC error -32602).
+
+Prints one line per passed check and ends with "N passed, 0 failed"; on the first failure it
+prints the reason, ends with "N passed, 1 failed" and exits 1.
+
+Note on client-side validation in mcp 2.x: `Client.call_tool` does NOT validate *arguments*
+against the inputSchema (they are sent as given), so the wrong-typed / missing / unknown argument
+checks exercise the SERVER's validation without needing a raw request. It DOES validate the
+structuredContent of successful (non-isError) results against the listed outputSchema and raises
+RuntimeError on a mismatch; such an exception is reported as a failure of the check that made it.
+"""
+
+import json
+import os
+import re
+import sys
+import uuid
+
+import anyio
+from jsonschema import Draft202012Validator
+from mcp import Client, MCPError, StdioServerParameters
+from mcp.types import INVALID_PARAMS, CallToolResult, TextContent
+
+REQUIRED_TOOLS = ["add_note", "delete_note", "get_note", "list_notes", "search_notes",
+                  "tag_note", "untag_note", "update_note"]
+TIMEOUT = 30.0  # seconds per request; the SDK's default is to wait forever
+
+
+class CheckFailed(Exception):
+    pass
+
+
+class Checks:
+    def __init__(self) -> None:
+        self.passed = 0
+        self.label = ""
+
+    def ok(self, cond: object, name: str, detail: object = "") -> None:
+        if not cond:
+            raise CheckFailed(f"[{self.label}] {name}: {detail}")
+        self.passed += 1
+        print(f"ok {self.passed:3} [{self.label}] {name}")
+
+
+def text_of(result: CallToolResult) -> str:
+    return "\n".join(c.text for c in result.content if isinstance(c, TextContent))
+
+
+def mentions(result: CallToolResult, word: str) -> bool:
+    return re.search(rf"\b{re.escape(word)}\b", text_of(result)) is not None
+
+
+def refs_in(node: object) -> list[str]:
+    """Every string-valued `$ref` in a schema tree."""
+    if isinstance(node, dict):
+        own = [node["$ref"]] if isinstance(node.get("$ref"), str) else []
+        return own + [r for v in node.values() for r in refs_in(v)]
+    if isinstance(node, list):
+        return [r for v in node for r in refs_in(v)]
+    return []
+
+
+def ref_problems(schema: dict) -> list[str]:
+    """`$ref`s that do not point to a recursive definition under this schema's own `$defs`."""
+    defs = schema.get("$defs") or {}
+    problems = []
+    for ref in refs_in(schema):
+        name = ref.removeprefix("#/$defs/")
+        if name == ref or name not in defs:
+            problems.append(f"$ref {ref!r} does not resolve within this schema's $defs")
+            continue
+        seen, todo = set(), [name]  # is `name` reachable from its own definition?
+        while todo:
+            for r in refs_in(defs.get(todo.pop(), {})):
+                target = r.removeprefix("#/$defs/")
+                if target not in seen:
+                    seen.add(target)
+                    todo.append(target)
+        if name not in seen:
+            problems.append(f"$ref {ref!r} targets a non-recursive type (inline it instead)")
+    return problems
+
+
+async def list_all_tools(client: Client) -> list:
+    tools, cursor = [], None
+    for _ in range(100):
+        page = await client.list_tools(cursor=cursor)
+        tools += page.tools
+        cursor = page.next_cursor
+        if not cursor:
+            return tools
+    raise CheckFailed("tools/list pagination did not end after 100 pages")
+
+
+def check_tools(c: Checks, tools: list) -> dict:
+    names = [t.name for t in tools]
+    c.ok(len(tools) >= 8, "at least 8 tools", f"got {len(tools)}: {names}")
+    c.ok(not set(REQUIRED_TOOLS) - set(names), "required tools present",
+         f"missing {sorted(set(REQUIRED_TOOLS) - set(names))}")
+    c.ok(names == sorted(names, key=lambda n: n.encode()), "tool names sorted (byte order)", names)
+    c.ok(len(set(names)) == len(names), "tool names unique", names)
+    c.ok(all((t.description or "").strip() for t in tools), "every tool has a description",
+         [t.name for t in tools if not (t.description or "").strip()])
+    undocumented = [f"{t.name}.{p}" for t in tools
+                    for p, s in (t.input_schema.get("properties") or {}).items()
+                    if not (isinstance(s, dict) and str(s.get("description", "")).strip())]
+    c.ok(not undocumented, "every input property has a description", undocumented)
+
+    problems = []
+    for t in tools:
+        for kind, schema in (("inputSchema", t.input_schema), ("outputSchema", t.output_schema)):
+            if schema is None:
+                continue
+            where = f"{t.name}.{kind}"
+            try:
+                Draft202012Validator.check_schema(schema)
+            except Exception as e:  # jsonschema.SchemaError
+                problems.append(f"{where}: not valid JSON Schema 2020-12: {e}")
+            if schema.get("type") != "object":
+                problems.append(f"{where}: root type is {schema.get('type')!r}, not 'object'")
+            if "$schema" in schema:
+                problems.append(f"{where}: has a $schema key")
+            if "title" in schema:
+                problems.append(f"{where}: has a root title {schema['title']!r}")
+            if kind == "inputSchema" and schema.get("additionalProperties") is not False:
+                problems.append(f"{where}: additionalProperties is "
+                                f"{schema.get('additionalProperties', '<absent>')!r}, not false")
+            problems += [f"{where}: {p}" for p in ref_problems(schema)]
+    c.ok(not problems, "schemas: 2020-12, object roots, no $schema/title, closed inputs, $refs",
+         "\n  " + "\n  ".join(problems))
+    return {t.name: t for t in tools}
+
+
+async def run_suite(c: Checks, client: Client) -> None:
+    tools = check_tools(c, await list_all_tools(client))
+    for name in ("add_note", "get_note", "list_notes", "search_notes"):
+        c.ok(tools[name].output_schema is not None, f"{name} declares an outputSchema")
+
+    async def call(name: str, args: dict, *, error: bool = False) -> CallToolResult:
+        try:
+            result = await client.call_tool(name, args)
+        except Exception as e:  # MCPError (JSON-RPC error), RuntimeError (SDK output validation)
+            code = f" {e.code}" if isinstance(e, MCPError) else ""
+            raise CheckFailed(f"[{c.label}] {name}({json.dumps(args)}) raised "
+                              f"{type(e).__name__}{code}: {e}") from e
+        c.ok(result.is_error == error, f"{name}({json.dumps(args)}) isError={error}",
+             f"isError={result.is_error}: {text_of(result)[:300]}")
+        return result
+
+    def structured(name: str, result: CallToolResult) -> dict:
+        data = result.structured_content
+        c.ok(isinstance(data, dict), f"{name}: structuredContent is an object", repr(data)[:200])
+        errs = [e.message for e in Draft202012Validator(tools[name].output_schema).iter_errors(data)]
+        c.ok(not errs, f"{name}: structuredContent matches outputSchema", errs)
+        mirrored = []
+        for block in result.content:
+            if isinstance(block, TextContent):
+                try:
+                    mirrored.append(json.loads(block.text))
+                except ValueError:
+                    pass
+        c.ok(data in mirrored, f"{name}: a text block holds the same JSON", text_of(result)[:300])
+        return data
+
+    word = f"zebra{uuid.uuid4().hex[:8]}"  # unique per run, in case the server persists notes
+    tag = f"ci-{word}"
+    title, body = "CI note", f"The quick {word} jumps over the lazy dog."
+    note = structured("add_note", await call("add_note", {"title": title, "body": body,
+                                                          "tags": [tag, "alpha"]}))
+    nid = note.get("id")
+    c.ok(isinstance(nid, int) and not isinstance(nid, bool), "add_note: id is an integer", repr(nid))
+    c.ok((note.get("title"), note.get("body")) == (title, body), "add_note: title/body echoed", note)
+    c.ok(set(note.get("tags") or []) == {tag, "alpha"}, "add_note: tags echoed", note.get("tags"))
+
+    got = structured("get_note", await call("get_note", {"id": nid}))
+    c.ok(got == note, "get_note returns the added note", f"{got} != {note}")
+
+    listed = structured("list_notes", await call("list_notes", {}))
+    ids = [n.get("id") for n in listed.get("notes") or [] if isinstance(n, dict)]
+    c.ok(isinstance(listed.get("notes"), list) and nid in ids, "list_notes includes the note", listed)
+    listed = structured("list_notes", await call("list_notes", {"tag": tag, "limit": 5}))
+    c.ok([n.get("id") for n in listed.get("notes") or []] == [nid],
+         "list_notes(tag) returns exactly the tagged note", listed)
+
+    found = structured("search_notes", await call("search_notes", {"query": word}))
+    matches = found.get("matches")
+    hit_ids = [m.get("id", (m.get("note") or {}).get("id")) for m in matches or [] if isinstance(m, dict)]
+    c.ok(isinstance(matches, list) and nid in hit_ids, f"search_notes finds {word!r}", found)
+
+    await call("update_note", {"id": nid, "title": "CI note (edited)"})
+    await call("tag_note", {"id": nid, "tags": ["beta"]})
+    await call("untag_note", {"id": nid, "tags": ["alpha"]})
+    got = structured("get_note", await call("get_note", {"id": nid}))
+    c.ok(got.get("title") == "CI note (edited)" and got.get("body") == body,
+         "update_note changed the title only", got)
+    c.ok(set(got.get("tags") or []) == {tag, "beta"}, "tag_note/untag_note changed the tags",
+         got.get("tags"))
+
+    missing = await call("get_note", {"id": 999999}, error=True)
+    c.ok("no note with id 999999" in text_of(missing), "unknown id: 'no note with id 999999'",
+         text_of(missing))
+    bad = await call("get_note", {"id": "abc"}, error=True)
+    c.ok(mentions(bad, "id"), "wrong-typed argument: error names 'id'", text_of(bad))
+    bad = await call("add_note", {"title": "no body"}, error=True)
+    c.ok(mentions(bad, "body"), "missing argument: error names 'body'", text_of(bad))
+    bad = await call("add_note", {"title": "t", "body": "b", "colour": "red"}, error=True)
+    c.ok(mentions(bad, "colour"), "unknown argument: error names 'colour'", text_of(bad))
+
+    # An unknown tool is a protocol error: the SDK raises MCPError carrying the JSON-RPC code.
+    try:
+        result = await client.call_tool("no_such_tool", {})
+    except MCPError as e:
+        c.ok(e.code == INVALID_PARAMS, "no_such_tool: JSON-RPC error -32602",
+             f"code {e.code}: {e.message}")
+    else:
+        c.ok(False, "no_such_tool: JSON-RPC error -32602",
+             f"got a result instead (isError={result.is_error}): {text_of(result)[:200]}")
+
+    await call("delete_note", {"id": nid})
+    gone = await call("get_note", {"id": nid}, error=True)
+    c.ok(f"no note with id {nid}" in text_of(gone), "deleted note is gone", text_of(gone))
+
+
+async def main(command: list[str]) -> int:
+    # Pass the caller's whole environment (the SDK otherwise only forwards HOME, PATH, ...),
+    # so e.g. RUST_LOG or RUST_BACKTRACE reach the server; its stderr goes to ours.
+    params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
+    c = Checks()
+    try:
+        for mode in ("auto", "legacy"):
+            c.label = mode
+            with anyio.fail_after(10 * TIMEOUT):
+                async with Client(params, mode=mode, read_timeout_seconds=TIMEOUT) as client:
+                    session = client.session
+                    era = ("legacy (initialize)" if session.initialize_result is not None
+                           else "modern (server/discover)" if session.discover_result is not None
+                           else "unknown")
+                    info = client.server_info
+                    c.ok(mode == "auto" or session.initialize_result is not None,
+                         f"connected: protocol {client.protocol_version}, era {era}, server "
+                         f"{info.name if info else '?'} {info.version if info else ''}".rstrip())
+                    await run_suite(c, client)
+    except Exception as e:  # CheckFailed, or anything the SDK/server threw mid-check
+        while len(getattr(e, "exceptions", ())) == 1:
+            e = e.exceptions[0]  # the SDK's task groups wrap whatever escapes `async with`
+        msg = str(e) if isinstance(e, CheckFailed) else f"[{c.label}] {type(e).__name__}: {e}"
+        print(f"FAIL {msg}")
+        print(f"{c.passed} passed, 1 failed")
+        return 1
+    print(f"{c.passed} passed, 0 failed")
+    return 0
+
+
+if __name__ == "__main__":
+    argv = sys.argv[1:]
+    if argv[:1] == ["--"]:
+        argv = argv[1:]
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__, file=sys.stdout if argv else sys.stderr)
+        sys.exit(0 if argv else 2)
+    sys.exit(anyio.run(main, argv))

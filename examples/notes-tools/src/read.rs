@@ -1,0 +1,219 @@
+//! Tools that read the notebook.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use toolwright::mcp_tool;
+
+use crate::notebook::{Note, NotesError, notebook};
+
+/// Get one note, whole.
+#[mcp_tool(read_only, open_world = false, tags = ["notes", "read"])]
+pub fn get_note(
+    /// The note's id.
+    id: u64,
+) -> Result<Note, NotesError> {
+    notebook().read(|notes| notes.get(&id).cloned().ok_or(NotesError::NotFound(id)))
+}
+
+/// A note in a list: everything but the body.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct NoteSummary {
+    /// The note's id.
+    pub id: u64,
+    /// Its title.
+    pub title: String,
+    /// Its tags.
+    pub tags: Vec<String>,
+    /// When it last changed, in seconds since the Unix epoch.
+    pub updated_at: u64,
+}
+
+/// One page of notes.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct NoteList {
+    /// The notes on this page, newest first.
+    pub notes: Vec<NoteSummary>,
+    /// How many notes match in all.
+    pub total: usize,
+}
+
+/// List notes, newest first, optionally only those with a tag.
+#[mcp_tool(read_only, open_world = false, core, tags = ["notes", "read"])]
+pub fn list_notes(
+    /// Only notes with this tag.
+    tag: Option<String>,
+    /// How many notes to return at most.
+    #[arg(default = 20)]
+    limit: u32,
+    /// How many matching notes to skip, for the next page.
+    #[arg(default = 0)]
+    offset: u32,
+) -> NoteList {
+    let tag = tag.map(|t| t.trim().to_lowercase());
+    notebook().read(|notes| {
+        let matching: Vec<&Note> = notes
+            .values()
+            .rev()
+            .filter(|n| tag.as_ref().is_none_or(|t| n.tags.contains(t)))
+            .collect();
+        NoteList {
+            total: matching.len(),
+            notes: matching
+                .into_iter()
+                .skip(offset as usize)
+                .take(limit as usize)
+                .map(|n| NoteSummary {
+                    id: n.id,
+                    title: n.title.clone(),
+                    tags: n.tags.clone(),
+                    updated_at: n.updated_at,
+                })
+                .collect(),
+        }
+    })
+}
+
+/// A note that matches a search.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Match {
+    /// The note's id.
+    pub id: u64,
+    /// Its title.
+    pub title: String,
+    /// The text around the first match.
+    pub snippet: String,
+    /// How many of the query's words the note contains; higher is better.
+    pub score: u32,
+}
+
+/// What `search_notes` found.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SearchResults {
+    /// The matching notes, best first.
+    pub matches: Vec<Match>,
+}
+
+/// Find notes whose title, body or tags contain the query's words, best matches first.
+///
+/// Matching ignores case; a note matches if it contains any of the words.
+#[mcp_tool(read_only, open_world = false, core, tags = ["notes", "read", "search"])]
+pub async fn search_notes(
+    /// Words to look for.
+    query: &str,
+    /// How many matches to return at most.
+    #[arg(default = 10)]
+    limit: u32,
+) -> SearchResults {
+    let words: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
+    let mut matches = notebook().read(|notes| {
+        notes
+            .values()
+            .filter_map(|note| {
+                let text = format!("{}\n{}\n{}", note.title, note.body, note.tags.join(" "))
+                    .to_lowercase();
+                let score = words.iter().filter(|w| text.contains(w.as_str())).count();
+                (score > 0).then(|| Match {
+                    id: note.id,
+                    title: note.title.clone(),
+                    snippet: snippet(&note.body, &words),
+                    score: score as u32,
+                })
+            })
+            .collect::<Vec<_>>()
+    });
+    matches.sort_by(|a, b| b.score.cmp(&a.score).then(b.id.cmp(&a.id)));
+    matches.truncate(limit as usize);
+    SearchResults { matches }
+}
+
+/// Up to 80 characters of `body` around the first word found.
+fn snippet(body: &str, words: &[String]) -> String {
+    let lower = body.to_lowercase();
+    let at = words
+        .iter()
+        .filter_map(|w| lower.find(w.as_str()))
+        .min()
+        .unwrap_or(0);
+    // Lowercasing can change byte lengths; fall back to the start when the offset is not a
+    // character boundary of the original.
+    let start = if body.is_char_boundary(at) { at } else { 0 };
+    let from = body[..start]
+        .char_indices()
+        .rev()
+        .nth(30)
+        .map_or(0, |(i, _)| i);
+    body[from..].chars().take(80).collect()
+}
+
+/// How many notes carry each tag.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TagCounts {
+    /// Each tag and how many notes carry it, by tag.
+    pub tags: Vec<TagCount>,
+}
+
+/// One tag and its count.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TagCount {
+    /// The tag.
+    pub tag: String,
+    /// How many notes carry it.
+    pub count: usize,
+}
+
+/// List every tag in use, with how many notes carry it.
+#[mcp_tool(read_only, open_world = false, tags = ["tags", "read"])]
+pub fn list_tags() -> TagCounts {
+    notebook().read(|notes| {
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        for tag in notes.values().flat_map(|n| &n.tags) {
+            *counts.entry(tag).or_default() += 1;
+        }
+        TagCounts {
+            tags: counts
+                .into_iter()
+                .map(|(tag, count)| TagCount {
+                    tag: tag.to_owned(),
+                    count,
+                })
+                .collect(),
+        }
+    })
+}
+
+/// How `export_notes` writes the notebook.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ExportFormat {
+    /// One Markdown section per note.
+    Markdown,
+    /// The notes as a JSON array.
+    Json,
+}
+
+/// Export the whole notebook as one document, oldest note first.
+#[mcp_tool(read_only, open_world = false, tags = ["notes", "read", "export"])]
+pub fn export_notes(
+    /// The document's format.
+    #[arg(default = ExportFormat::Markdown)]
+    format: ExportFormat,
+) -> String {
+    notebook().read(|notes| match format {
+        ExportFormat::Json => serde_json::to_string_pretty(&notes.values().collect::<Vec<_>>())
+            .expect("notes serialise"),
+        ExportFormat::Markdown => {
+            let mut out = String::new();
+            for note in notes.values() {
+                out.push_str(&format!("# {}\n\n", note.title));
+                if !note.tags.is_empty() {
+                    out.push_str(&format!("Tags: {}\n\n", note.tags.join(", ")));
+                }
+                out.push_str(note.body.trim_end());
+                out.push_str("\n\n");
+            }
+            out
+        }
+    })
+}

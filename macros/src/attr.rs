@@ -1,0 +1,257 @@
+//! Tokens to options: the `#[mcp_tool(...)]` arguments and the `#[arg(...)]` parameter attribute.
+
+use proc_macro2::{Span, TokenStream};
+use syn::meta::ParseNestedMeta;
+use syn::parse::Parser;
+use syn::{Attribute, Expr, LitBool, LitStr, Path, Token};
+
+use crate::check::Errors;
+
+/// The options of one `#[mcp_tool(...)]`, as written. Rules that involve more than one option
+/// live in `check`.
+#[derive(Default)]
+pub(crate) struct ToolAttr {
+    pub(crate) name: Option<LitStr>,
+    pub(crate) description: Option<LitStr>,
+    pub(crate) title: Option<LitStr>,
+    pub(crate) read_only: Option<Flag>,
+    pub(crate) destructive: Option<Flag>,
+    pub(crate) idempotent: Option<Flag>,
+    pub(crate) open_world: Option<Flag>,
+    pub(crate) tags: Vec<LitStr>,
+    pub(crate) core: Option<Flag>,
+    pub(crate) provider: Option<LitStr>,
+    pub(crate) krate: Option<Path>,
+    /// Every option seen, so a repeated one is reported once, on its second spelling.
+    seen: Vec<String>,
+}
+
+/// A boolean option and where it was written.
+#[derive(Clone, Copy)]
+pub(crate) struct Flag {
+    pub(crate) value: bool,
+    pub(crate) span: Span,
+}
+
+const TOOL_OPTIONS: &[&str] = &[
+    "name",
+    "description",
+    "title",
+    "read_only",
+    "destructive",
+    "idempotent",
+    "open_world",
+    "tags",
+    "core",
+    "provider",
+    "crate",
+];
+
+const ARG_OPTIONS: &[&str] = &["default", "rename", "flatten"];
+
+fn expected(options: &[&str]) -> String {
+    let quoted: Vec<String> = options.iter().map(|o| format!("`{o}`")).collect();
+    quoted.join(", ")
+}
+
+/// Parses the attribute's arguments, pushing every mistake into `errors` and keeping what parsed.
+pub(crate) fn parse_tool_attr(args: TokenStream, errors: &mut Errors) -> ToolAttr {
+    let mut attr = ToolAttr::default();
+    let parser = syn::meta::parser(|meta| {
+        if let Err(err) = attr.option(&meta) {
+            errors.push(err);
+            skip_value(&meta)?;
+        }
+        Ok(())
+    });
+    if let Err(err) = parser.parse2(args) {
+        errors.push(err);
+    }
+    attr
+}
+
+impl ToolAttr {
+    fn option(&mut self, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+        let key = option_name(meta)?;
+        if !TOOL_OPTIONS.contains(&key.as_str()) {
+            return Err(meta.error(format!(
+                "unknown `mcp_tool` option `{key}`; expected one of {}",
+                expected(TOOL_OPTIONS)
+            )));
+        }
+        if self.seen.contains(&key) {
+            return Err(meta.error(format!(
+                "`mcp_tool` option `{key}` is given twice; keep one"
+            )));
+        }
+        self.seen.push(key.clone());
+        match key.as_str() {
+            "name" => self.name = Some(string_value(meta, &key)?),
+            "description" => self.description = Some(string_value(meta, &key)?),
+            "title" => self.title = Some(string_value(meta, &key)?),
+            "provider" => self.provider = Some(string_value(meta, &key)?),
+            "read_only" => self.read_only = Some(flag(meta, &key)?),
+            "destructive" => self.destructive = Some(flag(meta, &key)?),
+            "idempotent" => self.idempotent = Some(flag(meta, &key)?),
+            "open_world" => self.open_world = Some(flag(meta, &key)?),
+            "core" => self.core = Some(flag(meta, &key)?),
+            "tags" => self.tags = string_list(meta)?,
+            "crate" => {
+                let value = meta
+                    .value()
+                    .map_err(|_| meta.error("`crate` takes a path: `crate = my_toolwright`"))?;
+                self.krate = Some(value.call(Path::parse_mod_style)?);
+            }
+            _ => unreachable!("every name in TOOL_OPTIONS is matched above"),
+        }
+        Ok(())
+    }
+}
+
+/// The option's name as written; `crate` is a keyword, so it is not an identifier path.
+fn option_name(meta: &ParseNestedMeta<'_>) -> syn::Result<String> {
+    if meta.path.is_ident("crate") {
+        return Ok("crate".to_owned());
+    }
+    match meta.path.get_ident() {
+        Some(ident) => Ok(ident.to_string()),
+        None => Err(meta.error(format!(
+            "expected an option name, one of {}",
+            expected(TOOL_OPTIONS)
+        ))),
+    }
+}
+
+/// After a mistake, consume the option's value so the options after it are still read.
+fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+    if meta.input.peek(Token![=]) {
+        meta.value()?.parse::<Expr>()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        meta.parse_nested_meta(|inner| skip_value(&inner))?;
+    }
+    Ok(())
+}
+
+fn string_value(meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<LitStr> {
+    let value = meta
+        .value()
+        .map_err(|_| meta.error(format!("`{key}` takes a string: `{key} = \"...\"`")))?;
+    let expr: Expr = value.parse()?;
+    match expr {
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(lit),
+            ..
+        }) => Ok(lit),
+        other => Err(syn::Error::new_spanned(
+            other,
+            format!("`{key}` takes a string literal: `{key} = \"...\"`"),
+        )),
+    }
+}
+
+/// `key` alone means true; `key = true` and `key = false` say it outright.
+fn flag(meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<Flag> {
+    let span = meta.path.segments[0].ident.span();
+    if !meta.input.peek(Token![=]) {
+        return Ok(Flag { value: true, span });
+    }
+    let expr: Expr = meta.value()?.parse()?;
+    match expr {
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Bool(LitBool { value, .. }),
+            ..
+        }) => Ok(Flag { value, span }),
+        other => Err(syn::Error::new_spanned(
+            other,
+            format!("`{key}` takes `true` or `false`, or stands alone to mean `true`"),
+        )),
+    }
+}
+
+fn string_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
+    let usage = "`tags` takes a list of strings: `tags = [\"notes\", \"search\"]`";
+    let value = meta.value().map_err(|_| meta.error(usage))?;
+    let expr: Expr = value.parse()?;
+    let Expr::Array(array) = expr else {
+        return Err(syn::Error::new_spanned(expr, usage));
+    };
+    array
+        .elems
+        .into_iter()
+        .map(|elem| match elem {
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(lit),
+                ..
+            }) => Ok(lit),
+            other => Err(syn::Error::new_spanned(other, usage)),
+        })
+        .collect()
+}
+
+/// The options of `#[arg(...)]` on one parameter.
+#[derive(Default)]
+pub(crate) struct ArgAttr {
+    pub(crate) default: Option<Expr>,
+    pub(crate) rename: Option<LitStr>,
+    pub(crate) flatten: Option<Span>,
+    /// The first `#[arg]` attribute, for errors about the parameter as a whole.
+    pub(crate) span: Option<Span>,
+}
+
+/// Reads every `#[arg(...)]` among a parameter's attributes.
+pub(crate) fn parse_arg_attrs(attrs: &[Attribute], errors: &mut Errors) -> ArgAttr {
+    let mut arg = ArgAttr::default();
+    let mut seen: Vec<String> = Vec::new();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("arg")) {
+        arg.span.get_or_insert(attr.path().segments[0].ident.span());
+        let result = attr.parse_nested_meta(|meta| {
+            if let Err(err) = arg.option(&meta, &mut seen) {
+                errors.push(err);
+                skip_value(&meta)?;
+            }
+            Ok(())
+        });
+        if let Err(err) = result {
+            errors.push(err);
+        }
+    }
+    arg
+}
+
+impl ArgAttr {
+    fn option(&mut self, meta: &ParseNestedMeta<'_>, seen: &mut Vec<String>) -> syn::Result<()> {
+        let Some(key) = meta.path.get_ident().map(ToString::to_string) else {
+            return Err(meta.error(format!(
+                "expected an `arg` option, one of {}",
+                expected(ARG_OPTIONS)
+            )));
+        };
+        if !ARG_OPTIONS.contains(&key.as_str()) {
+            return Err(meta.error(format!(
+                "unknown `arg` option `{key}`; expected one of {}",
+                expected(ARG_OPTIONS)
+            )));
+        }
+        if seen.contains(&key) {
+            return Err(meta.error(format!("`arg` option `{key}` is given twice; keep one")));
+        }
+        seen.push(key.clone());
+        match key.as_str() {
+            "default" => {
+                let value = meta.value().map_err(|_| {
+                    meta.error("`default` takes the default value: `#[arg(default = 10)]`")
+                })?;
+                self.default = Some(value.parse()?);
+            }
+            "rename" => self.rename = Some(string_value(meta, "rename")?),
+            "flatten" => {
+                if meta.input.peek(Token![=]) {
+                    return Err(meta.error("`flatten` stands alone: `#[arg(flatten)]`"));
+                }
+                self.flatten = Some(meta.path.segments[0].ident.span());
+            }
+            _ => unreachable!("every name in ARG_OPTIONS is matched above"),
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,245 @@
+//! The rules a tool must follow, each a spanned error. Every rule runs, so one build shows every
+//! mistake at once.
+
+use syn::{GenericParam, ItemFn, LitStr, Safety};
+
+use crate::ast::{Role, Tool};
+
+/// Mistakes found so far, combined into one error so that all of them are reported.
+#[derive(Default)]
+pub(crate) struct Errors(Option<syn::Error>);
+
+impl Errors {
+    pub(crate) fn push(&mut self, error: syn::Error) {
+        match &mut self.0 {
+            Some(first) => first.combine(error),
+            None => self.0 = Some(error),
+        }
+    }
+
+    pub(crate) fn take(self) -> Option<syn::Error> {
+        self.0
+    }
+}
+
+/// The longest tool name the protocol allows (SEP-986).
+const MAX_NAME_LEN: usize = 128;
+
+/// Qualifiers and generics that a tool's signature cannot have.
+pub(crate) fn signature(func: &ItemFn, errors: &mut Errors) {
+    let sig = &func.sig;
+    if let Some(constness) = sig.constness {
+        errors.push(syn::Error::new(
+            constness.span,
+            "a tool cannot be a `const fn`: it is called by the runtime, never in a constant; \
+             remove `const`",
+        ));
+    }
+    if let Safety::Unsafe(unsafety) = &sig.safety {
+        errors.push(syn::Error::new(
+            unsafety.span,
+            "a tool cannot be an `unsafe fn`: nothing can uphold its safety contract when a \
+             client calls it; make the function safe and put an `unsafe` block inside",
+        ));
+    }
+    if let Some(abi) = &sig.abi {
+        errors.push(syn::Error::new_spanned(
+            abi,
+            "a tool cannot have a foreign ABI: remove the `extern`, and call the foreign function \
+             from the tool's body",
+        ));
+    }
+    if let Some(variadic) = &sig.variadic {
+        errors.push(syn::Error::new(
+            variadic.dots.spans[0],
+            "a tool cannot be variadic: take the values as one `Vec<T>` parameter",
+        ));
+    }
+    if let Some(param) = sig.generics.params.first() {
+        let (span, what) = match param {
+            GenericParam::Lifetime(l) => (l.lifetime.span(), "lifetime"),
+            GenericParam::Type(t) => (t.ident.span(), "type"),
+            GenericParam::Const(c) => (c.const_token.span, "const"),
+        };
+        errors.push(syn::Error::new(
+            span,
+            format!(
+                "a tool cannot have {} parameters: its schema is fixed at compile time; use \
+                 concrete types (borrowed arguments such as `&str` need no named lifetime)",
+                match what {
+                    "lifetime" => "generic lifetime",
+                    "type" => "generic type",
+                    _ => "const generic",
+                }
+            ),
+        ));
+    } else if let Some(where_clause) = &sig.generics.where_clause {
+        errors.push(syn::Error::new(
+            where_clause.where_token.span,
+            "a tool cannot have a `where` clause: its schema is fixed at compile time; use \
+             concrete types",
+        ));
+    }
+}
+
+/// Rules on the tool as a whole: its name, its description, its options, its parameters.
+pub(crate) fn tool(tool: &Tool, errors: &mut Errors) {
+    let name_span = match &tool.attr.name {
+        Some(lit) => lit.span(),
+        None => tool.func.sig.ident.span(),
+    };
+    if let Err(reason) = wire_name(&tool.name) {
+        errors.push(syn::Error::new(
+            name_span,
+            format!(
+                "`{}` is not a valid tool name: {reason}; tool names are 1 to {MAX_NAME_LEN} of \
+                 `A-Z a-z 0-9 _ - .` (SEP-986): choose one with `name = \"...\"`",
+                tool.name
+            ),
+        ));
+    }
+    if tool.description.is_none() {
+        errors.push(syn::Error::new(
+            tool.func.sig.ident.span(),
+            format!(
+                "tool `{}` has no description: models choose tools by their descriptions; add a \
+                 `///` doc comment or `description = \"...\"`",
+                tool.name
+            ),
+        ));
+    }
+    if let Some(lit) = &tool.attr.description {
+        non_empty(lit, "description", errors);
+    }
+    if let Some(lit) = &tool.attr.title {
+        non_empty(lit, "title", errors);
+    }
+    if let Some(lit) = &tool.attr.provider {
+        provider(lit, errors);
+    }
+    if let (Some(read_only), Some(destructive)) = (tool.attr.read_only, tool.attr.destructive) {
+        if read_only.value && destructive.value {
+            errors.push(syn::Error::new(
+                destructive.span,
+                "a `read_only` tool cannot be `destructive`: it does not change its environment; \
+                 remove one of the two",
+            ));
+        }
+    }
+    let mut tags: Vec<String> = Vec::new();
+    for tag in &tool.attr.tags {
+        let value = tag.value();
+        if value.trim().is_empty() {
+            errors.push(syn::Error::new(tag.span(), "a tag cannot be empty"));
+        } else if tags.contains(&value) {
+            errors.push(syn::Error::new(
+                tag.span(),
+                format!("tag `{value}` is listed twice; keep one"),
+            ));
+        }
+        tags.push(value);
+    }
+    params(tool, errors);
+}
+
+fn params(tool: &Tool, errors: &mut Errors) {
+    let mut context_seen = false;
+    let mut properties: Vec<&str> = Vec::new();
+    for param in &tool.params {
+        match &param.role {
+            Role::Context { .. } => {
+                if context_seen {
+                    errors.push(syn::Error::new_spanned(
+                        &param.ty,
+                        "a tool takes at most one `Context` parameter; remove this one",
+                    ));
+                }
+                context_seen = true;
+            }
+            Role::Argument(arg) => {
+                if let Some(flatten) = arg.attr.flatten {
+                    if arg.attr.rename.is_some() || arg.attr.default.is_some() {
+                        errors.push(syn::Error::new(
+                            flatten,
+                            "`flatten` merges the struct's fields into the arguments, so it \
+                             takes no `rename` or `default`; put those on the struct's fields",
+                        ));
+                    }
+                    continue;
+                }
+                if let Some(rename) = &arg.attr.rename {
+                    if let Err(reason) = wire_name(&rename.value()) {
+                        errors.push(syn::Error::new(
+                            rename.span(),
+                            format!(
+                                "`{}` is not a valid argument name: {reason}",
+                                rename.value()
+                            ),
+                        ));
+                    }
+                }
+                if properties.contains(&arg.property.as_str()) {
+                    let span = arg
+                        .attr
+                        .rename
+                        .as_ref()
+                        .map_or_else(|| param.ident.span(), LitStr::span);
+                    errors.push(syn::Error::new(
+                        span,
+                        format!(
+                            "two parameters are both named `{}` in the input schema; rename one \
+                             with `#[arg(rename = \"...\")]`",
+                            arg.property
+                        ),
+                    ));
+                }
+                properties.push(&arg.property);
+            }
+        }
+    }
+}
+
+fn non_empty(lit: &LitStr, option: &str, errors: &mut Errors) {
+    if lit.value().trim().is_empty() {
+        errors.push(syn::Error::new(
+            lit.span(),
+            format!("`{option}` cannot be empty"),
+        ));
+    }
+}
+
+/// A provider becomes the middle of the canonical name `mcp::<provider>::<tool>`.
+fn provider(lit: &LitStr, errors: &mut Errors) {
+    let value = lit.value();
+    let valid = !value.is_empty()
+        && value.len() <= 64
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if !valid {
+        errors.push(syn::Error::new(
+            lit.span(),
+            format!(
+                "`{value}` is not a valid provider: a provider is 1 to 64 of `A-Z a-z 0-9 _ -`, \
+                 as in a crate name"
+            ),
+        ));
+    }
+}
+
+/// Checks a name against SEP-986; the reason is phrased to follow "is not a valid tool name: ".
+pub(crate) fn wire_name(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("it is empty".to_owned());
+    }
+    if name.len() > MAX_NAME_LEN {
+        return Err(format!("it is {} characters long", name.len()));
+    }
+    match name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+    {
+        Some(c) => Err(format!("it contains `{c}`")),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,22 @@
+//! The `#[mcp_tool]` attribute of [toolwright](https://docs.rs/toolwright).
+//!
+//! Depend on `toolwright`, not on this crate: `toolwright` re-exports the attribute together with
+//! the runtime items the generated code refers to, and pins this crate to the matching version.
+
+use proc_macro::TokenStream;
+
+mod ast;
+mod attr;
+mod check;
+mod docs;
+mod expand;
+mod fallback;
+
+/// Turns a free function into an MCP tool.
+///
+/// The full reference, with examples, is on `toolwright::mcp_tool`, which re-exports this
+/// attribute.
+#[proc_macro_attribute]
+pub fn mcp_tool(args: TokenStream, input: TokenStream) -> TokenStream {
+    expand::mcp_tool(args.into(), input.into()).into()
+}

@@ -1,0 +1,249 @@
+//! A tool result built by hand: several content blocks, binary content, resources.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use serde::Serialize;
+use serde_json::Value;
+
+/// A tool result with full control over what the client receives.
+///
+/// Return it from a tool (or `Result<ToolResult, E>`) to send several content blocks, images,
+/// audio or resources, or structured content the tool assembles itself. A tool that returns a
+/// `ToolResult` has no `outputSchema`.
+///
+/// ```
+/// use toolwright::{Content, ToolResult};
+///
+/// let result = ToolResult::text("Here is the chart.")
+///     .with(Content::image(&[0x89, b'P', b'N', b'G'], "image/png"));
+/// assert_eq!(result.content().len(), 2);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ToolResult {
+    content: Vec<Content>,
+    #[serde(rename = "structuredContent", skip_serializing_if = "Option::is_none")]
+    structured_content: Option<Value>,
+    #[serde(rename = "isError", skip_serializing_if = "std::ops::Not::not")]
+    is_error: bool,
+}
+
+impl ToolResult {
+    /// A result with no content.
+    pub fn new() -> ToolResult {
+        ToolResult::default()
+    }
+
+    /// A result with one text block.
+    pub fn text(text: impl Into<String>) -> ToolResult {
+        ToolResult::new().with(Content::text(text))
+    }
+
+    /// A tool error (`isError: true`) with one text block: the model reads it and may try again.
+    pub fn error(text: impl Into<String>) -> ToolResult {
+        ToolResult {
+            is_error: true,
+            ..ToolResult::text(text)
+        }
+    }
+
+    /// Adds a content block.
+    #[must_use]
+    pub fn with(mut self, content: Content) -> ToolResult {
+        self.content.push(content);
+        self
+    }
+
+    /// Sets `structuredContent`. The protocol asks that the same JSON also be sent as text, so
+    /// add a text block with it too.
+    #[must_use]
+    pub fn with_structured(mut self, value: Value) -> ToolResult {
+        self.structured_content = Some(value);
+        self
+    }
+
+    /// The content blocks.
+    pub fn content(&self) -> &[Content] {
+        &self.content
+    }
+
+    /// The structured content, if any.
+    pub fn structured_content(&self) -> Option<&Value> {
+        self.structured_content.as_ref()
+    }
+
+    /// Whether this result reports a tool error.
+    pub fn is_error(&self) -> bool {
+        self.is_error
+    }
+}
+
+/// One content block of a tool result.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
+#[non_exhaustive]
+pub enum Content {
+    /// Text for the model.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// An image.
+    Image {
+        /// The image's bytes, base64-encoded.
+        data: String,
+        /// Its media type, such as `image/png`.
+        mime_type: String,
+    },
+    /// Audio.
+    Audio {
+        /// The audio's bytes, base64-encoded.
+        data: String,
+        /// Its media type, such as `audio/wav`.
+        mime_type: String,
+    },
+    /// A resource embedded in the result.
+    Resource {
+        /// The resource.
+        resource: EmbeddedResource,
+    },
+    /// A link to a resource the client may read.
+    ResourceLink {
+        /// The resource's URI.
+        uri: String,
+        /// Its name.
+        name: String,
+        /// What it is.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        description: Option<String>,
+        /// Its media type.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        mime_type: Option<String>,
+    },
+}
+
+/// The contents of an embedded resource: text or binary.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EmbeddedResource {
+    /// The resource's URI.
+    pub uri: String,
+    /// Its media type.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Text contents.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Binary contents, base64-encoded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blob: Option<String>,
+}
+
+impl Content {
+    /// A text block.
+    pub fn text(text: impl Into<String>) -> Content {
+        Content::Text { text: text.into() }
+    }
+
+    /// An image block from its bytes.
+    pub fn image(bytes: impl AsRef<[u8]>, mime_type: impl Into<String>) -> Content {
+        Content::Image {
+            data: BASE64.encode(bytes),
+            mime_type: mime_type.into(),
+        }
+    }
+
+    /// An audio block from its bytes.
+    pub fn audio(bytes: impl AsRef<[u8]>, mime_type: impl Into<String>) -> Content {
+        Content::Audio {
+            data: BASE64.encode(bytes),
+            mime_type: mime_type.into(),
+        }
+    }
+
+    /// An embedded text resource.
+    pub fn resource_text(
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Content {
+        Content::Resource {
+            resource: EmbeddedResource {
+                uri: uri.into(),
+                mime_type: Some(mime_type.into()),
+                text: Some(text.into()),
+                blob: None,
+            },
+        }
+    }
+
+    /// An embedded binary resource from its bytes.
+    pub fn resource_blob(
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        bytes: impl AsRef<[u8]>,
+    ) -> Content {
+        Content::Resource {
+            resource: EmbeddedResource {
+                uri: uri.into(),
+                mime_type: Some(mime_type.into()),
+                text: None,
+                blob: Some(BASE64.encode(bytes)),
+            },
+        }
+    }
+
+    /// A link to a resource.
+    pub fn resource_link(uri: impl Into<String>, name: impl Into<String>) -> Content {
+        Content::ResourceLink {
+            uri: uri.into(),
+            name: name.into(),
+            description: None,
+            mime_type: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn blocks_serialise_as_the_protocol_names_them() {
+        let result = ToolResult::text("hello")
+            .with(Content::image([1u8, 2, 3], "image/png"))
+            .with(Content::audio([0u8], "audio/wav"))
+            .with(Content::resource_text("test://r", "text/plain", "body"))
+            .with(Content::resource_blob(
+                "test://b",
+                "application/octet-stream",
+                [255u8],
+            ))
+            .with(Content::resource_link("file:///notes/1", "note 1"));
+        assert_eq!(
+            serde_json::to_value(&result).unwrap(),
+            json!({
+                "content": [
+                    {"type": "text", "text": "hello"},
+                    {"type": "image", "data": "AQID", "mimeType": "image/png"},
+                    {"type": "audio", "data": "AA==", "mimeType": "audio/wav"},
+                    {"type": "resource", "resource": {"uri": "test://r", "mimeType": "text/plain", "text": "body"}},
+                    {"type": "resource", "resource": {"uri": "test://b", "mimeType": "application/octet-stream", "blob": "/w=="}},
+                    {"type": "resource_link", "uri": "file:///notes/1", "name": "note 1"}
+                ]
+            })
+        );
+    }
+
+    #[test]
+    fn an_error_result_says_so() {
+        assert_eq!(
+            serde_json::to_value(ToolResult::error("no note with id 42")).unwrap(),
+            json!({"content": [{"type": "text", "text": "no note with id 42"}], "isError": true})
+        );
+    }
+}

@@ -1,0 +1,174 @@
+//! Turn plain Rust functions into [MCP](https://modelcontextprotocol.io) tools.
+//!
+//! Put [`#[mcp_tool]`](mcp_tool) on a function. Its parameters become the tool's input schema,
+//! its doc comments the descriptions a model reads, its return type the output schema, and the
+//! tool is registered in a linker-collected registry: a server binary serves every tool linked
+//! into it, from any module of any crate, without listing them.
+//!
+//! ```no_run
+//! use toolwright::mcp_tool;
+//!
+//! /// Add two integers.
+//! #[mcp_tool(read_only, idempotent)]
+//! fn add(
+//!     /// The first term.
+//!     a: i64,
+//!     /// The second term.
+//!     b: i64,
+//! ) -> i64 {
+//!     a + b
+//! }
+//!
+//! fn main() -> std::process::ExitCode {
+//!     toolwright::server!().run_stdio()
+//! }
+//! ```
+//!
+//! # What a tool sees and returns
+//!
+//! - Each named parameter is a property of the input schema, described by its `///` comments.
+//!   `Option<T>` is optional and everything else required; [`#[arg(default = ...)]`](mcp_tool)
+//!   makes a parameter optional with a default, `#[arg(rename = "...")]` renames it and
+//!   `#[arg(flatten)]` lifts a struct's fields to the top level. Borrowed types (`&str`, `&[T]`,
+//!   `&Path`, `&T`) are read as their owned forms and lent to the function.
+//! - A parameter whose type is named `Context` (`Context` or `&Context`) is the call's
+//!   [`Context`]: the runtime supplies it and it never appears in the schema. Any other type named
+//!   `Context` is refused at compile time, so the rule has no exceptions to remember.
+//! - Arguments are checked against the input schema before the function runs; unknown arguments
+//!   are refused (`additionalProperties: false`) with an error that names the expected ones.
+//! - A return type that implements `Serialize` and `JsonSchema` with an object at its root
+//!   becomes the tool's `outputSchema`, and each call returns it as `structuredContent` plus the
+//!   same JSON as text. Any other root (a number, a string, a list) is served as text: a `String`
+//!   as itself, anything else as JSON. `()` returns no content, and a [`ToolResult`] returns
+//!   exactly the content blocks it holds.
+//! - A type named `Result` (`std`'s, `anyhow::Result`, `io::Result`, ...) with an error that
+//!   implements `Display` turns `Err` into a result with `isError: true` and the error's text,
+//!   which the model reads and can act on. A panicking tool also becomes an `isError` result, and
+//!   the server keeps serving.
+//!
+//! # Linking
+//!
+//! The registry is collected by the linker ([`inventory`](https://docs.rs/inventory)). A linker
+//! drops a library crate that nothing in the binary refers to, and its tools with it: when the
+//! tools live in another crate, call something from that crate in `main` (a setup function, a
+//! constructor). A server whose registry is empty says so on stderr.
+
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+mod content;
+mod context;
+mod manifest;
+mod names;
+mod registry;
+mod schema;
+mod server;
+mod tool;
+
+pub use content::{Content, EmbeddedResource, ToolResult};
+pub use context::{Context, LogLevel};
+pub use manifest::Manifest;
+pub use registry::{Conflict, Registry, RegistryError, Tool};
+pub use server::{Error, Server};
+pub use tool::{
+    Annotations, Handler, Location, Output, ToolArgument, ToolError, ToolOutput, ToolRegistration,
+};
+
+/// Turns a free function into an MCP tool.
+///
+/// ```
+/// use toolwright::mcp_tool;
+///
+/// /// Find notes whose title or body contains the query.
+/// ///
+/// /// Matching ignores case.
+/// #[mcp_tool(read_only, tags = ["notes"])]
+/// async fn search_notes(
+///     /// Words to look for.
+///     query: &str,
+///     /// How many notes to return at most.
+///     #[arg(default = 10)]
+///     limit: u32,
+/// ) -> Vec<String> {
+///     vec![format!("{query} ({limit})")]
+/// }
+/// ```
+///
+/// # Where it goes
+///
+/// On a free `fn` or `async fn` with concrete types. Methods, generic functions, `impl Trait`
+/// parameters or return types, destructuring patterns, `const`, `unsafe` and `extern` functions
+/// and variadics are compile errors that say what to write instead. A synchronous tool runs on
+/// a blocking thread, so it may block; an asynchronous one runs on the server's runtime.
+///
+/// # Options
+///
+/// | option | meaning |
+/// | --- | --- |
+/// | `name = "..."` | the tool's name on the wire; default: the function's name (without `r#`). 1 to 128 of `A-Z a-z 0-9 _ - .` (SEP-986), checked at compile time |
+/// | `description = "..."` | what the tool does; default: the function's doc comment. A tool with neither does not compile |
+/// | `title = "..."` | a display name for people |
+/// | `read_only`, `destructive`, `idempotent`, `open_world` | the protocol's annotation hints; bare means `true`, or write `= true`/`= false`. Left out, a hint is not sent and clients assume the protocol's default |
+/// | `tags = ["...", ...]` | words that group tools, for the catalog's search |
+/// | `core` | a tool the catalog always lists, for servers with many tools |
+/// | `provider = "..."` | the middle of the canonical name `mcp::<provider>::<tool>`; default: the package name |
+/// | `crate = path` | where `toolwright` is, when the dependency is renamed |
+///
+/// # Parameter attributes
+///
+/// | attribute | meaning |
+/// | --- | --- |
+/// | `#[arg(default = expr)]` | optional, with this default (shown as `"default"` in the schema); a string literal converts with `Into` |
+/// | `#[arg(rename = "...")]` | the property's name in the schema |
+/// | `#[arg(flatten)]` | the struct's fields become top-level arguments |
+pub use toolwright_macros::mcp_tool;
+
+/// `serde`, re-exported for the code `#[mcp_tool]` generates and for users who prefer not to
+/// depend on it directly (derive with `#[serde(crate = "toolwright::serde")]`).
+pub use serde;
+
+/// `schemars`, re-exported for the code `#[mcp_tool]` generates and for users who prefer not to
+/// depend on it directly (derive with `#[schemars(crate = "toolwright::schemars")]`).
+pub use schemars;
+
+/// A [`Server`] named and versioned after the package that calls it, from `CARGO_PKG_NAME` and
+/// `CARGO_PKG_VERSION`.
+///
+/// ```no_run
+/// fn main() -> std::process::ExitCode {
+///     toolwright::server!().run_stdio()
+/// }
+/// ```
+#[macro_export]
+macro_rules! server {
+    () => {
+        $crate::Server::new(
+            ::core::env!("CARGO_PKG_NAME"),
+            ::core::env!("CARGO_PKG_VERSION"),
+        )
+    };
+}
+
+/// Submits a registration to the linker-collected registry. The choice of `inventory` lives here
+/// and in `registry.rs` only.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __register_tool {
+    ($registration:expr) => {
+        $crate::__private::inventory::submit! { $registration }
+    };
+}
+
+/// Items the code generated by `#[mcp_tool]` refers to. Not a public API: it changes without
+/// notice.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::tool::{
+        Annotations, BoxFuture, Handler, Location, Output, ToolOutput, ToolRegistration,
+        assert_argument, assert_context, assert_output, parse_arguments,
+    };
+    pub use crate::{Context, ToolResult};
+    pub use inventory;
+    pub use schemars::{self, Schema, SchemaGenerator};
+    pub use serde;
+    pub use serde_json::Value;
+}

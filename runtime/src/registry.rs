@@ -1,0 +1,412 @@
+//! Every tool linked into the binary, checked and sorted by name.
+
+use std::fmt;
+
+use serde_json::{Map, Value, json};
+
+use crate::manifest::Manifest;
+use crate::names::{MAX_WIRE_NAME_LEN, is_wire_name};
+use crate::schema::{self, ArgumentCheck};
+use crate::tool::{Annotations, Handler, Location, ToolRegistration};
+
+/// The tools a server serves: every registration, with its schemas derived and checked, sorted
+/// by name in byte order.
+pub struct Registry {
+    tools: Vec<Tool>,
+    manifest: Manifest,
+}
+
+/// One tool, ready to list and call.
+pub struct Tool {
+    registration: &'static ToolRegistration,
+    input_schema: Value,
+    output_schema: Option<Value>,
+    check: ArgumentCheck,
+    descriptor: Value,
+}
+
+/// Why the registry cannot serve: every conflict found, so one run shows them all.
+#[derive(Debug)]
+pub struct RegistryError {
+    conflicts: Vec<Conflict>,
+}
+
+/// A problem that stops a server from starting.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Conflict {
+    /// Two tools have one name.
+    DuplicateName {
+        /// The name.
+        name: String,
+        /// Where the first definition is.
+        first: Location,
+        /// Where the second definition is.
+        second: Location,
+    },
+    /// A name outside SEP-986.
+    InvalidName {
+        /// The name.
+        name: String,
+        /// Where the tool is defined.
+        location: Location,
+    },
+    /// An input schema whose root is not `type: object`.
+    InputNotObject {
+        /// The tool.
+        tool: String,
+        /// Where the tool is defined.
+        location: Location,
+    },
+    /// A `$ref` that resolves to nothing inside the schema.
+    DanglingRef {
+        /// The tool.
+        tool: String,
+        /// The reference.
+        reference: String,
+        /// Where the tool is defined.
+        location: Location,
+    },
+    /// A schema that is not valid JSON Schema 2020-12.
+    InvalidSchema {
+        /// The tool.
+        tool: String,
+        /// What the validator said.
+        error: String,
+        /// Where the tool is defined.
+        location: Location,
+    },
+}
+
+impl fmt::Display for Conflict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Conflict::DuplicateName {
+                name,
+                first,
+                second,
+            } => write!(
+                f,
+                "two tools are named `{name}`: one at {first}, one at {second}; rename one with \
+                 `#[mcp_tool(name = \"...\")]`"
+            ),
+            Conflict::InvalidName { name, location } => write!(
+                f,
+                "tool `{name}` at {location}: a tool name is 1 to {MAX_WIRE_NAME_LEN} of \
+                 `A-Z a-z 0-9 _ - .` (SEP-986)"
+            ),
+            Conflict::InputNotObject { tool, location } => write!(
+                f,
+                "tool `{tool}` at {location}: its input schema is not `type: object` at the root"
+            ),
+            Conflict::DanglingRef {
+                tool,
+                reference,
+                location,
+            } => write!(
+                f,
+                "tool `{tool}` at {location}: `$ref` `{reference}` points to no definition in \
+                 the schema"
+            ),
+            Conflict::InvalidSchema {
+                tool,
+                error,
+                location,
+            } => write!(
+                f,
+                "tool `{tool}` at {location}: its schema is not valid JSON Schema 2020-12: {error}"
+            ),
+        }
+    }
+}
+
+impl RegistryError {
+    /// Every conflict found.
+    pub fn conflicts(&self) -> &[Conflict] {
+        &self.conflicts
+    }
+}
+
+impl fmt::Display for RegistryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "the tools cannot be served:")?;
+        for conflict in &self.conflicts {
+            write!(f, "\n  - {conflict}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for RegistryError {}
+
+impl Registry {
+    /// Every tool registered with `#[mcp_tool]` in the binary.
+    pub fn collect() -> Result<Registry, RegistryError> {
+        Registry::from_registrations(inventory::iter::<ToolRegistration>)
+    }
+
+    /// A registry of the given registrations only.
+    pub fn from_registrations(
+        registrations: impl IntoIterator<Item = &'static ToolRegistration>,
+    ) -> Result<Registry, RegistryError> {
+        let mut registrations: Vec<&'static ToolRegistration> = registrations.into_iter().collect();
+        // Link order varies between builds; the name (then the place) does not.
+        registrations.sort_by(|a, b| {
+            (a.name.as_bytes(), a.location.file, a.location.line).cmp(&(
+                b.name.as_bytes(),
+                b.location.file,
+                b.location.line,
+            ))
+        });
+        let mut conflicts = Vec::new();
+        for pair in registrations.windows(2) {
+            if pair[0].name == pair[1].name {
+                conflicts.push(Conflict::DuplicateName {
+                    name: pair[0].name.to_owned(),
+                    first: pair[0].location,
+                    second: pair[1].location,
+                });
+            }
+        }
+        let mut tools = Vec::with_capacity(registrations.len());
+        for registration in registrations {
+            match Tool::new(registration) {
+                Ok(tool) => tools.push(tool),
+                Err(mut found) => conflicts.append(&mut found),
+            }
+        }
+        if !conflicts.is_empty() {
+            return Err(RegistryError { conflicts });
+        }
+        let manifest = Manifest::new(&tools);
+        Ok(Registry { tools, manifest })
+    }
+
+    /// The tools, sorted by name.
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// The tool with this name.
+    pub fn get(&self, name: &str) -> Option<&Tool> {
+        self.tools
+            .binary_search_by(|t| t.name().as_bytes().cmp(name.as_bytes()))
+            .ok()
+            .map(|i| &self.tools[i])
+    }
+
+    /// How many tools there are.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether there are none: usually a crate of tools that the linker dropped.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// The manifest: what `tools/list` serves.
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+}
+
+impl Tool {
+    fn new(registration: &'static ToolRegistration) -> Result<Tool, Vec<Conflict>> {
+        let tool = registration.name.to_owned();
+        let location = registration.location;
+        let mut conflicts = Vec::new();
+        if !is_wire_name(registration.name) {
+            conflicts.push(Conflict::InvalidName {
+                name: tool.clone(),
+                location,
+            });
+        }
+        let input_schema = schema::input(registration.input_schema);
+        if input_schema.get("type").and_then(Value::as_str) != Some("object") {
+            conflicts.push(Conflict::InputNotObject {
+                tool: tool.clone(),
+                location,
+            });
+        }
+        let output_schema = schema::output(registration.output_schema)
+            .filter(|s| s.get("type").and_then(Value::as_str) == Some("object"));
+        for schema in std::iter::once(&input_schema).chain(&output_schema) {
+            if let Err(error) = jsonschema::meta::validate(schema) {
+                conflicts.push(Conflict::InvalidSchema {
+                    tool: tool.clone(),
+                    error: error.to_string(),
+                    location,
+                });
+            }
+            for reference in schema::dangling_refs(schema) {
+                conflicts.push(Conflict::DanglingRef {
+                    tool: tool.clone(),
+                    reference,
+                    location,
+                });
+            }
+        }
+        let check = match ArgumentCheck::new(&input_schema) {
+            Ok(check) => check,
+            Err(error) => {
+                conflicts.push(Conflict::InvalidSchema {
+                    tool,
+                    error,
+                    location,
+                });
+                return Err(conflicts);
+            }
+        };
+        if !conflicts.is_empty() {
+            return Err(conflicts);
+        }
+        let descriptor = descriptor(registration, &input_schema, output_schema.as_ref());
+        Ok(Tool {
+            registration,
+            input_schema,
+            output_schema,
+            check,
+            descriptor,
+        })
+    }
+
+    /// The name on the wire.
+    pub fn name(&self) -> &'static str {
+        self.registration.name
+    }
+
+    /// The display name, if any.
+    pub fn title(&self) -> Option<&'static str> {
+        self.registration.title
+    }
+
+    /// What the tool does.
+    pub fn description(&self) -> &'static str {
+        self.registration.description
+    }
+
+    /// The input schema as clients receive it.
+    pub fn input_schema(&self) -> &Value {
+        &self.input_schema
+    }
+
+    /// The output schema, when the tool returns structured content.
+    pub fn output_schema(&self) -> Option<&Value> {
+        self.output_schema.as_ref()
+    }
+
+    /// Whether calls return `structuredContent`.
+    pub fn is_structured(&self) -> bool {
+        self.output_schema.is_some()
+    }
+
+    /// The behaviour hints.
+    pub fn annotations(&self) -> Annotations {
+        self.registration.annotations
+    }
+
+    /// The tags.
+    pub fn tags(&self) -> &'static [&'static str] {
+        self.registration.tags
+    }
+
+    /// Whether the catalog always lists the tool.
+    pub fn is_core(&self) -> bool {
+        self.registration.core
+    }
+
+    /// The provider in the canonical name.
+    pub fn provider(&self) -> &'static str {
+        self.registration.provider
+    }
+
+    /// Where the tool is defined.
+    pub fn location(&self) -> Location {
+        self.registration.location
+    }
+
+    /// The tool as `tools/list` describes it.
+    pub fn descriptor(&self) -> &Value {
+        &self.descriptor
+    }
+
+    pub(crate) fn handler(&self) -> Handler {
+        self.registration.handler
+    }
+
+    /// Checks arguments against the input schema; the error lists every problem, a line each.
+    pub(crate) fn check_arguments(&self, arguments: &Value) -> Result<(), String> {
+        self.check.check(arguments)
+    }
+
+    /// Why the tool is served as text only, if it is: a note for the manifest's author.
+    pub(crate) fn unstructured_note(&self) -> Option<String> {
+        if self.output_schema.is_some() {
+            return None;
+        }
+        let schema = schema::output(self.registration.output_schema)?;
+        let root = match schema.get("type") {
+            Some(Value::String(t)) => format!("`{t}`"),
+            Some(other) => format!("`{other}`"),
+            None => "not a single type".to_owned(),
+        };
+        Some(format!(
+            "tool `{}` at {}: its output's schema root is {root}, not an object, so it has no \
+             `outputSchema` and its results are served as text",
+            self.name(),
+            self.location()
+        ))
+    }
+}
+
+impl fmt::Debug for Tool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tool")
+            .field("name", &self.name())
+            .field("location", &self.location())
+            .finish_non_exhaustive()
+    }
+}
+
+impl fmt::Debug for Registry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.tools.iter().map(Tool::name))
+            .finish()
+    }
+}
+
+/// The tool object of the protocol: only its fields, each only when set.
+fn descriptor(
+    registration: &ToolRegistration,
+    input_schema: &Value,
+    output_schema: Option<&Value>,
+) -> Value {
+    let mut tool = Map::new();
+    tool.insert("name".into(), json!(registration.name));
+    if let Some(title) = registration.title {
+        tool.insert("title".into(), json!(title));
+    }
+    tool.insert("description".into(), json!(registration.description));
+    tool.insert("inputSchema".into(), input_schema.clone());
+    if let Some(output) = output_schema {
+        tool.insert("outputSchema".into(), output.clone());
+    }
+    let a = registration.annotations;
+    let mut annotations = Map::new();
+    for (key, value) in [
+        ("readOnlyHint", a.read_only),
+        ("destructiveHint", a.destructive),
+        ("idempotentHint", a.idempotent),
+        ("openWorldHint", a.open_world),
+    ] {
+        if let Some(value) = value {
+            annotations.insert(key.into(), json!(value));
+        }
+    }
+    if !annotations.is_empty() {
+        tool.insert("annotations".into(), Value::Object(annotations));
+    }
+    Value::Object(tool)
+}

@@ -1,0 +1,153 @@
+//! JSON-RPC 2.0 framing: reading one message, writing results and errors.
+
+use serde_json::{Value, json};
+
+pub(crate) const PARSE_ERROR: i64 = -32700;
+pub(crate) const INVALID_REQUEST: i64 = -32600;
+pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
+pub(crate) const INVALID_PARAMS: i64 = -32602;
+
+/// One message from the client.
+#[derive(Debug)]
+pub(crate) enum Incoming {
+    Request {
+        id: Value,
+        method: String,
+        params: Value,
+    },
+    Notification {
+        method: String,
+        params: Value,
+    },
+    /// A response to a request of ours; this server sends none yet, so it is dropped.
+    Response,
+}
+
+/// Reads one message, or the error response to send back.
+pub(crate) fn parse(line: &[u8]) -> Result<Incoming, Vec<u8>> {
+    let value: Value = serde_json::from_slice(line).map_err(|err| {
+        error(
+            &Value::Null,
+            PARSE_ERROR,
+            &format!("parse error: the message is not JSON ({err})"),
+        )
+    })?;
+    let Value::Object(mut message) = value else {
+        let what = if value.is_array() {
+            "batches are not supported: send one JSON-RPC message per line"
+        } else {
+            "a JSON-RPC message is an object"
+        };
+        return Err(error(&Value::Null, INVALID_REQUEST, what));
+    };
+    // The id is read first, so that even a malformed request gets its error under its own id.
+    let id = match message.remove("id") {
+        None => None,
+        Some(id @ (Value::String(_) | Value::Number(_))) => Some(id),
+        Some(_) => {
+            return Err(error(
+                &Value::Null,
+                INVALID_REQUEST,
+                "a request id is a string or an integer",
+            ));
+        }
+    };
+    let reply_id = id.clone().unwrap_or(Value::Null);
+    if message.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Err(error(
+            &reply_id,
+            INVALID_REQUEST,
+            "the message lacks `\"jsonrpc\": \"2.0\"`",
+        ));
+    }
+    let params = message.remove("params").unwrap_or(Value::Null);
+    if !matches!(params, Value::Object(_) | Value::Null) {
+        return Err(error(
+            &reply_id,
+            INVALID_PARAMS,
+            "`params` must be an object",
+        ));
+    }
+    match (message.remove("method"), id) {
+        (Some(Value::String(method)), Some(id)) => Ok(Incoming::Request { id, method, params }),
+        (Some(Value::String(method)), None) => Ok(Incoming::Notification { method, params }),
+        (None, Some(_)) if message.contains_key("result") || message.contains_key("error") => {
+            Ok(Incoming::Response)
+        }
+        _ => Err(error(
+            &reply_id,
+            INVALID_REQUEST,
+            "the message has no `method` string",
+        )),
+    }
+}
+
+/// A result response.
+pub(crate) fn result(id: &Value, result: &Value) -> Vec<u8> {
+    serde_json::to_vec(&json!({ "jsonrpc": "2.0", "id": id, "result": result }))
+        .expect("a JSON value serialises")
+}
+
+/// A result response around a result serialised ahead of time.
+pub(crate) fn result_bytes(id: &Value, result: &[u8]) -> Vec<u8> {
+    let id = serde_json::to_vec(id).expect("a JSON value serialises");
+    let mut out = Vec::with_capacity(result.len() + id.len() + 40);
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    out.extend_from_slice(&id);
+    out.extend_from_slice(br#","result":"#);
+    out.extend_from_slice(result);
+    out.push(b'}');
+    out
+}
+
+/// An error response.
+pub(crate) fn error(id: &Value, code: i64, message: &str) -> Vec<u8> {
+    serde_json::to_vec(&json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": { "code": code, "message": message },
+    }))
+    .expect("a JSON value serialises")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_err(line: &str) -> Value {
+        serde_json::from_slice(&parse(line.as_bytes()).unwrap_err()).unwrap()
+    }
+
+    #[test]
+    fn garbage_is_a_parse_error_with_a_null_id() {
+        let reply = parse_err("{not json");
+        assert_eq!(reply["id"], Value::Null);
+        assert_eq!(reply["error"]["code"], PARSE_ERROR);
+    }
+
+    #[test]
+    fn a_batch_is_refused() {
+        assert_eq!(parse_err("[]")["error"]["code"], INVALID_REQUEST);
+    }
+
+    #[test]
+    fn a_malformed_request_keeps_its_id() {
+        let reply = parse_err(r#"{"id": 7, "method": "ping"}"#);
+        assert_eq!(reply["id"], 7);
+        assert_eq!(reply["error"]["code"], INVALID_REQUEST);
+        assert_eq!(
+            parse_err(r#"{"jsonrpc": "2.0", "id": null, "method": "ping"}"#)["error"]["code"],
+            INVALID_REQUEST
+        );
+    }
+
+    #[test]
+    fn precomputed_results_are_valid_json() {
+        let bytes = result_bytes(&json!("a\"b"), br#"{"tools":[]}"#);
+        let value: Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(
+            value,
+            json!({"jsonrpc": "2.0", "id": "a\"b", "result": {"tools": []}})
+        );
+    }
+}

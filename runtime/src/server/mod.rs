@@ -1,0 +1,165 @@
+//! The MCP server: dispatch apart from transports.
+
+mod dispatch;
+mod jsonrpc;
+mod stdio;
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use tokio::io::{AsyncRead, AsyncWrite};
+
+use crate::registry::{Registry, RegistryError};
+use dispatch::Dispatcher;
+
+pub(crate) use dispatch::PROTOCOL_VERSIONS;
+
+/// The default limit on one incoming message: 4 MiB.
+const DEFAULT_MAX_MESSAGE_SIZE: usize = 4 * 1024 * 1024;
+
+/// An MCP server for every tool in a [`Registry`], by default every tool linked into the binary.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), toolwright::Error> {
+/// toolwright::Server::new("notes", "1.0.0")
+///     .instructions("Notes live in memory; search before you add.")
+///     .serve_stdio()
+///     .await
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct Server {
+    name: String,
+    version: String,
+    instructions: Option<String>,
+    max_message_size: usize,
+    registry: Option<Registry>,
+}
+
+/// Why a server stopped or could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The tools conflict: duplicate names, invalid schemas.
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
+    /// The transport failed.
+    #[error("the transport failed: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl Server {
+    /// A server that introduces itself with this name and version (`serverInfo`).
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Server {
+        Server {
+            name: name.into(),
+            version: version.into(),
+            instructions: None,
+            max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
+            registry: None,
+        }
+    }
+
+    /// Instructions the client may give the model: how the tools fit together.
+    #[must_use]
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Server {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// The largest message accepted, in bytes (default 4 MiB). A larger one is answered with an
+    /// error and skipped; the server keeps serving.
+    #[must_use]
+    pub fn max_message_size(mut self, bytes: usize) -> Server {
+        self.max_message_size = bytes;
+        self
+    }
+
+    /// Serves these tools instead of every tool linked into the binary.
+    #[must_use]
+    pub fn registry(mut self, registry: Registry) -> Server {
+        self.registry = Some(registry);
+        self
+    }
+
+    /// Serves MCP on standard input and output until the input closes.
+    pub async fn serve_stdio(self) -> Result<(), Error> {
+        self.serve(tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    /// Serves MCP over newline-delimited JSON-RPC on any reader and writer until the reader
+    /// ends; calls under way then finish and send their answers.
+    pub async fn serve<R, W>(self, input: R, output: W) -> Result<(), Error>
+    where
+        R: AsyncRead + Unpin,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let max_message_size = self.max_message_size;
+        let dispatcher = Arc::new(self.into_dispatcher()?);
+        stdio::serve(dispatcher, input, output, max_message_size).await?;
+        Ok(())
+    }
+
+    /// Serves MCP on stdio from a new runtime, with logs on stderr (`RUST_LOG` filters them,
+    /// `info` by default). Returns the process's exit code: success when the input closes,
+    /// failure (with the reason on stderr) when the tools conflict or the transport fails.
+    pub fn run_stdio(self) -> ExitCode {
+        init_logging();
+        let runtime = match tokio::runtime::Runtime::new() {
+            Ok(runtime) => runtime,
+            Err(err) => {
+                eprintln!("error: cannot start the async runtime: {err}");
+                return ExitCode::FAILURE;
+            }
+        };
+        match runtime.block_on(self.serve_stdio()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(err) => {
+                eprintln!("error: {err}");
+                ExitCode::FAILURE
+            }
+        }
+    }
+
+    fn into_dispatcher(self) -> Result<Dispatcher, RegistryError> {
+        let registry = match self.registry {
+            Some(registry) => registry,
+            None => Registry::collect()?,
+        };
+        if registry.is_empty() {
+            tracing::warn!(
+                "no tools are registered. Tools defined with #[mcp_tool] in another crate are \
+                 dropped by the linker when nothing in the binary refers to that crate: call \
+                 something from it in main (a setup function, a constructor)"
+            );
+        }
+        for note in registry.manifest().notes() {
+            tracing::info!("{note}");
+        }
+        tracing::info!(
+            server = %self.name,
+            version = %self.version,
+            tools = registry.len(),
+            "serving MCP (protocol {} down to {})",
+            PROTOCOL_VERSIONS[0],
+            PROTOCOL_VERSIONS[PROTOCOL_VERSIONS.len() - 1],
+        );
+        Ok(Dispatcher {
+            registry,
+            name: self.name,
+            version: self.version,
+            instructions: self.instructions,
+        })
+    }
+}
+
+/// Logs to stderr, since stdout carries MCP messages only. Leaves an existing subscriber alone.
+fn init_logging() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .try_init();
+}
