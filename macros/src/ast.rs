@@ -57,8 +57,13 @@ pub(crate) enum Output {
     /// Any other type, converted through `ToolOutput`.
     Value(Type),
     /// A type named `Result` (any path, so `anyhow::Result<T>` and `io::Result<T>` count): `Ok`
-    /// is converted like a plain return, `Err` becomes a tool error. `ok` is `None` for `()`.
-    Result { ok: Option<Type>, span: Span },
+    /// is converted like a plain return, `Err` becomes a tool error. `ok` is `None` for `()`;
+    /// `error` is `E` when written (`Result<T, E>`), for errors about it to point there.
+    Result {
+        ok: Option<Type>,
+        error: Option<Box<Type>>,
+        span: Span,
+    },
 }
 
 impl Tool {
@@ -277,18 +282,20 @@ impl Output {
         if let Type::Path(TypePath {
             qself: None, path, ..
         }) = ty
+            && let Some(last) = path.segments.last()
+            && last.ident == "Result"
+            && let PathArguments::AngleBracketed(args) = &last.arguments
+            && let Some(GenericArgument::Type(ok)) = args.args.first()
         {
-            let last = path.segments.last().expect("a type path has a segment");
-            if last.ident == "Result" {
-                if let PathArguments::AngleBracketed(args) = &last.arguments {
-                    if let Some(GenericArgument::Type(ok)) = args.args.first() {
-                        return Output::Result {
-                            ok: (!is_unit(ok)).then(|| ok.clone()),
-                            span: ty.span(),
-                        };
-                    }
-                }
-            }
+            let error = match args.args.get(1) {
+                Some(GenericArgument::Type(error)) => Some(Box::new(error.clone())),
+                _ => None,
+            };
+            return Output::Result {
+                ok: (!is_unit(ok)).then(|| ok.clone()),
+                error,
+                span: ty.span(),
+            };
         }
         Output::Value(ty.clone())
     }

@@ -24,6 +24,9 @@ pub(crate) struct ToolAttr {
     pub(crate) krate: Option<Path>,
     /// Every option seen, so a repeated one is reported once, on its second spelling.
     seen: Vec<String>,
+    /// Whether an option could not be read (an unknown name, a malformed value). It may have been
+    /// meant as the description, so a missing description is not reported on top of it.
+    pub(crate) incomplete: bool,
 }
 
 /// A boolean option and where it was written.
@@ -60,12 +63,14 @@ pub(crate) fn parse_tool_attr(args: TokenStream, errors: &mut Errors) -> ToolAtt
     let parser = syn::meta::parser(|meta| {
         if let Err(err) = attr.option(&meta) {
             errors.push(err);
+            attr.incomplete = true;
             skip_value(&meta)?;
         }
         Ok(())
     });
     if let Err(err) = parser.parse2(args) {
         errors.push(err);
+        attr.incomplete = true;
     }
     attr
 }

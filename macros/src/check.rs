@@ -56,23 +56,25 @@ pub(crate) fn signature(func: &ItemFn, errors: &mut Errors) {
         ));
     }
     if let Some(param) = sig.generics.params.first() {
-        let (span, what) = match param {
-            GenericParam::Lifetime(l) => (l.lifetime.span(), "lifetime"),
-            GenericParam::Type(t) => (t.ident.span(), "type"),
-            GenericParam::Const(c) => (c.const_token.span, "const"),
-        };
-        errors.push(syn::Error::new(
-            span,
-            format!(
-                "a tool cannot have {} parameters: its schema is fixed at compile time; use \
-                 concrete types (borrowed arguments such as `&str` need no named lifetime)",
-                match what {
-                    "lifetime" => "generic lifetime",
-                    "type" => "generic type",
-                    _ => "const generic",
-                }
+        let (span, message) = match param {
+            GenericParam::Lifetime(l) => (
+                l.lifetime.span(),
+                "a tool cannot have generic lifetime parameters: its arguments are read anew for \
+                 each call; remove the lifetime (borrowed arguments such as `&str` need no named \
+                 lifetime)",
             ),
-        ));
+            GenericParam::Type(t) => (
+                t.ident.span(),
+                "a tool cannot have generic type parameters: its schema is fixed at compile time; \
+                 use concrete types",
+            ),
+            GenericParam::Const(c) => (
+                c.const_token.span,
+                "a tool cannot have const generic parameters: its schema is fixed at compile \
+                 time; use concrete values",
+            ),
+        };
+        errors.push(syn::Error::new(span, message));
     } else if let Some(where_clause) = &sig.generics.where_clause {
         errors.push(syn::Error::new(
             where_clause.where_token.span,
@@ -98,7 +100,7 @@ pub(crate) fn tool(tool: &Tool, errors: &mut Errors) {
             ),
         ));
     }
-    if tool.description.is_none() {
+    if tool.description.is_none() && !tool.attr.incomplete {
         errors.push(syn::Error::new(
             tool.func.sig.ident.span(),
             format!(
@@ -117,14 +119,15 @@ pub(crate) fn tool(tool: &Tool, errors: &mut Errors) {
     if let Some(lit) = &tool.attr.provider {
         provider(lit, errors);
     }
-    if let (Some(read_only), Some(destructive)) = (tool.attr.read_only, tool.attr.destructive) {
-        if read_only.value && destructive.value {
-            errors.push(syn::Error::new(
-                destructive.span,
-                "a `read_only` tool cannot be `destructive`: it does not change its environment; \
-                 remove one of the two",
-            ));
-        }
+    if let (Some(read_only), Some(destructive)) = (tool.attr.read_only, tool.attr.destructive)
+        && read_only.value
+        && destructive.value
+    {
+        errors.push(syn::Error::new(
+            destructive.span,
+            "a `read_only` tool cannot be `destructive`: it does not change its environment; \
+             remove one of the two",
+        ));
     }
     let mut tags: Vec<String> = Vec::new();
     for tag in &tool.attr.tags {
@@ -164,19 +167,25 @@ fn params(tool: &Tool, errors: &mut Errors) {
                             "`flatten` merges the struct's fields into the arguments, so it \
                              takes no `rename` or `default`; put those on the struct's fields",
                         ));
+                    } else if arg.description.is_some() {
+                        errors.push(syn::Error::new(
+                            flatten,
+                            "a flattened parameter is not an argument of its own, so its doc \
+                             comment would describe nothing; document the struct's fields instead",
+                        ));
                     }
                     continue;
                 }
-                if let Some(rename) = &arg.attr.rename {
-                    if let Err(reason) = wire_name(&rename.value()) {
-                        errors.push(syn::Error::new(
-                            rename.span(),
-                            format!(
-                                "`{}` is not a valid argument name: {reason}",
-                                rename.value()
-                            ),
-                        ));
-                    }
+                if let Some(rename) = &arg.attr.rename
+                    && let Err(reason) = wire_name(&rename.value())
+                {
+                    errors.push(syn::Error::new(
+                        rename.span(),
+                        format!(
+                            "`{}` is not a valid argument name: {reason}",
+                            rename.value()
+                        ),
+                    ));
                 }
                 if properties.contains(&arg.property.as_str()) {
                     let span = arg
@@ -239,6 +248,7 @@ pub(crate) fn wire_name(name: &str) -> Result<(), String> {
         .chars()
         .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
     {
+        Some(c) if c.is_whitespace() => Err("it contains whitespace".to_owned()),
         Some(c) => Err(format!("it contains `{c}`")),
         None => Ok(()),
     }

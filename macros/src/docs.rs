@@ -19,7 +19,11 @@ pub(crate) fn description(attrs: &[Attribute]) -> Option<String> {
                 lit: Lit::Str(s), ..
             }) = &nv.value
             {
-                lines.extend(s.value().lines().map(str::to_owned));
+                lines.extend(
+                    s.value()
+                        .split('\n')
+                        .map(|l| l.trim_end_matches('\r').to_owned()),
+                );
             }
         }
     }
@@ -56,11 +60,14 @@ fn reflow(lines: &[&str]) -> String {
         if !out.is_empty() {
             if previous_joins && joins {
                 out.push(' ');
+                out.push_str(line.trim_start());
             } else {
                 out.push('\n');
+                out.push_str(line);
             }
+        } else {
+            out.push_str(line);
         }
-        out.push_str(line);
         if is_fence {
             in_fence = !in_fence;
         }
@@ -102,4 +109,58 @@ fn starts_block(line: &str) -> bool {
     }
     let digits = trimmed.chars().take_while(char::is_ascii_digit).count();
     digits > 0 && matches!(trimmed[digits..].chars().next(), Some('.' | ')'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::description;
+    use syn::{Attribute, parse_quote};
+
+    fn docs(attrs: Vec<Attribute>) -> Option<String> {
+        description(&attrs)
+    }
+
+    #[test]
+    fn soft_wrapped_lines_join_and_paragraphs_stay_apart() {
+        let attrs: Vec<Attribute> = vec![
+            parse_quote!(#[doc = " Find notes whose title"]),
+            parse_quote!(#[doc = " contains the query."]),
+            parse_quote!(#[doc = ""]),
+            parse_quote!(#[doc = " Matching ignores case."]),
+        ];
+        assert_eq!(
+            docs(attrs).unwrap(),
+            "Find notes whose title contains the query.\n\nMatching ignores case."
+        );
+    }
+
+    #[test]
+    fn lists_headings_and_code_keep_their_lines() {
+        let attrs: Vec<Attribute> = vec![
+            parse_quote!(#[doc = " # Modes"]),
+            parse_quote!(#[doc = " - fast: skips"]),
+            parse_quote!(#[doc = "   the index"]),
+            parse_quote!(#[doc = " - slow"]),
+            parse_quote!(#[doc = ""]),
+            parse_quote!(#[doc = " ```"]),
+            parse_quote!(#[doc = " let a = 1;"]),
+            parse_quote!(#[doc = " let b = 2;"]),
+            parse_quote!(#[doc = " ```"]),
+        ];
+        assert_eq!(
+            docs(attrs).unwrap(),
+            "# Modes\n- fast: skips the index\n- slow\n\n```\nlet a = 1;\nlet b = 2;\n```"
+        );
+    }
+
+    #[test]
+    fn block_comments_are_unindented_and_blank_docs_are_none() {
+        let attrs: Vec<Attribute> =
+            vec![parse_quote!(#[doc = "\n    Add a note.\n\n    It gets a new id.\n"])];
+        assert_eq!(docs(attrs).unwrap(), "Add a note.\n\nIt gets a new id.");
+        let blank: Vec<Attribute> = vec![parse_quote!(#[doc = "   "])];
+        assert_eq!(docs(blank), None);
+        let other: Vec<Attribute> = vec![parse_quote!(#[inline])];
+        assert_eq!(docs(other), None);
+    }
 }

@@ -1,7 +1,7 @@
 //! Tokens out: the arguments struct, the handler shim, the schemas and the registration.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Expr, ExprLit, Item, Lit, Path};
 
@@ -47,23 +47,41 @@ fn generate(tool: &Tool) -> TokenStream {
             Role::Context { .. } => None,
         })
         .collect();
-    let fields = arguments.iter().map(|(param, arg)| field(param, arg));
+    // Each argument without a default is a type parameter of the arguments struct, so that the
+    // derives hold for any types and the user's types meet a bound only where `#input` names
+    // them, at their own spans: a type that cannot be an argument is then one error at that type
+    // (both uses of `#input` report it identically, and rustc prints it once), not one per place
+    // the derives use it. A default is a function of the concrete type, so those fields keep it.
+    let type_params: Vec<syn::Ident> = (0..arguments.len())
+        .map(|i| format_ident!("__toolwright_T{}", i))
+        .collect();
+    let struct_params: Vec<&syn::Ident> = arguments
+        .iter()
+        .zip(&type_params)
+        .filter(|((_, arg), _)| arg.attr.default.is_none())
+        .map(|(_, param)| param)
+        .collect();
+    let fields = arguments
+        .iter()
+        .zip(&type_params)
+        .map(|((param, arg), type_param)| field(param, arg, type_param));
     let defaults = arguments
         .iter()
         .filter_map(|(param, arg)| default_fn(param, arg));
-    let call_args = tool.params.iter().map(call_arg);
-    let checks = tool.params.iter().map(|p| param_check(p, &tw));
+    let argument_types: Vec<&syn::Type> = arguments.iter().map(|(_, arg)| &arg.field_ty).collect();
+    let input = quote!(__toolwright_input::<#(#argument_types),*>());
+    let call_args = tool.params.iter().map(|p| call_arg(p, &tw));
 
     let fn_ident = &func.sig.ident;
     let is_async = func.sig.asyncness.is_some();
     let await_ = is_async.then(|| quote!(.await));
-    let (convert, output_check, output_schema) = output(tool, &tw);
+    let (convert, output_schema) = output(tool, &tw);
     let body = quote! {
-        let __toolwright_args: __toolwright_Args =
-            match #tw::parse_arguments(__toolwright_arguments) {
-                ::core::result::Result::Ok(args) => args,
-                ::core::result::Result::Err(output) => return output,
-            };
+        let (__toolwright_parse, _) = #input;
+        let __toolwright_args = match __toolwright_parse(__toolwright_arguments) {
+            ::core::result::Result::Ok(args) => args,
+            ::core::result::Result::Err(output) => return output,
+        };
         let __toolwright_ret = #fn_ident(#(#call_args),*) #await_;
         #convert
     };
@@ -118,22 +136,30 @@ fn generate(tool: &Tool) -> TokenStream {
             #[derive(#tw::serde::Deserialize, #tw::schemars::JsonSchema)]
             #[serde(crate = #serde_crate)]
             #[schemars(crate = #schemars_crate)]
-            struct __toolwright_Args {
+            struct __toolwright_Args<#(#struct_params),*> {
                 #(#fields,)*
             }
 
             #(#defaults)*
 
-            #[allow(dead_code)]
-            fn __toolwright_checks() {
-                #(#checks)*
-                #output_check
+            fn __toolwright_input<#(#type_params: #tw::ToolArgument),*>() -> (
+                fn(#tw::Value) -> ::core::result::Result<
+                    __toolwright_Args<#(#struct_params),*>,
+                    #tw::Output,
+                >,
+                fn(&mut #tw::SchemaGenerator) -> #tw::Schema,
+            ) {
+                (
+                    #tw::parse_arguments,
+                    |generator| generator.root_schema_for::<__toolwright_Args<#(#struct_params),*>>(),
+                )
             }
 
             fn __toolwright_input_schema(
                 generator: &mut #tw::SchemaGenerator,
             ) -> #tw::Schema {
-                generator.root_schema_for::<__toolwright_Args>()
+                let (_, schema) = #input;
+                schema(generator)
             }
 
             #output_schema
@@ -169,10 +195,14 @@ fn generate(tool: &Tool) -> TokenStream {
     }
 }
 
-/// One field of the hidden arguments struct, named after the parameter.
-fn field(param: &Param, arg: &Argument) -> TokenStream {
+/// One field of the hidden arguments struct, named after the parameter: of its type parameter,
+/// or of its own type when it has a default.
+fn field(param: &Param, arg: &Argument, type_param: &syn::Ident) -> TokenStream {
     let ident = &param.ident;
-    let ty = &arg.field_ty;
+    let ty = match arg.attr.default {
+        Some(_) => arg.field_ty.to_token_stream(),
+        None => type_param.to_token_stream(),
+    };
     let doc = arg.description.as_ref().map(|d| quote!(#[doc = #d]));
     let rename = arg
         .attr
@@ -212,10 +242,18 @@ fn default_fn(param: &Param, arg: &Argument) -> Option<TokenStream> {
     })
 }
 
-fn call_arg(param: &Param) -> TokenStream {
+/// What the shim passes for a parameter. The context goes through `IsContext` at the
+/// parameter's type, so that a different type named `Context` is reported there, once.
+fn call_arg(param: &Param, tw: &TokenStream) -> TokenStream {
     match &param.role {
-        Role::Context { by_ref: false } => quote!(__toolwright_ctx),
-        Role::Context { by_ref: true } => quote!(&__toolwright_ctx),
+        Role::Context { by_ref } => {
+            let ty = strip_reference(&param.ty);
+            if *by_ref {
+                quote_spanned!(ty.span()=> <#ty as #tw::IsContext>::from_ref(&__toolwright_ctx))
+            } else {
+                quote_spanned!(ty.span()=> <#ty as #tw::IsContext>::from_context(__toolwright_ctx))
+            }
+        }
         Role::Argument(arg) => {
             let ident = &param.ident;
             if arg.by_ref {
@@ -227,22 +265,6 @@ fn call_arg(param: &Param) -> TokenStream {
     }
 }
 
-/// A bound check at the parameter's own type, so that rustc's error points at the user's token
-/// and carries the runtime's `on_unimplemented` message.
-fn param_check(param: &Param, tw: &TokenStream) -> TokenStream {
-    let span = param.ty.span();
-    match &param.role {
-        Role::Context { .. } => {
-            let ty = strip_reference(&param.ty);
-            quote_spanned!(span=> #tw::assert_context::<#ty>();)
-        }
-        Role::Argument(arg) => {
-            let ty = &arg.field_ty;
-            quote_spanned!(span=> #tw::assert_argument::<#ty>();)
-        }
-    }
-}
-
 fn strip_reference(ty: &syn::Type) -> &syn::Type {
     match ty {
         syn::Type::Reference(r) => &r.elem,
@@ -250,9 +272,10 @@ fn strip_reference(ty: &syn::Type) -> &syn::Type {
     }
 }
 
-/// The conversion of the return value, the bound checks on the output type, and the output
-/// schema function.
-fn output(tool: &Tool, tw: &TokenStream) -> (TokenStream, TokenStream, TokenStream) {
+/// The conversion of the return value and the output schema function. Both name the output
+/// type the same way at the user's span, so a type that cannot be returned gives rustc the same
+/// diagnostic twice, which it prints once.
+fn output(tool: &Tool, tw: &TokenStream) -> (TokenStream, TokenStream) {
     let no_schema = quote! {
         fn __toolwright_output_schema(
             _: &mut #tw::SchemaGenerator,
@@ -269,23 +292,22 @@ fn output(tool: &Tool, tw: &TokenStream) -> (TokenStream, TokenStream, TokenStre
             }
         }
     };
-    let check_of = |ty: &syn::Type| quote_spanned!(ty.span()=> #tw::assert_output::<#ty>(););
+    let convert = |ty: &syn::Type, value: TokenStream| quote_spanned!(ty.span()=> <#ty as #tw::ToolOutput>::into_output(#value));
     match &tool.output {
         Output::Unit => (
             quote! {
                 let () = __toolwright_ret;
                 #tw::Output::empty()
             },
-            TokenStream::new(),
             no_schema,
         ),
-        Output::Value(ty) => (
-            quote_spanned!(ty.span()=> #tw::ToolOutput::into_output(__toolwright_ret)),
-            check_of(ty),
-            schema_of(ty),
-        ),
-        Output::Result { ok, span } => {
-            let error = quote_spanned!(*span=> #tw::Output::error(error));
+        Output::Value(ty) => (convert(ty, quote!(__toolwright_ret)), schema_of(ty)),
+        Output::Result { ok, error, span } => {
+            // Point at `E` in `Result<T, E>`; an alias such as `io::Result<T>` has only itself.
+            let error = match error {
+                Some(ty) => quote_spanned!(ty.span()=> #tw::Output::error::<#ty>(error)),
+                None => quote_spanned!(*span=> #tw::Output::error(error)),
+            };
             match ok {
                 None => (
                     quote! {
@@ -294,11 +316,10 @@ fn output(tool: &Tool, tw: &TokenStream) -> (TokenStream, TokenStream, TokenStre
                             ::core::result::Result::Err(error) => #error,
                         }
                     },
-                    TokenStream::new(),
                     no_schema,
                 ),
                 Some(ty) => {
-                    let ok = quote_spanned!(ty.span()=> #tw::ToolOutput::into_output(value));
+                    let ok = convert(ty, quote!(value));
                     (
                         quote! {
                             match __toolwright_ret {
@@ -306,7 +327,6 @@ fn output(tool: &Tool, tw: &TokenStream) -> (TokenStream, TokenStream, TokenStre
                                 ::core::result::Result::Err(error) => #error,
                             }
                         },
-                        check_of(ty),
                         schema_of(ty),
                     )
                 }

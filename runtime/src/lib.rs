@@ -163,8 +163,8 @@ macro_rules! __register_tool {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::tool::{
-        Annotations, BoxFuture, Handler, Location, Output, ToolOutput, ToolRegistration,
-        assert_argument, assert_context, assert_output, parse_arguments,
+        Annotations, BoxFuture, Handler, IsContext, Location, Output, ToolArgument, ToolOutput,
+        ToolRegistration, parse_arguments,
     };
     pub use crate::{Context, ToolResult};
     pub use inventory;
@@ -172,3 +172,8 @@ pub mod __private {
     pub use serde;
     pub use serde_json::Value;
 }
+
+/// The README's example compiles.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;

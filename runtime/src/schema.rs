@@ -23,6 +23,9 @@ pub(crate) fn generator(contract: Contract) -> SchemaGenerator {
 pub(crate) fn input(derive: fn(&mut SchemaGenerator) -> Schema) -> Value {
     let mut schema = normalise(derive(&mut generator(Contract::Deserialize)));
     if let Value::Object(root) = &mut schema {
+        // The arguments struct has no doc comment; a root description can only come from a
+        // flattened struct's, and the tool's own description is what describes the arguments.
+        root.remove("description");
         let composed = ["allOf", "anyOf", "oneOf", "$ref"]
             .iter()
             .any(|k| root.contains_key(*k));
@@ -62,10 +65,10 @@ fn prune_definitions(schema: &mut Value) {
     let mut reachable = BTreeSet::new();
     let mut frontier: Vec<String> = definition_refs(schema);
     while let Some(name) = frontier.pop() {
-        if reachable.insert(name.clone()) {
-            if let Some(def) = defs.get(&name) {
-                frontier.extend(definition_refs(def));
-            }
+        if reachable.insert(name.clone())
+            && let Some(def) = defs.get(&name)
+        {
+            frontier.extend(definition_refs(def));
         }
     }
     defs.retain(|name, _| reachable.contains(name));

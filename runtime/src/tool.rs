@@ -206,26 +206,32 @@ pub trait ToolArgument: DeserializeOwned + JsonSchema {}
 
 impl<T: DeserializeOwned + JsonSchema> ToolArgument for T {}
 
-/// Marks toolwright's [`Context`], so that a parameter named by the type `Context` is checked to
-/// be it.
+/// Hands toolwright's [`Context`] to a parameter whose type is named `Context`. Generated code
+/// converts through this trait instead of passing the context directly, so that another type
+/// named `Context` fails here, once, at the user's type, instead of also as a mismatched argument.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not `toolwright::Context`",
     label = "a parameter whose type is named `Context` is the tool's context",
     note = "to take your own type as an argument, import it under another name: \
             `use my_crate::Context as MyContext;`"
 )]
-pub trait IsContext {}
+pub trait IsContext {
+    /// The context, for a parameter that takes it by value.
+    fn from_context(context: Context) -> Self;
 
-impl IsContext for Context {}
+    /// The context, for a parameter that borrows it.
+    fn from_ref(context: &Context) -> &Self;
+}
 
-/// Compile-time check that a parameter's type can be a tool argument.
-pub fn assert_argument<T: ToolArgument>() {}
+impl IsContext for Context {
+    fn from_context(context: Context) -> Context {
+        context
+    }
 
-/// Compile-time check that a return type can be a tool's output.
-pub fn assert_output<T: ToolOutput>() {}
-
-/// Compile-time check that a parameter named by the type `Context` is toolwright's.
-pub fn assert_context<T: IsContext + ?Sized>() {}
+    fn from_ref(context: &Context) -> &Context {
+        context
+    }
+}
 
 /// Reads the arguments struct; arguments have been checked against the schema already, so an
 /// error here is one the schema cannot express (a number too large for its type, say).

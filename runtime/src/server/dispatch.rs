@@ -225,9 +225,17 @@ impl Dispatcher {
 
         let key = id.to_string();
         let cancellation = CancellationToken::new();
-        session
-            .in_flight()
-            .insert(key.clone(), cancellation.clone());
+        {
+            let mut in_flight = session.in_flight();
+            if in_flight.contains_key(&key) {
+                return Step::Reply(jsonrpc::error(
+                    &id,
+                    INVALID_REQUEST,
+                    &format!("request id {id} is already in use by a call under way"),
+                ));
+            }
+            in_flight.insert(key.clone(), cancellation.clone());
+        }
         let peer = Peer {
             outgoing: session.outgoing.clone(),
             log_level: Arc::clone(&session.log_level),

@@ -80,10 +80,23 @@ async fn write_all<W: AsyncWrite + Unpin>(
 ) -> io::Result<()> {
     while let Some(mut message) = incoming.recv().await {
         message.push(b'\n');
-        output.write_all(&message).await?;
-        output.flush().await?;
+        let written = match output.write_all(&message).await {
+            Ok(()) => output.flush().await,
+            Err(err) => Err(err),
+        };
+        if let Err(err) = written {
+            // The client went away: nobody is left to answer, which is no failure of ours.
+            if err.kind() == io::ErrorKind::BrokenPipe {
+                tracing::info!("the client closed the connection");
+                return Ok(());
+            }
+            return Err(err);
+        }
     }
-    output.shutdown().await
+    match output.shutdown().await {
+        Err(err) if err.kind() != io::ErrorKind::BrokenPipe => Err(err),
+        _ => Ok(()),
+    }
 }
 
 #[derive(Debug, PartialEq, Eq)]

@@ -1,0 +1,1 @@
+//! Integration and compile-time tests of toolwright; nothing here is published.

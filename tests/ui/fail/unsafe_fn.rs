@@ -1,0 +1,9 @@
+use toolwright::mcp_tool;
+
+/// The answer.
+#[mcp_tool]
+unsafe fn answer() -> u32 {
+    42
+}
+
+fn main() {}
