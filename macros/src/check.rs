@@ -217,20 +217,24 @@ fn non_empty(lit: &LitStr, option: &str, errors: &mut Errors) {
     }
 }
 
-/// A provider becomes the middle of the canonical name `mcp::<provider>::<tool>`.
+/// A provider becomes the middle of the canonical name `mcp::<provider>::<tool>` and the
+/// prefix of the namespaced name `<provider>__<tool>`; without `__` and a trailing `_` in it,
+/// the first `__` of a namespaced name always ends the provider.
 fn provider(lit: &LitStr, errors: &mut Errors) {
     let value = lit.value();
     let valid = !value.is_empty()
         && value.len() <= 64
         && value
             .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        && !value.contains("__")
+        && !value.ends_with('_');
     if !valid {
         errors.push(syn::Error::new(
             lit.span(),
             format!(
                 "`{value}` is not a valid provider: a provider is 1 to 64 of `A-Z a-z 0-9 _ -`, \
-                 as in a crate name"
+                 with no `__` and no trailing `_`, so that namespaced names stay unambiguous"
             ),
         ));
     }

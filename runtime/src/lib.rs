@@ -67,6 +67,7 @@ mod tool;
 pub use content::{Content, EmbeddedResource, ToolResult};
 pub use context::{Context, LogLevel};
 pub use manifest::Manifest;
+pub use names::{CANONICAL_PREFIX, CanonicalName, NameError, is_provider};
 pub use registry::{Conflict, Registry, RegistryError, Tool};
 pub use server::{Error, Server};
 pub use tool::{

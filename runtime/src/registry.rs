@@ -5,7 +5,7 @@ use std::fmt;
 use serde_json::{Map, Value, json};
 
 use crate::manifest::Manifest;
-use crate::names::{MAX_WIRE_NAME_LEN, is_wire_name};
+use crate::names::{CanonicalName, MAX_WIRE_NAME_LEN, NameError, is_wire_name};
 use crate::schema::{self, ArgumentCheck};
 use crate::tool::{Annotations, Handler, Location, ToolRegistration};
 
@@ -19,6 +19,10 @@ pub struct Registry {
 /// One tool, ready to list and call.
 pub struct Tool {
     registration: &'static ToolRegistration,
+    /// The name `tools/list` shows and `tools/call` takes: the tool's name, or
+    /// `<provider>__<tool>` on a namespaced registry.
+    wire_name: String,
+    canonical_name: CanonicalName,
     input_schema: Value,
     output_schema: Option<Value>,
     check: ArgumentCheck,
@@ -43,6 +47,22 @@ pub enum Conflict {
         first: Location,
         /// Where the second definition is.
         second: Location,
+    },
+    /// A provider that cannot be part of a canonical name (see [`CanonicalName`]).
+    InvalidProvider {
+        /// The tool.
+        tool: String,
+        /// The provider.
+        provider: String,
+        /// Where the tool is defined.
+        location: Location,
+    },
+    /// A namespaced name longer than the protocol allows.
+    NamespacedNameTooLong {
+        /// The namespaced name.
+        name: String,
+        /// Where the tool is defined.
+        location: Location,
     },
     /// A name outside SEP-986.
     InvalidName {
@@ -89,6 +109,21 @@ impl fmt::Display for Conflict {
                 f,
                 "two tools are named `{name}`: one at {first}, one at {second}; rename one with \
                  `#[mcp_tool(name = \"...\")]`"
+            ),
+            Conflict::InvalidProvider {
+                tool,
+                provider,
+                location,
+            } => write!(
+                f,
+                "tool `{tool}` at {location}: `{provider}` cannot be a provider: a provider is 1 \
+                 to 64 of `A-Z a-z 0-9 _ -`, with no `__` and no trailing `_`; set one with \
+                 `#[mcp_tool(provider = \"...\")]`"
+            ),
+            Conflict::NamespacedNameTooLong { name, location } => write!(
+                f,
+                "tool at {location}: its namespaced name `{name}` is longer than \
+                 {MAX_WIRE_NAME_LEN} characters; shorten the tool's name or its provider"
             ),
             Conflict::InvalidName { name, location } => write!(
                 f,
@@ -149,30 +184,60 @@ impl Registry {
     pub fn from_registrations(
         registrations: impl IntoIterator<Item = &'static ToolRegistration>,
     ) -> Result<Registry, RegistryError> {
-        let mut registrations: Vec<&'static ToolRegistration> = registrations.into_iter().collect();
-        // Link order varies between builds; the name (then the place) does not.
-        registrations.sort_by(|a, b| {
-            (a.name.as_bytes(), a.location.file, a.location.line).cmp(&(
-                b.name.as_bytes(),
-                b.location.file,
-                b.location.line,
-            ))
-        });
         let mut conflicts = Vec::new();
-        for pair in registrations.windows(2) {
-            if pair[0].name == pair[1].name {
-                conflicts.push(Conflict::DuplicateName {
-                    name: pair[0].name.to_owned(),
-                    first: pair[0].location,
-                    second: pair[1].location,
-                });
-            }
-        }
-        let mut tools = Vec::with_capacity(registrations.len());
+        let mut tools = Vec::new();
         for registration in registrations {
             match Tool::new(registration) {
                 Ok(tool) => tools.push(tool),
                 Err(mut found) => conflicts.append(&mut found),
+            }
+        }
+        Registry::assemble(tools, conflicts)
+    }
+
+    /// The same tools, each on the wire as `<provider>__<tool>`, for a server that serves the
+    /// tools of several providers side by side. See [`CanonicalName`] for why two tools can
+    /// never share a namespaced name.
+    pub fn namespaced(self) -> Result<Registry, RegistryError> {
+        let mut conflicts = Vec::new();
+        let mut tools = Vec::with_capacity(self.tools.len());
+        for mut tool in self.tools {
+            match tool.canonical_name.namespaced() {
+                Ok(name) => {
+                    tool.wire_name = name;
+                    tool.descriptor["name"] = Value::String(tool.wire_name.clone());
+                    tools.push(tool);
+                }
+                Err(NameError::TooLong(name)) => conflicts.push(Conflict::NamespacedNameTooLong {
+                    name,
+                    location: tool.location(),
+                }),
+                Err(other) => unreachable!("a valid canonical name namespaces: {other}"),
+            }
+        }
+        Registry::assemble(tools, conflicts)
+    }
+
+    /// Sorts the tools by wire name and refuses duplicates, naming every definition.
+    fn assemble(
+        mut tools: Vec<Tool>,
+        mut conflicts: Vec<Conflict>,
+    ) -> Result<Registry, RegistryError> {
+        // Link order varies between builds; the name (then the place) does not.
+        tools.sort_by(|a, b| {
+            let key = |t: &Tool| {
+                let l = t.location();
+                (t.wire_name.clone().into_bytes(), l.file, l.line, l.column)
+            };
+            key(a).cmp(&key(b))
+        });
+        for pair in tools.windows(2) {
+            if pair[0].wire_name == pair[1].wire_name {
+                conflicts.push(Conflict::DuplicateName {
+                    name: pair[0].wire_name.clone(),
+                    first: pair[0].location(),
+                    second: pair[1].location(),
+                });
             }
         }
         if !conflicts.is_empty() {
@@ -190,7 +255,7 @@ impl Registry {
     /// The tool with this name.
     pub fn get(&self, name: &str) -> Option<&Tool> {
         self.tools
-            .binary_search_by(|t| t.name().as_bytes().cmp(name.as_bytes()))
+            .binary_search_by(|t| t.wire_name.as_bytes().cmp(name.as_bytes()))
             .ok()
             .map(|i| &self.tools[i])
     }
@@ -219,6 +284,14 @@ impl Tool {
         if !is_wire_name(registration.name) {
             conflicts.push(Conflict::InvalidName {
                 name: tool.clone(),
+                location,
+            });
+        }
+        let canonical_name = CanonicalName::new(registration.provider, registration.name);
+        if let Err(NameError::Provider(provider)) = &canonical_name {
+            conflicts.push(Conflict::InvalidProvider {
+                tool: tool.clone(),
+                provider: provider.clone(),
                 location,
             });
         }
@@ -258,12 +331,15 @@ impl Tool {
                 return Err(conflicts);
             }
         };
-        if !conflicts.is_empty() {
-            return Err(conflicts);
-        }
+        let canonical_name = match canonical_name {
+            Ok(name) if conflicts.is_empty() => name,
+            _ => return Err(conflicts),
+        };
         let descriptor = descriptor(registration, &input_schema, output_schema.as_ref());
         Ok(Tool {
             registration,
+            wire_name: registration.name.to_owned(),
+            canonical_name,
             input_schema,
             output_schema,
             check,
@@ -271,9 +347,20 @@ impl Tool {
         })
     }
 
-    /// The name on the wire.
+    /// The tool's own name, as `#[mcp_tool]` gave it.
     pub fn name(&self) -> &'static str {
         self.registration.name
+    }
+
+    /// The name clients list and call: [`name`](Tool::name), or `<provider>__<tool>` in a
+    /// [namespaced](Registry::namespaced) registry.
+    pub fn wire_name(&self) -> &str {
+        &self.wire_name
+    }
+
+    /// The tool's identity across servers, `mcp::<provider>::<tool>`; never a wire name.
+    pub fn canonical_name(&self) -> &CanonicalName {
+        &self.canonical_name
     }
 
     /// The display name, if any.

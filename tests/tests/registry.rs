@@ -574,3 +574,64 @@ fn the_manifest_is_the_same_bytes_every_time() {
     );
     assert!(!text.contains('\n'), "one line, as stdio needs");
 }
+
+#[test]
+fn canonical_names_name_the_defining_crate() {
+    let registry = registry();
+    let canonical = |wire: &str| registry.get(wire).unwrap().canonical_name().to_string();
+    assert_eq!(canonical("add_note"), "mcp::notes-tools::add_note");
+    assert_eq!(
+        canonical("count_nodes"),
+        "mcp::toolwright-tests::count_nodes"
+    );
+}
+
+#[test]
+fn a_namespaced_registry_prefixes_every_wire_name_with_its_provider() {
+    let plain = registry();
+    let expected: Vec<String> = {
+        let mut names: Vec<String> = plain
+            .tools()
+            .iter()
+            .map(|t| t.canonical_name().namespaced().unwrap())
+            .collect();
+        names.sort();
+        names
+    };
+    let namespaced = registry().namespaced().unwrap();
+    assert_eq!(listed_names(&namespaced), expected);
+    assert!(expected.contains(&"notes-tools__add_note".to_owned()));
+    assert!(expected.contains(&"toolwright-tests__count_nodes".to_owned()));
+    let tool = namespaced.get("notes-tools__add_note").unwrap();
+    assert_eq!(tool.name(), "add_note");
+    assert_eq!(tool.descriptor()["name"], "notes-tools__add_note");
+    assert!(namespaced.get("add_note").is_none());
+}
+
+#[test]
+fn hashes_pin_the_manifest_and_each_tool() {
+    let registry = registry();
+    let manifest = registry.manifest();
+    let again = Registry::collect().unwrap();
+    assert_eq!(manifest.sha256(), again.manifest().sha256());
+    assert_eq!(manifest.sha256().len(), 64);
+    assert!(
+        manifest
+            .sha256()
+            .bytes()
+            .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+    );
+    let add = manifest.tool_sha256("add_note").unwrap().to_owned();
+    let get = manifest.tool_sha256("get_note").unwrap().to_owned();
+    assert_ne!(add, get);
+    assert_eq!(manifest.tool_sha256("no_such_tool"), None);
+    // A tool's hash covers its descriptor only: namespacing renames it, and so changes it.
+    let namespaced = again.namespaced().unwrap();
+    assert_ne!(
+        namespaced
+            .manifest()
+            .tool_sha256("notes-tools__add_note")
+            .unwrap(),
+        add
+    );
+}

@@ -249,11 +249,11 @@ impl Dispatcher {
         );
         let dispatcher = Arc::clone(self);
         let session = Arc::clone(session);
-        let name = tool.name();
+        let wire_name = tool.wire_name().to_owned();
         Step::Call(Box::pin(async move {
             let tool = dispatcher
                 .registry
-                .get(name)
+                .get(&wire_name)
                 .expect("the registry does not change while serving");
             let outcome = tokio::select! {
                 result = run(tool, arguments, ctx) => Some(result),

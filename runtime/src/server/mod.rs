@@ -34,6 +34,7 @@ pub struct Server {
     instructions: Option<String>,
     max_message_size: usize,
     registry: Option<Registry>,
+    namespaced: bool,
 }
 
 /// Why a server stopped or could not start.
@@ -57,6 +58,7 @@ impl Server {
             instructions: None,
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
             registry: None,
+            namespaced: false,
         }
     }
 
@@ -79,6 +81,14 @@ impl Server {
     #[must_use]
     pub fn registry(mut self, registry: Registry) -> Server {
         self.registry = Some(registry);
+        self
+    }
+
+    /// Puts every tool on the wire as `<provider>__<tool>`, for a server that gathers the tools
+    /// of several crates (see [`Registry::namespaced`]).
+    #[must_use]
+    pub fn namespaced(mut self) -> Server {
+        self.namespaced = true;
         self
     }
 
@@ -121,11 +131,22 @@ impl Server {
         }
     }
 
-    fn into_dispatcher(self) -> Result<Dispatcher, RegistryError> {
-        let registry = match self.registry {
+    /// The tools this server serves: the given registry or every linked tool, namespaced if
+    /// asked.
+    fn take_registry(&mut self) -> Result<Registry, RegistryError> {
+        let registry = match self.registry.take() {
             Some(registry) => registry,
             None => Registry::collect()?,
         };
+        if self.namespaced {
+            registry.namespaced()
+        } else {
+            Ok(registry)
+        }
+    }
+
+    fn into_dispatcher(mut self) -> Result<Dispatcher, RegistryError> {
+        let registry = self.take_registry()?;
         if registry.is_empty() {
             tracing::warn!(
                 "no tools are registered. Tools defined with #[mcp_tool] in another crate are \
@@ -154,7 +175,7 @@ impl Server {
 }
 
 /// Logs to stderr, since stdout carries MCP messages only. Leaves an existing subscriber alone.
-fn init_logging() {
+pub(crate) fn init_logging() {
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
     let _ = tracing_subscriber::fmt()
