@@ -66,10 +66,13 @@ mod tool;
 
 pub use content::{Content, EmbeddedResource, ToolResult};
 pub use context::{Context, LogLevel};
-pub use manifest::Manifest;
+pub use manifest::{Change, Manifest, Severity, diff};
 pub use names::{CANONICAL_PREFIX, CanonicalName, NameError, is_provider};
 pub use registry::{Conflict, Registry, RegistryError, Tool};
-pub use server::{Error, Server};
+pub use schema::{
+    NameCollision, Profile, ProfileError, ProfileReport, Rendering, UnknownProfile, render,
+};
+pub use server::{Error, Server, ServerArgs};
 pub use tool::{
     Annotations, Handler, Location, Output, ToolArgument, ToolError, ToolOutput, ToolRegistration,
 };

@@ -1,8 +1,10 @@
 //! Serves the notes tools over MCP on stdio.
 //!
 //! ```text
-//! cargo run -p notes-server                        # notes in memory
-//! cargo run -p notes-server -- --data notes.json   # notes kept in a file
+//! cargo run -p notes-server                           # notes in memory
+//! cargo run -p notes-server -- --data notes.json      # notes kept in a file
+//! cargo run -p notes-server -- --print-manifest       # the tools as clients see them
+//! cargo run -p notes-server -- --diff old.json        # what changed since, and whether it breaks
 //! ```
 
 use std::path::PathBuf;
@@ -18,6 +20,9 @@ struct Args {
     /// memory and are gone when the server stops.
     #[arg(long, value_name = "FILE")]
     data: Option<PathBuf>,
+
+    #[command(flatten)]
+    server: toolwright::ServerArgs,
 }
 
 fn main() -> ExitCode {
@@ -26,13 +31,15 @@ fn main() -> ExitCode {
         eprintln!("error: cannot open the notebook: {err}");
         return ExitCode::FAILURE;
     }
-    eprintln!("{}", connection_help(&args));
+    if args.server.serves() {
+        eprintln!("{}", connection_help(&args));
+    }
     toolwright::server!()
         .instructions(
             "A notebook. Search or list notes before adding one, to avoid duplicates; ids come \
              from list_notes and search_notes.",
         )
-        .run_stdio()
+        .run_with(&args.server)
 }
 
 /// What the server says on stderr at start: where the notes are and how to connect a client.
@@ -54,6 +61,7 @@ fn connection_help(args: &Args) -> String {
          It speaks to an MCP client on stdin/stdout, not to a terminal. To connect one:\n  \
          - MCP Inspector: npx @modelcontextprotocol/inspector {exe}\n  \
          - Claude Desktop, Cursor, VS Code (mcpServers): {{\"notes\": {{\"command\": {exe:?}{command_args}}}}}\n  \
-         - Claude Code: claude mcp add notes -- {exe}"
+         - Claude Code: claude mcp add notes -- {exe}\n\
+         To see the tools without a client: notes-server --print-manifest [--profile openai|anthropic|gemini]"
     )
 }

@@ -7,6 +7,10 @@ use sha2::{Digest, Sha256};
 
 use crate::registry::Tool;
 
+mod diff;
+
+pub use diff::{Change, Severity, diff};
+
 /// The manifest of a registry: `{ "tools": [...] }`, sorted by name, with its notes.
 ///
 /// Its bytes are the same across builds, link orders and runs: tools are sorted by name in byte

@@ -1,6 +1,12 @@
 //! Schemas as clients receive them: derived with schemars, made self-contained, and used to check
 //! arguments before a tool runs.
 
+mod profile;
+
+pub use profile::{
+    NameCollision, Profile, ProfileError, ProfileReport, Rendering, UnknownProfile, render,
+};
+
 use std::collections::BTreeSet;
 
 use schemars::generate::{Contract, SchemaSettings};

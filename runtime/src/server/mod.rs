@@ -1,5 +1,6 @@
 //! The MCP server: dispatch apart from transports.
 
+mod cli;
 mod dispatch;
 mod jsonrpc;
 mod stdio;
@@ -12,6 +13,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use crate::registry::{Registry, RegistryError};
 use dispatch::Dispatcher;
 
+pub use cli::ServerArgs;
 pub(crate) use dispatch::PROTOCOL_VERSIONS;
 
 /// The default limit on one incoming message: 4 MiB.

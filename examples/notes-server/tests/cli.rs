@@ -1,0 +1,170 @@
+//! `notes-server --print-manifest`, `--profile` and `--diff`, run as a developer runs them.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde_json::{Value, json};
+
+fn notes_server(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_notes-server"))
+        .args(args)
+        .output()
+        .expect("notes-server runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
+}
+
+fn manifest() -> Value {
+    let output = notes_server(&["--print-manifest"]);
+    assert!(output.status.success(), "{output:?}");
+    serde_json::from_slice(&output.stdout).expect("the manifest is JSON")
+}
+
+/// An earlier manifest, written to a file removed at the end of the test.
+struct OldManifest(PathBuf);
+
+impl OldManifest {
+    fn new(manifest: &Value) -> OldManifest {
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let path = std::env::temp_dir().join(format!(
+            "notes-manifest-{}-{nanos}.json",
+            std::process::id()
+        ));
+        std::fs::write(&path, serde_json::to_vec_pretty(manifest).unwrap()).unwrap();
+        OldManifest(path)
+    }
+
+    fn diff(&self) -> Output {
+        notes_server(&["--diff", self.0.to_str().unwrap()])
+    }
+}
+
+impl Drop for OldManifest {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+fn tools_mut(manifest: &mut Value) -> &mut Vec<Value> {
+    manifest["tools"].as_array_mut().expect("a tools array")
+}
+
+#[test]
+fn print_manifest_gives_the_same_bytes_every_time_sorted_by_name() {
+    let first = notes_server(&["--print-manifest"]);
+    let second = notes_server(&["--print-manifest"]);
+    assert!(first.status.success(), "{first:?}");
+    assert_eq!(first.stdout, second.stdout);
+    let manifest: Value = serde_json::from_slice(&first.stdout).unwrap();
+    let names: Vec<&str> = manifest["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    assert_eq!(names, sorted);
+    assert!(names.len() >= 8, "{names:?}");
+    // It printed and exited: no banner, no serving.
+    let stderr = String::from_utf8_lossy(&first.stderr);
+    assert!(!stderr.contains("To connect one"), "{stderr}");
+}
+
+#[test]
+fn every_profile_prints_a_document_with_names_its_client_accepts() {
+    for (profile, list) in [
+        ("mcp", "/tools"),
+        ("openai", "/tools"),
+        ("anthropic", "/tools"),
+        ("gemini", "/functionDeclarations"),
+    ] {
+        let output = notes_server(&["--print-manifest", "--profile", profile]);
+        assert!(output.status.success(), "{profile}: {output:?}");
+        let document: Value = serde_json::from_slice(&output.stdout).unwrap();
+        let tools = document.pointer(list).and_then(Value::as_array).unwrap();
+        assert_eq!(tools.len(), manifest()["tools"].as_array().unwrap().len());
+        for tool in tools {
+            let name = tool["name"].as_str().unwrap();
+            assert!(
+                name.len() <= 64
+                    && name
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'),
+                "{profile}: {name}"
+            );
+        }
+    }
+    let unknown = notes_server(&["--print-manifest", "--profile", "cohere"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&unknown.stderr);
+    assert!(stderr.contains("cohere"), "{stderr}");
+}
+
+#[test]
+fn diff_against_itself_finds_no_change() {
+    let old = OldManifest::new(&manifest());
+    let output = old.diff();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert_eq!(stdout(&output), "no changes\n");
+}
+
+#[test]
+fn a_removed_tool_breaks_callers() {
+    let mut earlier = manifest();
+    tools_mut(&mut earlier).push(json!({
+        "name": "archive_note",
+        "description": "Archive a note.",
+        "inputSchema": {"type": "object", "properties": {}, "additionalProperties": false}
+    }));
+    let output = OldManifest::new(&earlier).diff();
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let text = stdout(&output);
+    assert!(text.contains("breaking: archive_note: "), "{text}");
+    assert!(text.contains("1 change: 1 breaking"), "{text}");
+}
+
+#[test]
+fn a_new_required_input_breaks_callers() {
+    let mut earlier = manifest();
+    let add_note = tools_mut(&mut earlier)
+        .iter_mut()
+        .find(|t| t["name"] == "add_note")
+        .unwrap();
+    add_note["inputSchema"]["properties"]
+        .as_object_mut()
+        .unwrap()
+        .remove("body");
+    let required = add_note["inputSchema"]["required"].as_array_mut().unwrap();
+    required.retain(|r| r != "body");
+    let output = OldManifest::new(&earlier).diff();
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let text = stdout(&output);
+    assert!(text.contains("breaking: add_note input"), "{text}");
+    assert!(text.contains("`body`"), "{text}");
+}
+
+#[test]
+fn a_new_tool_is_additive() {
+    let mut earlier = manifest();
+    tools_mut(&mut earlier).retain(|t| t["name"] != "export_notes");
+    let output = OldManifest::new(&earlier).diff();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let text = stdout(&output);
+    assert!(text.contains("additive: export_notes: "), "{text}");
+    assert!(text.contains("0 breaking, 1 additive"), "{text}");
+}
+
+#[test]
+fn a_file_that_is_not_a_manifest_is_refused() {
+    let old = OldManifest::new(&json!({"tool": []}));
+    let output = old.diff();
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("is not a manifest"), "{stderr}");
+}

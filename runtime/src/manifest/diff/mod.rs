@@ -1,0 +1,302 @@
+//! What changed between two manifests, and what each change means for a client of the old one.
+//!
+//! The rules are documented on [`diff`], which is public where this module is not.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use schema::{Flow, Schemas};
+
+mod keywords;
+mod node;
+mod schema;
+#[cfg(test)]
+mod tests;
+mod values;
+
+/// How a change affects a client written against the old manifest.
+///
+/// Ordered by how much it matters, so that sorting puts breaking changes first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    /// A call that worked, or a reading of a result that worked, may now fail.
+    Breaking,
+    /// Something new is possible, and everything that worked still works.
+    Additive,
+    /// Only what people and models read changed: descriptions, titles, hints.
+    Cosmetic,
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Severity::Breaking => "breaking",
+            Severity::Additive => "additive",
+            Severity::Cosmetic => "cosmetic",
+        })
+    }
+}
+
+/// One difference between two manifests.
+///
+/// Displays as `` breaking: get_note input /properties/id: type `string` -> `integer` ``.
+///
+/// The derived order is the order [`diff`] returns: by severity, then place, then detail.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Change {
+    /// How it affects clients of the old manifest.
+    pub severity: Severity,
+    /// Where: the tool's name, or the name, `input` or `output`, and a JSON pointer into the
+    /// schema (`get_note input /properties/note`); the schema's root has no pointer.
+    pub at: String,
+    /// What changed, in a few lowercase words, with names in backticks.
+    pub detail: String,
+}
+
+impl fmt::Display for Change {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}: {}", self.severity, self.at, self.detail)
+    }
+}
+
+/// Every change from the manifest `old` to the manifest `new`, sorted by severity (breaking
+/// first), then place, then detail.
+///
+/// A manifest is a `{ "tools": [...] }` object: [`Manifest::as_json`](crate::Manifest::as_json)
+/// of a build, or one a client saved. Tools are matched by name, whatever their order, and
+/// identical manifests give no changes.
+///
+/// A tool *reads* its arguments and the caller *reads* its structured output, so the two schemas
+/// compare in opposite directions. An input that accepts less than before (*narrowed*) refuses
+/// calls that used to work; an output that may hold more than before (*widened*) hands callers
+/// values they were not written for. Both break clients. The reverse of each is additive.
+///
+/// # Where a change is
+///
+/// [`Change::at`] is the tool's name for a change to the tool itself, and otherwise the name,
+/// `input` or `output`, and the JSON pointer of the place in the schema:
+/// `get_note input /properties/note/properties/id`. The pointer is into the new schema, or into
+/// the old one for what is gone. Local `$ref`s (`#/$defs/...`, any `#/...` pointer) are followed
+/// within each tool's own schema before comparing, so a changed definition is reported where it
+/// is used, at every place it is used, and two tools may each have a definition of the same name
+/// that means something different. Each pair of definitions is compared once: the first place
+/// that uses it lists its changes, and every other place says ``same changes as at `/pointer` ``
+/// with the gravest of their severities. A recursive definition stops where it comes round.
+///
+/// # Rules
+///
+/// Changes to the tool object itself:
+///
+/// | change | detail | severity |
+/// | --- | --- | --- |
+/// | a tool is removed | `tool removed` | breaking |
+/// | a tool is added | `tool added` | additive |
+/// | `outputSchema` is removed | `structured output withdrawn` | breaking |
+/// | `outputSchema` is added | `structured output added` | additive |
+/// | `title`, `description` | ``description changed`` (`added`, `removed`) | cosmetic |
+/// | a hint in `annotations` | ``annotation `readOnlyHint` `true` -> unset`` | cosmetic |
+/// | `icons` | `icons changed` | cosmetic |
+/// | any other field | ``tool field `execution` changed`` | breaking |
+///
+/// Changes in a schema, at any depth; a property of the input's root object is an *argument*,
+/// any other a *field*:
+///
+/// | change | detail | in an input | in an output |
+/// | --- | --- | --- | --- |
+/// | a new required property | `` new required argument `colour` ``; `` new field `id` `` | breaking | additive |
+/// | a new optional property | `` new optional argument `colour` `` | additive | additive |
+/// | an optional property becomes required | ``argument `a` now required``; ``field `a` now guaranteed`` | breaking | additive |
+/// | a required property becomes optional | ``argument `a` now optional``; ``field `id` no longer guaranteed`` | additive | breaking |
+/// | a property is removed where unknown ones are refused (`additionalProperties: false`) | ``argument `a` removed`` | breaking | |
+/// | a property is removed where unknown ones are accepted | ``argument `a` removed; unknown arguments are accepted`` | additive | |
+/// | a required output property is removed | ``field `id` removed`` | | breaking |
+/// | an optional output property is removed | ``optional field `note` removed`` | | additive |
+/// | `type` loses a type: `number` -> `integer`, any -> `string` | `` type `number` -> `integer` `` | breaking | additive |
+/// | `type` gains a type: `integer` -> `number`, `string` -> any | `` type `integer` -> `number` `` | additive | breaking |
+/// | `type` changes to an unrelated one; the keywords of the old type are then not reported | `` type `string` -> `integer` `` | breaking | breaking |
+/// | `null` leaves `type`, or the `anyOf: [X, {"type": "null"}]` schemars writes for an `Option` goes | `no longer nullable` | breaking | additive |
+/// | `null` joins `type`, or such an `anyOf` appears | `now nullable` | additive | breaking |
+/// | a value leaves `enum`, `const`, or a `oneOf`/`anyOf` of `const`s (schemars' unit enums) | ``enum value `"json"` removed`` | breaking | additive |
+/// | a value joins one | ``enum value `"yaml"` added`` | additive | breaking |
+/// | a list of values appears / goes | `` now limited to `["a","b"]` ``; ``no longer limited to ...`` | breaking / additive | additive / breaking |
+/// | `minimum`, `exclusiveMinimum`, `minLength`, `minItems`, `minProperties`, `minContains` added or raised; `maximum`, `exclusiveMaximum`, `maxLength`, `maxItems`, `maxProperties`, `maxContains` added or lowered | ``` `minLength` `1` -> `2` ```; ``` `minimum` `0` added ``` | breaking | additive |
+/// | any of those bounds relaxed or removed | ``` `maximum` `10` removed ``` | additive | breaking |
+/// | `multipleOf` added, or changed to a multiple (2 -> 4) | ``` `multipleOf` `2` -> `4` ``` | breaking | additive |
+/// | `multipleOf` removed, or changed to a divisor (4 -> 2) | ``` `multipleOf` `4` -> `2` ``` | additive | breaking |
+/// | `multipleOf` changed otherwise (2 -> 3) | ``` `multipleOf` `2` -> `3` ``` | breaking | breaking |
+/// | `uniqueItems` turned on / off | `items must now be unique` | breaking / additive | additive / breaking |
+/// | `pattern` added / removed | ``` `pattern` `^[a-z]+$` added ``` | breaking / additive | additive / breaking |
+/// | `pattern` changed | ``` `pattern` `a` -> `b` ``` | breaking | breaking |
+/// | `format` added / removed | ``format `uuid` added`` | breaking / additive | additive / breaking |
+/// | `format` changed between the integer and float formats schemars writes, judged by their ranges | `` format `uint32` -> `uint64` `` | as `type` | as `type` |
+/// | `format` changed otherwise | `` format `uuid` -> `ulid` `` | breaking | breaking |
+/// | `additionalProperties: false` added | `unknown arguments now refused`; `no longer has unlisted fields` | breaking | additive |
+/// | `additionalProperties: false` removed | `unknown arguments now accepted`; `may now have unlisted fields` | additive | breaking |
+/// | `additionalProperties` (a schema), `items`, each of `prefixItems` | compared in place, at their pointer | | |
+/// | `prefixItems` changes length | ``` `prefixItems` changed from 2 to 3 entries ``` | breaking | breaking |
+/// | `allOf`, `anyOf`, `oneOf` with as many branches as before | compared by position, at each branch's pointer | | |
+/// | `anyOf`/`oneOf` gains branches, the others kept as they were (`oneOf` branches taken as disjoint, as schemars writes tagged enums) | ``` `anyOf` branch 2 added ``` | additive | breaking |
+/// | `anyOf`/`oneOf` loses branches, the others kept as they were | ``` `anyOf` branch 1 removed ``` | breaking | additive |
+/// | `allOf` gains / loses branches or appears / goes, the others kept as they were | ``` `allOf` branch 1 added ``` | breaking / additive | additive / breaking |
+/// | `allOf`, `anyOf`, `oneOf` otherwise changed in length, or `anyOf`/`oneOf` appears or goes | ``` `anyOf` changed from 2 to 3 branches ``` | breaking | breaking |
+/// | any change under `not`, `if`, `then`, `else`, `contains`, `propertyNames`, `patternProperties`, `dependentSchemas`, `unevaluatedItems`, `unevaluatedProperties`, `contentSchema`: which way is safe is not worked out | as above, at its pointer | breaking | breaking |
+/// | a keyword not named here (`dependentRequired`, a `$ref` that does not resolve locally, `x-unit`) differs | ``keyword `x-unit` changed`` | breaking | breaking |
+/// | `description`, `title`, `default`, `examples`, `deprecated`, `readOnly`, `writeOnly`, `$comment` | `description changed`; `` default `1` -> `2` ``; `now deprecated` | cosmetic | cosmetic |
+///
+/// # Example
+///
+/// ```
+/// use serde_json::json;
+/// use toolwright::{Severity, diff};
+///
+/// let old = json!({ "tools": [{ "name": "get_note", "description": "Get a note.",
+///     "inputSchema": { "type": "object", "properties": { "id": { "type": "string" } },
+///                      "required": ["id"], "additionalProperties": false } }] });
+/// let mut new = old.clone();
+/// new["tools"][0]["inputSchema"]["properties"]["id"]["type"] = json!("integer");
+///
+/// let changes = diff(&old, &new);
+/// assert_eq!(changes.len(), 1);
+/// assert_eq!(changes[0].severity, Severity::Breaking);
+/// assert_eq!(
+///     changes[0].to_string(),
+///     "breaking: get_note input /properties/id: type `string` -> `integer`"
+/// );
+/// ```
+pub fn diff(old: &Value, new: &Value) -> Vec<Change> {
+    let (old_tools, new_tools) = (tools_by_name(old), tools_by_name(new));
+    let mut changes = Vec::new();
+    for name in old_tools.keys().filter(|n| !new_tools.contains_key(*n)) {
+        changes.push(change(Severity::Breaking, name, "tool removed"));
+    }
+    for (name, new_tool) in &new_tools {
+        match old_tools.get(name) {
+            None => changes.push(change(Severity::Additive, name, "tool added")),
+            Some(old_tool) => compare_tool(name, old_tool, new_tool, &mut changes),
+        }
+    }
+    changes.sort();
+    changes.dedup();
+    changes
+}
+
+fn change(severity: Severity, at: &str, detail: impl Into<String>) -> Change {
+    Change {
+        severity,
+        at: at.to_owned(),
+        detail: detail.into(),
+    }
+}
+
+/// The tools by name; a tool without a name cannot be matched and is left out, and of two with
+/// one name the first counts, as a client looking a name up would find it.
+fn tools_by_name(manifest: &Value) -> BTreeMap<&str, &Map<String, Value>> {
+    let mut tools = BTreeMap::new();
+    let listed = manifest.get("tools").and_then(Value::as_array);
+    for tool in listed.into_iter().flatten() {
+        if let Some(object) = tool.as_object()
+            && let Some(name) = object.get("name").and_then(Value::as_str)
+        {
+            tools.entry(name).or_insert(object);
+        }
+    }
+    tools
+}
+
+/// A schema that allows everything: what an absent subschema means.
+static TRUE: Value = Value::Bool(true);
+
+fn compare_tool(
+    name: &str,
+    old: &Map<String, Value>,
+    new: &Map<String, Value>,
+    changes: &mut Vec<Change>,
+) {
+    let fields: BTreeSet<&str> = old.keys().chain(new.keys()).map(String::as_str).collect();
+    for field in fields {
+        let (o, n) = (old.get(field), new.get(field));
+        match field {
+            "name" => {}
+            "title" | "description" => {
+                if let Some(detail) = presence_change(field, o, n) {
+                    changes.push(change(Severity::Cosmetic, name, detail));
+                }
+            }
+            "icons" => {
+                if o != n {
+                    changes.push(change(Severity::Cosmetic, name, "icons changed"));
+                }
+            }
+            "annotations" => {
+                let empty = Map::new();
+                let o = o.and_then(Value::as_object).unwrap_or(&empty);
+                let n = n.and_then(Value::as_object).unwrap_or(&empty);
+                let hints: BTreeSet<&String> = o.keys().chain(n.keys()).collect();
+                for hint in hints.into_iter().filter(|h| o.get(*h) != n.get(*h)) {
+                    let detail = format!(
+                        "annotation `{hint}` {} -> {}",
+                        shown(o.get(hint)),
+                        shown(n.get(hint))
+                    );
+                    changes.push(change(Severity::Cosmetic, name, detail));
+                }
+            }
+            "inputSchema" => {
+                let (o, n) = (o.unwrap_or(&TRUE), n.unwrap_or(&TRUE));
+                Schemas::compare_roots(name, "input", o, n, Flow::Input, changes);
+            }
+            "outputSchema" => {
+                let at = format!("{name} output");
+                match (o, n) {
+                    (Some(o), Some(n)) => {
+                        Schemas::compare_roots(name, "output", o, n, Flow::Output, changes);
+                    }
+                    (Some(_), None) => {
+                        changes.push(change(
+                            Severity::Breaking,
+                            &at,
+                            "structured output withdrawn",
+                        ));
+                    }
+                    (None, Some(_)) => {
+                        changes.push(change(Severity::Additive, &at, "structured output added"));
+                    }
+                    (None, None) => {}
+                }
+            }
+            _ => {
+                if let Some(detail) = presence_change(&format!("tool field `{field}`"), o, n) {
+                    changes.push(change(Severity::Breaking, name, detail));
+                }
+            }
+        }
+    }
+}
+
+/// `"{what} added"`, `"... removed"` or `"... changed"`, or `None` when equal.
+fn presence_change(what: &str, old: Option<&Value>, new: Option<&Value>) -> Option<String> {
+    match (old, new) {
+        (None, Some(_)) => Some(format!("{what} added")),
+        (Some(_), None) => Some(format!("{what} removed")),
+        (Some(o), Some(n)) if o != n => Some(format!("{what} changed")),
+        _ => None,
+    }
+}
+
+/// A value for a detail: `` `true` `` or `unset`.
+fn shown(value: Option<&Value>) -> String {
+    match value {
+        Some(v) => format!("`{v}`"),
+        None => "unset".to_owned(),
+    }
+}
+
+/// A string keyword's value as written, without JSON quotes.
+fn plain(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}

@@ -1,0 +1,139 @@
+use super::*;
+use serde_json::json;
+
+use Severity::{Additive, Breaking, Cosmetic};
+
+fn change(severity: Severity, at: &str, detail: &str) -> Change {
+    super::change(severity, at, detail)
+}
+
+fn tool(name: &str, input: Value) -> Value {
+    json!({ "name": name, "description": "Does a thing.", "inputSchema": input })
+}
+
+fn manifest(tools: Vec<Value>) -> Value {
+    json!({ "tools": tools })
+}
+
+/// A closed argument object, as the registry emits it.
+fn args(properties: Value, required: &[&str]) -> Value {
+    json!({ "type": "object", "properties": properties, "required": required,
+            "additionalProperties": false })
+}
+
+fn inputs(old: Value, new: Value) -> Vec<Change> {
+    diff(
+        &manifest(vec![tool("t", old)]),
+        &manifest(vec![tool("t", new)]),
+    )
+}
+
+fn outputs(old: Value, new: Value) -> Vec<Change> {
+    let with = |output: Value| {
+        let mut t = tool("t", args(json!({}), &[]));
+        t["outputSchema"] = output;
+        manifest(vec![t])
+    };
+    diff(&with(old), &with(new))
+}
+
+/// An output object: not closed, as schemars derives a return type.
+fn object(properties: Value, required: &[&str]) -> Value {
+    json!({ "type": "object", "properties": properties, "required": required })
+}
+
+mod compositions;
+mod definitions;
+mod inputs;
+mod outputs;
+
+/// Tools built by the real registry from schemars-derived types.
+mod registry;
+
+#[test]
+fn identical_manifests_have_no_changes() {
+    let m = manifest(vec![
+        tool("a", args(json!({ "x": { "type": "string" } }), &["x"])),
+        tool("b", args(json!({}), &[])),
+    ]);
+    assert_eq!(diff(&m, &m.clone()), vec![]);
+}
+
+#[test]
+fn tool_order_does_not_matter() {
+    let (a, b) = (
+        tool("a", args(json!({}), &[])),
+        tool("b", args(json!({}), &[])),
+    );
+    let old = manifest(vec![a.clone(), b.clone()]);
+    let new = manifest(vec![b, a]);
+    assert_eq!(diff(&old, &new), vec![]);
+}
+
+#[test]
+fn a_removed_tool_breaks_and_a_new_one_adds() {
+    let old = manifest(vec![
+        tool("a", args(json!({}), &[])),
+        tool("b", args(json!({}), &[])),
+    ]);
+    let new = manifest(vec![
+        tool("a", args(json!({}), &[])),
+        tool("c", args(json!({}), &[])),
+    ]);
+    assert_eq!(
+        diff(&old, &new),
+        vec![
+            change(Breaking, "b", "tool removed"),
+            change(Additive, "c", "tool added"),
+        ]
+    );
+}
+
+#[test]
+fn descriptions_titles_and_hints_are_cosmetic() {
+    let old = manifest(vec![json!({
+        "name": "t", "title": "T", "description": "Does a thing.",
+        "inputSchema": args(json!({ "a": { "type": "string", "description": "A." } }), &[]),
+        "annotations": { "readOnlyHint": true, "idempotentHint": true }
+    })]);
+    let new = manifest(vec![json!({
+        "name": "t", "title": "The T", "description": "Does a thing well.",
+        "inputSchema": args(json!({ "a": { "type": "string", "description": "An a.",
+                                           "title": "A" } }), &[]),
+        "annotations": { "readOnlyHint": false, "openWorldHint": true }
+    })]);
+    assert_eq!(
+        diff(&old, &new),
+        vec![
+            change(Cosmetic, "t", "annotation `idempotentHint` `true` -> unset"),
+            change(Cosmetic, "t", "annotation `openWorldHint` unset -> `true`"),
+            change(Cosmetic, "t", "annotation `readOnlyHint` `true` -> `false`"),
+            change(Cosmetic, "t", "description changed"),
+            change(Cosmetic, "t", "title changed"),
+            change(Cosmetic, "t input /properties/a", "description changed"),
+            change(Cosmetic, "t input /properties/a", "title added"),
+        ]
+    );
+}
+
+#[test]
+fn changes_display_and_sort_breaking_first() {
+    let old = manifest(vec![
+        tool("b", args(json!({}), &[])),
+        tool("z", args(json!({}), &[])),
+    ]);
+    let mut new = manifest(vec![
+        tool("a", args(json!({}), &[])),
+        tool("b", args(json!({}), &[])),
+    ]);
+    new["tools"][1]["description"] = json!("Does another thing.");
+    let shown: Vec<String> = diff(&old, &new).iter().map(ToString::to_string).collect();
+    assert_eq!(
+        shown,
+        [
+            "breaking: z: tool removed",
+            "additive: a: tool added",
+            "cosmetic: b: description changed",
+        ]
+    );
+}
