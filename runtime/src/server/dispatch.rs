@@ -27,11 +27,14 @@ pub(crate) struct Dispatcher {
     pub(crate) instructions: Option<String>,
 }
 
+/// Where the messages a call sends while it runs (progress, log messages) go: the connection's
+/// writer on stdio, the request's own stream over HTTP.
+pub(crate) type Sink = UnboundedSender<Vec<u8>>;
+
 /// One client connection's state.
 pub(crate) struct Session {
     phase: Mutex<Phase>,
     log_level: Arc<AtomicU8>,
-    outgoing: UnboundedSender<Vec<u8>>,
     /// Calls under way, by request id, so that `notifications/cancelled` can reach them.
     in_flight: Mutex<HashMap<String, CancellationToken>>,
 }
@@ -54,12 +57,11 @@ pub(crate) enum Step {
 }
 
 impl Session {
-    /// A session whose notifications (progress, log messages) go to `outgoing`.
-    pub(crate) fn new(outgoing: UnboundedSender<Vec<u8>>) -> Session {
+    /// A new session, before `initialize`.
+    pub(crate) fn new() -> Session {
         Session {
             phase: Mutex::new(Phase::New),
             log_level: Arc::new(AtomicU8::new(LogLevel::Info as u8)),
-            outgoing,
             in_flight: Mutex::new(HashMap::new()),
         }
     }
@@ -74,8 +76,13 @@ impl Session {
 }
 
 impl Dispatcher {
-    /// Handles one line from the client.
-    pub(crate) fn handle(self: &Arc<Self>, session: &Arc<Session>, line: &[u8]) -> Step {
+    /// Handles one message from the client; what a call sends while it runs goes to `sink`.
+    pub(crate) fn handle(
+        self: &Arc<Self>,
+        session: &Arc<Session>,
+        line: &[u8],
+        sink: &Sink,
+    ) -> Step {
         match jsonrpc::parse(line) {
             Err(reply) => Step::Reply(reply),
             Ok(Incoming::Response) => Step::Nothing,
@@ -84,7 +91,7 @@ impl Dispatcher {
                 Step::Nothing
             }
             Ok(Incoming::Request { id, method, params }) => {
-                self.request(session, id, &method, params)
+                self.request(session, id, &method, params, sink)
             }
         }
     }
@@ -112,6 +119,7 @@ impl Dispatcher {
         id: Value,
         method: &str,
         params: Value,
+        sink: &Sink,
     ) -> Step {
         let phase = *session.phase();
         let reply = match (method, phase) {
@@ -127,7 +135,7 @@ impl Dispatcher {
             ),
             ("tools/list", Phase::Initialized { .. }) => self.list_tools(&id, &params),
             ("tools/call", Phase::Initialized { .. }) => {
-                return self.call_tool(session, id, params);
+                return self.call_tool(session, id, params, sink);
             }
             ("logging/setLevel", Phase::Initialized { .. }) => set_level(session, &id, &params),
             ("server/discover", _) => jsonrpc::error(
@@ -184,7 +192,13 @@ impl Dispatcher {
         jsonrpc::result_bytes(id, self.registry.manifest().as_bytes())
     }
 
-    fn call_tool(self: &Arc<Self>, session: &Arc<Session>, id: Value, params: Value) -> Step {
+    fn call_tool(
+        self: &Arc<Self>,
+        session: &Arc<Session>,
+        id: Value,
+        params: Value,
+        sink: &Sink,
+    ) -> Step {
         let Some(name) = params.get("name").and_then(Value::as_str) else {
             return Step::Reply(jsonrpc::error(
                 &id,
@@ -237,7 +251,7 @@ impl Dispatcher {
             in_flight.insert(key.clone(), cancellation.clone());
         }
         let peer = Peer {
-            outgoing: session.outgoing.clone(),
+            outgoing: sink.clone(),
             log_level: Arc::clone(&session.log_level),
         };
         let progress_token = params.pointer("/_meta/progressToken").cloned();

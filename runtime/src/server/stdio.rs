@@ -24,7 +24,7 @@ where
 {
     let (outgoing, incoming) = mpsc::unbounded_channel::<Vec<u8>>();
     let writer = tokio::spawn(write_all(incoming, output));
-    let session = Arc::new(Session::new(outgoing.clone()));
+    let session = Arc::new(Session::new());
     let mut reader = BufReader::new(input);
     let mut line = Vec::new();
     let mut calls = JoinSet::new();
@@ -41,7 +41,7 @@ where
         };
         let step = match frame {
             Frame::Line if line.iter().all(u8::is_ascii_whitespace) => continue,
-            Frame::Line => dispatcher.handle(&session, &line),
+            Frame::Line => dispatcher.handle(&session, &line, &outgoing),
             Frame::TooLong(size) => {
                 tracing::warn!(size, max_message_size, "message refused: too large");
                 Step::Reply(jsonrpc::error(
