@@ -7,8 +7,10 @@ mod stdio;
 
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::Semaphore;
 
 use crate::registry::{Registry, RegistryError};
 use dispatch::Dispatcher;
@@ -18,6 +20,22 @@ pub(crate) use dispatch::PROTOCOL_VERSIONS;
 
 /// The default limit on one incoming message: 4 MiB.
 const DEFAULT_MAX_MESSAGE_SIZE: usize = 4 * 1024 * 1024;
+
+/// The default ceiling on calls running at once.
+const DEFAULT_MAX_CONCURRENT_CALLS: usize = 64;
+
+/// The default time calls under way get to finish once the client is gone.
+const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// What every transport of one server shares: how much it takes on, and how it stops.
+#[derive(Clone, Debug)]
+pub(crate) struct Limits {
+    pub(crate) max_message_size: usize,
+    /// One permit per call that may run; a call past the ceiling waits for one, while other
+    /// messages (`ping`, cancellations, lists) are answered.
+    pub(crate) calls: Arc<Semaphore>,
+    pub(crate) shutdown_grace: Duration,
+}
 
 /// An MCP server for every tool in a [`Registry`], by default every tool linked into the binary.
 ///
@@ -35,6 +53,8 @@ pub struct Server {
     version: String,
     instructions: Option<String>,
     max_message_size: usize,
+    max_concurrent_calls: usize,
+    shutdown_grace: Duration,
     registry: Option<Registry>,
     namespaced: bool,
 }
@@ -59,6 +79,8 @@ impl Server {
             version: version.into(),
             instructions: None,
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
+            max_concurrent_calls: DEFAULT_MAX_CONCURRENT_CALLS,
+            shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             registry: None,
             namespaced: false,
         }
@@ -76,6 +98,22 @@ impl Server {
     #[must_use]
     pub fn max_message_size(mut self, bytes: usize) -> Server {
         self.max_message_size = bytes;
+        self
+    }
+
+    /// How many tool calls may run at once (default 64, at least 1). Calls past the ceiling
+    /// wait their turn; `ping`, cancellations and lists are answered meanwhile.
+    #[must_use]
+    pub fn max_concurrent_calls(mut self, calls: usize) -> Server {
+        self.max_concurrent_calls = calls.max(1);
+        self
+    }
+
+    /// How long calls under way may take to finish once the client has closed the connection
+    /// (default 5 seconds); calls still running then are stopped and the server returns.
+    #[must_use]
+    pub fn shutdown_grace(mut self, grace: Duration) -> Server {
+        self.shutdown_grace = grace;
         self
     }
 
@@ -106,10 +144,18 @@ impl Server {
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let max_message_size = self.max_message_size;
+        let limits = self.limits();
         let dispatcher = Arc::new(self.into_dispatcher()?);
-        stdio::serve(dispatcher, input, output, max_message_size).await?;
+        stdio::serve(dispatcher, input, output, limits).await?;
         Ok(())
+    }
+
+    pub(crate) fn limits(&self) -> Limits {
+        Limits {
+            max_message_size: self.max_message_size,
+            calls: Arc::new(Semaphore::new(self.max_concurrent_calls)),
+            shutdown_grace: self.shutdown_grace,
+        }
     }
 
     /// Serves MCP on stdio from a new runtime, with logs on stderr (`RUST_LOG` filters them,
@@ -124,13 +170,17 @@ impl Server {
                 return ExitCode::FAILURE;
             }
         };
-        match runtime.block_on(self.serve_stdio()) {
+        let grace = self.shutdown_grace;
+        let code = match runtime.block_on(self.serve_stdio()) {
             Ok(()) => ExitCode::SUCCESS,
             Err(err) => {
                 eprintln!("error: {err}");
                 ExitCode::FAILURE
             }
-        }
+        };
+        // A blocking tool cannot be stopped; it gets the grace period, and no more, to finish.
+        runtime.shutdown_timeout(grace);
+        code
     }
 
     /// The tools this server serves: the given registry or every linked tool, namespaced if

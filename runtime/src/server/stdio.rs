@@ -7,16 +7,17 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWrite
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
+use super::Limits;
 use super::dispatch::{Dispatcher, Session, Step};
 use super::jsonrpc::{self, INVALID_REQUEST};
 
-/// Serves one connection until the input ends, then lets the calls under way finish and send
-/// their answers.
+/// Serves one connection until the input ends, then gives the calls under way the grace period
+/// to finish and send their answers, and stops those still running.
 pub(crate) async fn serve<R, W>(
     dispatcher: Arc<Dispatcher>,
     input: R,
     output: W,
-    max_message_size: usize,
+    limits: Limits,
 ) -> io::Result<()>
 where
     R: AsyncRead + Unpin,
@@ -31,7 +32,7 @@ where
     loop {
         // Reap finished calls as we go, so a long session does not keep them all.
         while calls.try_join_next().is_some() {}
-        let frame = match next_frame(&mut reader, max_message_size, &mut line).await {
+        let frame = match next_frame(&mut reader, limits.max_message_size, &mut line).await {
             Ok(Some(frame)) => frame,
             Ok(None) => break,
             Err(err) => {
@@ -43,13 +44,12 @@ where
             Frame::Line if line.iter().all(u8::is_ascii_whitespace) => continue,
             Frame::Line => dispatcher.handle(&session, &line, &outgoing),
             Frame::TooLong(size) => {
-                tracing::warn!(size, max_message_size, "message refused: too large");
+                let limit = limits.max_message_size;
+                tracing::warn!(size, limit, "message refused: too large");
                 Step::Reply(jsonrpc::error(
                     &serde_json::Value::Null,
                     INVALID_REQUEST,
-                    &format!(
-                        "message of {size} bytes refused: the limit is {max_message_size} bytes"
-                    ),
+                    &format!("message of {size} bytes refused: the limit is {limit} bytes"),
                 ))
             }
         };
@@ -60,7 +60,10 @@ where
             Step::Nothing => {}
             Step::Call(call) => {
                 let outgoing = outgoing.clone();
+                let slots = Arc::clone(&limits.calls);
                 calls.spawn(async move {
+                    // The semaphore is never closed, so the permit always comes.
+                    let _permit = slots.acquire_owned().await;
                     if let Some(bytes) = call.await {
                         let _ = outgoing.send(bytes);
                     }
@@ -68,7 +71,18 @@ where
             }
         }
     }
-    while calls.join_next().await.is_some() {}
+    let drained = tokio::time::timeout(limits.shutdown_grace, async {
+        while calls.join_next().await.is_some() {}
+    })
+    .await;
+    if drained.is_err() {
+        tracing::warn!(
+            calls = calls.len(),
+            grace = ?limits.shutdown_grace,
+            "the input closed; calls still running after the grace period are stopped"
+        );
+        calls.shutdown().await;
+    }
     drop(session);
     drop(outgoing);
     writer.await.map_err(io::Error::other)?
