@@ -69,8 +69,10 @@ impl Client {
     }
 
     async fn call(&mut self, id: u64, tool: &str) {
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool}}))
-            .await;
+        self.send(
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool}}),
+        )
+        .await;
     }
 
     async fn read(&mut self) -> Value {
@@ -92,7 +94,10 @@ async fn calls_past_the_ceiling_wait_while_ping_is_answered() {
         .send(json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}))
         .await;
     // The one slot is taken by `hold`: `ping` answers, `quick` waits.
-    assert_eq!(client.read().await, json!({"jsonrpc": "2.0", "id": 3, "result": {}}));
+    assert_eq!(
+        client.read().await,
+        json!({"jsonrpc": "2.0", "id": 3, "result": {}})
+    );
     let early = tokio::time::timeout(Duration::from_millis(200), client.output.next_line()).await;
     assert!(early.is_err(), "`quick` ran past the ceiling: {early:?}");
     tools::RELEASE.notify_one();
@@ -106,10 +111,8 @@ async fn calls_past_the_ceiling_wait_while_ping_is_answered() {
 
 #[tokio::test]
 async fn calls_still_running_after_the_grace_period_are_stopped() {
-    let mut client = Client::start(
-        Server::new("limits", "0").shutdown_grace(Duration::from_millis(200)),
-    )
-    .await;
+    let mut client =
+        Client::start(Server::new("limits", "0").shutdown_grace(Duration::from_millis(200))).await;
     client.call(1, "forever").await;
     client.call(2, "quick").await;
     assert_eq!(client.read().await["id"], 2);
