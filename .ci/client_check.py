@@ -4,15 +4,20 @@ Usage:
     pip install -r .ci/requirements.txt
     python .ci/client_check.py -- <server command> [args...]
     python .ci/client_check.py -- target/debug/notes-server
+    python .ci/client_check.py --http -- target/debug/notes-server   # over Streamable HTTP
 
 The SDK (mcp 2.x) spawns the server itself over its stdio transport. The suite below runs twice,
 each time against a fresh server process:
 
   [auto]    `Client(...)` with the default mode="auto": the SDK first probes `server/discover`
-            and falls back to the `initialize` handshake when the server rejects it;
-  [legacy]  `Client(..., mode="legacy")`: the `initialize` handshake only.
+            and falls back to the `initialize` handshake only when the server rejects it. The
+            server speaks both eras, so this connection must negotiate the stateless protocol
+            2026-07-28 through `server/discover` (no `initialize`);
+  [legacy]  `Client(..., mode="legacy")`: the `initialize` handshake only, which must
+            negotiate 2025-11-25.
 
-Each connection checks:
+Each connection first checks the era it negotiated (above) and that the server named itself
+(`serverInfo`, or the `_meta` serverInfo stamp of the discover result in 2026-07-28), then:
   1. tools/list (following nextCursor): >= 8 tools, names sorted by byte order, non-empty tool
      descriptions and a non-empty description on every inputSchema property;
   2. every inputSchema/outputSchema is a valid JSON Schema 2020-12 document with root
@@ -22,6 +27,11 @@ Each connection checks:
      against the outputSchema and mirrored as JSON in a text block), plus the error paths (unknown
      id, wrong-typed / missing / unknown arguments -> isError naming the argument; unknown tool ->
      JSON-RPC error -32602).
+
+With --http the same suite runs over Streamable HTTP: for each mode the script starts
+`<server command> --http 127.0.0.1:<free port>`, connects with `Client("http://.../mcp", ...)`,
+and at the end stops the server with SIGTERM, which must exit with status 0. The server serves
+the handshake era over HTTP, so there [http auto] falls back to `initialize` too.
 
 Prints one line per passed check and ends with "N passed, 0 failed"; on the first failure it
 prints the reason, ends with "N passed, 1 failed" and exits 1.
@@ -33,9 +43,13 @@ structuredContent of successful (non-isError) results against the listed outputS
 RuntimeError on a mismatch; such an exception is reported as a failure of the check that made it.
 """
 
+import contextlib
 import json
 import os
 import re
+import signal
+import socket
+import subprocess
 import sys
 import uuid
 
@@ -44,6 +58,14 @@ from jsonschema import Draft202012Validator
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.types import INVALID_PARAMS, CallToolResult, TextContent
 
+EXPECTED_ERA = {  # mode -> (protocol version, how it was negotiated)
+    "auto": ("2026-07-28", "server/discover"),
+    "legacy": ("2025-11-25", "initialize"),
+}
+EXPECTED_ERA_HTTP = {  # over HTTP: the handshake era only, so "auto" falls back
+    "auto": ("2025-11-25", "initialize"),
+    "legacy": ("2025-11-25", "initialize"),
+}
 REQUIRED_TOOLS = ["add_note", "delete_note", "get_note", "list_notes", "search_notes",
                   "tag_note", "untag_note", "update_note"]
 TIMEOUT = 30.0  # seconds per request; the SDK's default is to wait forever
@@ -244,24 +266,64 @@ async def run_suite(c: Checks, client: Client) -> None:
     c.ok(f"no note with id {nid}" in text_of(gone), "deleted note is gone", text_of(gone))
 
 
-async def main(command: list[str]) -> int:
+@contextlib.asynccontextmanager
+async def serving(c: Checks, transport: str, command: list[str], params: StdioServerParameters):
+    """What `Client` connects to: the stdio parameters, or the URL of `command --http` started on a
+    free port of 127.0.0.1, which is stopped with SIGTERM afterwards and must exit with 0."""
+    if transport == "stdio":
+        yield params
+        return
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([*command, "--http", f"127.0.0.1:{port}"], stdin=subprocess.DEVNULL)
+    try:
+        with anyio.fail_after(TIMEOUT):
+            while True:
+                if server.poll() is not None:
+                    raise CheckFailed(f"[{c.label}] the server exited with status "
+                                      f"{server.returncode} before listening on port {port}")
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                    break
+                except OSError:
+                    await anyio.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        if server.poll() is None:
+            server.send_signal(signal.SIGTERM)
+        try:
+            status = server.wait(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            status = server.wait()
+    c.ok(status == 0, "the server stopped on SIGTERM with status 0", f"status {status}")
+
+
+async def main(command: list[str], transport: str = "stdio") -> int:
     # Pass the caller's whole environment (the SDK otherwise only forwards HOME, PATH, ...),
     # so e.g. RUST_LOG or RUST_BACKTRACE reach the server; its stderr goes to ours.
     params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
     c = Checks()
     try:
         for mode in ("auto", "legacy"):
-            c.label = mode
+            c.label = mode if transport == "stdio" else f"{transport} {mode}"
             with anyio.fail_after(10 * TIMEOUT):
-                async with Client(params, mode=mode, read_timeout_seconds=TIMEOUT) as client:
+                async with (serving(c, transport, command, params) as server,
+                            Client(server, mode=mode, read_timeout_seconds=TIMEOUT) as client):
                     session = client.session
-                    era = ("legacy (initialize)" if session.initialize_result is not None
-                           else "modern (server/discover)" if session.discover_result is not None
-                           else "unknown")
+                    via = ("initialize" if session.initialize_result is not None
+                           else "server/discover" if session.discover_result is not None
+                           else "nothing")
+                    version, expected_via = (EXPECTED_ERA_HTTP if transport == "http"
+                                             else EXPECTED_ERA)[mode]
+                    c.ok((client.protocol_version, via) == (version, expected_via),
+                         f"negotiated protocol {version} via {expected_via}",
+                         f"got protocol {client.protocol_version} via {via}")
                     info = client.server_info
-                    c.ok(mode == "auto" or session.initialize_result is not None,
-                         f"connected: protocol {client.protocol_version}, era {era}, server "
-                         f"{info.name if info else '?'} {info.version if info else ''}".rstrip())
+                    c.ok(info is not None and bool(info.name) and bool(info.version),
+                         f"server named itself: {info.name if info else '?'} "
+                         f"{info.version if info else ''}".rstrip(), repr(info))
                     await run_suite(c, client)
     except Exception as e:  # CheckFailed, or anything the SDK/server threw mid-check
         while len(getattr(e, "exceptions", ())) == 1:
@@ -276,9 +338,12 @@ async def main(command: list[str]) -> int:
 
 if __name__ == "__main__":
     argv = sys.argv[1:]
+    transport = "stdio"
+    if argv[:1] == ["--http"]:
+        transport, argv = "http", argv[1:]
     if argv[:1] == ["--"]:
         argv = argv[1:]
     if not argv or argv[0] in ("-h", "--help"):
         print(__doc__, file=sys.stdout if argv else sys.stderr)
         sys.exit(0 if argv else 2)
-    sys.exit(anyio.run(main, argv))
+    sys.exit(anyio.run(main, argv, transport))

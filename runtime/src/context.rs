@@ -96,9 +96,9 @@ impl LogLevel {
         LogLevel::ALL.into_iter().find(|l| l.as_str() == name)
     }
 
-    pub(crate) fn from_u8(n: u8) -> LogLevel {
-        LogLevel::ALL[usize::from(n).min(LogLevel::ALL.len() - 1)]
-    }
+    /// A threshold above every level: no log message is sent. Protocol 2026-07-28 sends log
+    /// messages for a request only when its `_meta` names a level.
+    pub(crate) const OFF: u8 = LogLevel::ALL.len() as u8;
 }
 
 impl fmt::Display for LogLevel {
@@ -179,13 +179,14 @@ impl Context {
     }
 
     /// Sends a log message to the client (`notifications/message`), if the client's log level
-    /// (set with `logging/setLevel`, `info` until then) lets it through. Returns whether it was
-    /// sent. `data` is any JSON: a string, or an object with details.
+    /// lets it through: the one set with `logging/setLevel` (`info` until then), or under
+    /// protocol 2026-07-28 the one the request names in its `_meta` (none: no messages).
+    /// Returns whether it was sent. `data` is any JSON: a string, or an object with details.
     pub fn log(&self, level: LogLevel, data: impl Serialize) -> bool {
         let Some(peer) = &self.inner.peer else {
             return false;
         };
-        if level < LogLevel::from_u8(peer.log_level.load(Ordering::Relaxed)) {
+        if (level as u8) < peer.log_level.load(Ordering::Relaxed) {
             return false;
         }
         let data = serde_json::to_value(data).unwrap_or_else(|err| json!(err.to_string()));

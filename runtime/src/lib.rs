@@ -72,7 +72,7 @@ pub use registry::{Conflict, Registry, RegistryError, Tool};
 pub use schema::{
     NameCollision, Profile, ProfileError, ProfileReport, Rendering, UnknownProfile, render,
 };
-pub use server::{Error, Server, ServerArgs};
+pub use server::{Error, HttpServer, Server, ServerArgs};
 pub use tool::{
     Annotations, Handler, Location, Output, ToolArgument, ToolError, ToolOutput, ToolRegistration,
 };

@@ -4,8 +4,12 @@ use std::fmt;
 
 use serde_json::{Map, Value, json};
 
+#[cfg(debug_assertions)]
+use crate::ToolResult;
 use crate::manifest::Manifest;
 use crate::names::{CanonicalName, MAX_WIRE_NAME_LEN, NameError, is_wire_name};
+#[cfg(debug_assertions)]
+use crate::schema::OutputCheck;
 use crate::schema::{self, ArgumentCheck};
 use crate::tool::{Annotations, Handler, Location, ToolRegistration};
 
@@ -26,6 +30,9 @@ pub struct Tool {
     input_schema: Value,
     output_schema: Option<Value>,
     check: ArgumentCheck,
+    /// Checks results against the output schema; debug builds only.
+    #[cfg(debug_assertions)]
+    output_check: Option<OutputCheck>,
     descriptor: Value,
 }
 
@@ -320,6 +327,18 @@ impl Tool {
                 });
             }
         }
+        #[cfg(debug_assertions)]
+        let output_check = match output_schema.as_ref().map(OutputCheck::new).transpose() {
+            Ok(check) => check,
+            Err(error) => {
+                conflicts.push(Conflict::InvalidSchema {
+                    tool: tool.clone(),
+                    error,
+                    location,
+                });
+                None
+            }
+        };
         let check = match ArgumentCheck::new(&input_schema) {
             Ok(check) => check,
             Err(error) => {
@@ -343,6 +362,8 @@ impl Tool {
             input_schema,
             output_schema,
             check,
+            #[cfg(debug_assertions)]
+            output_check,
             descriptor,
         })
     }
@@ -425,6 +446,22 @@ impl Tool {
     /// Checks arguments against the input schema; the error lists every problem, a line each.
     pub(crate) fn check_arguments(&self, arguments: &Value) -> Result<(), String> {
         self.check.check(arguments)
+    }
+
+    /// Checks a successful result against the output schema (debug builds only): `Ok` for a
+    /// tool without one and for tool errors; otherwise every problem, a line each.
+    #[cfg(debug_assertions)]
+    pub(crate) fn check_output(&self, result: &ToolResult) -> Result<(), String> {
+        let Some(check) = &self.output_check else {
+            return Ok(());
+        };
+        if result.is_error() {
+            return Ok(());
+        }
+        match result.structured_content() {
+            Some(value) => check.check(value),
+            None => Err("the result has no `structuredContent`".to_owned()),
+        }
     }
 
     /// Why the tool is served as text only, if it is: a note for the manifest's author.

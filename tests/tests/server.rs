@@ -309,19 +309,16 @@ async fn initialize_echoes_a_known_version_and_offers_the_newest_otherwise() {
 #[tokio::test]
 async fn before_initialize_requests_are_answered_with_errors_and_ping_works() {
     let mut client = Client::start();
+    // Without the 2026-07-28 `_meta` envelope, the first request opens the handshake era, where
+    // `server/discover` does not exist (tests/eras.rs has the stateless era).
     assert_eq!(
-        client
-            .request(
-                1,
-                "server/discover",
-                json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}})
-            )
-            .await,
+        client.request(1, "server/discover", json!({})).await,
         error(
             json!(1),
             -32601,
-            "method `server/discover` is not supported: this server speaks the `initialize` \
-             handshake (protocol 2024-11-05 to 2025-11-25)"
+            "method `server/discover` is not available on this connection: it speaks the \
+             `initialize` handshake, having opened without the 2026-07-28 `_meta` envelope \
+             (`io.modelcontextprotocol/protocolVersion`)"
         )
     );
     let not_initialized = "the session is not initialized: send `initialize` first";

@@ -1,8 +1,9 @@
-//! Serves the notes tools over MCP on stdio.
+//! Serves the notes tools over MCP on stdio, or over HTTP with `--http`.
 //!
 //! ```text
 //! cargo run -p notes-server                           # notes in memory
 //! cargo run -p notes-server -- --data notes.json      # notes kept in a file
+//! cargo run -p notes-server -- --http 127.0.0.1:8080  # over HTTP, at http://127.0.0.1:8080/mcp
 //! cargo run -p notes-server -- --print-manifest       # the tools as clients see them
 //! cargo run -p notes-server -- --diff old.json        # what changed since, and whether it breaks
 //! ```
@@ -51,6 +52,10 @@ fn connection_help(args: &Args) -> String {
         Some(path) => format!("notes are kept in {}", path.display()),
         None => "notes live in memory (use --data FILE to keep them)".to_owned(),
     };
+    if let Some(addr) = &args.server.http {
+        let token = args.server.token.as_deref().is_some_and(|t| !t.is_empty());
+        return http_help(addr, &storage, token);
+    }
     let mut command_args = String::new();
     if let Some(path) = &args.data {
         let path = std::path::absolute(path).unwrap_or_else(|_| path.clone());
@@ -63,5 +68,34 @@ fn connection_help(args: &Args) -> String {
          - Claude Desktop, Cursor, VS Code (mcpServers): {{\"notes\": {{\"command\": {exe:?}{command_args}}}}}\n  \
          - Claude Code: claude mcp add notes -- {exe}\n\
          To see the tools without a client: notes-server --print-manifest [--profile openai|anthropic|gemini]"
+    )
+}
+
+/// The start message when serving over HTTP: the URL, and how to point a client at it.
+fn http_help(addr: &str, storage: &str, token: bool) -> String {
+    // A server on every interface is reached from this machine through the loopback address.
+    let local = match addr.rsplit_once(':') {
+        Some(("0.0.0.0", port)) => format!("127.0.0.1:{port}"),
+        Some(("[::]", port)) => format!("[::1]:{port}"),
+        _ => addr.to_owned(),
+    };
+    let url = format!("http://{local}/mcp");
+    let port_note = if local.ends_with(":0") {
+        " (port 0: the port the system picks is logged below)"
+    } else {
+        ""
+    };
+    let header = if token {
+        r#" --header "Authorization: Bearer $TOOLWRIGHT_TOKEN""#
+    } else {
+        ""
+    };
+    format!(
+        "notes-server: MCP over HTTP at {url}{port_note}; {storage}.\n\
+         To connect a client:\n  \
+         - MCP Inspector: npx @modelcontextprotocol/inspector, then Streamable HTTP and the URL\n  \
+         - Cursor, VS Code (mcpServers): {{\"notes\": {{\"type\": \"http\", \"url\": {url:?}}}}}\n  \
+         - Claude Code: claude mcp add --transport http notes {url}{header}\n\
+         Stop it with Ctrl-C."
     )
 }

@@ -203,6 +203,51 @@ impl ArgumentCheck {
     }
 }
 
+/// Checks a tool's structured results against its output schema, with messages that say where
+/// the result went wrong. Built in debug builds only: it catches a tool that breaks its own
+/// contract during development, before a client trips on it.
+#[cfg(debug_assertions)]
+pub(crate) struct OutputCheck {
+    validator: jsonschema::Validator,
+}
+
+#[cfg(debug_assertions)]
+impl OutputCheck {
+    pub(crate) fn new(schema: &Value) -> Result<OutputCheck, String> {
+        let validator = jsonschema::draft202012::new(schema).map_err(|e| e.to_string())?;
+        Ok(OutputCheck { validator })
+    }
+
+    /// `Ok` when the value matches the schema; otherwise every problem, one per line.
+    pub(crate) fn check(&self, value: &Value) -> Result<(), String> {
+        use jsonschema::error::ValidationErrorKind as Kind;
+        let problems: Vec<String> = self
+            .validator
+            .iter_errors(value)
+            .map(|error| {
+                let path = argument_path(error.instance_path().as_str());
+                match (error.kind(), path) {
+                    (Kind::Required { property }, None) => format!(
+                        "missing required field `{}`",
+                        property.as_str().unwrap_or("?")
+                    ),
+                    (Kind::Required { property }, Some(path)) => format!(
+                        "field `{path}`: missing required field `{}`",
+                        property.as_str().unwrap_or("?")
+                    ),
+                    (_, Some(path)) => format!("field `{path}`: {error}"),
+                    (_, None) => error.to_string(),
+                }
+            })
+            .collect();
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(problems.join("\n"))
+        }
+    }
+}
+
 /// `/tags/0/name` as `tags[0].name`; `None` for the root.
 fn argument_path(pointer: &str) -> Option<String> {
     let mut tokens = pointer.split('/').skip(1).map(unescape_pointer);
@@ -242,6 +287,37 @@ mod tests {
     fn a_ref_to_a_missing_definition_is_dangling() {
         let schema = json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/Gone"}, "$ref": {"type": "string"}}});
         assert_eq!(dangling_refs(&schema), vec!["#/$defs/Gone".to_owned()]);
+    }
+
+    #[test]
+    fn output_errors_name_the_field() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "total": {"type": "integer"},
+                "items": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}}
+            },
+            "required": ["total"]
+        });
+        let check = OutputCheck::new(&schema).unwrap();
+        assert_eq!(
+            check.check(&json!({"total": 1, "items": [{"name": "a"}]})),
+            Ok(())
+        );
+        assert_eq!(
+            check.check(&json!({})).unwrap_err(),
+            "missing required field `total`"
+        );
+        assert_eq!(
+            check
+                .check(&json!({"total": "one", "items": [{}]}))
+                .unwrap_err(),
+            "field `items[0]`: missing required field `name`\nfield `total`: \"one\" is not of type \"integer\""
+        );
+        assert_eq!(
+            check.check(&json!([1])).unwrap_err(),
+            "[1] is not of type \"object\""
+        );
     }
 
     #[test]

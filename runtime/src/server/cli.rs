@@ -48,6 +48,38 @@ pub struct ServerArgs {
     /// changes, and exit with 1 when any of them breaks callers, 0 otherwise.
     #[arg(long, value_name = "OLD.json", conflicts_with = "print_manifest")]
     pub diff: Option<PathBuf>,
+
+    /// Serve MCP over Streamable HTTP at http://ADDR/mcp instead of stdio. ADDR is HOST:PORT,
+    /// used as given (127.0.0.1:8080 is reachable from this machine only, 0.0.0.0:8080 from
+    /// others too), or a PORT on 127.0.0.1; without a value, 127.0.0.1:8080.
+    #[arg(
+        long,
+        value_name = "ADDR",
+        num_args = 0..=1,
+        default_missing_value = "127.0.0.1:8080",
+        value_parser = http_addr,
+        conflicts_with_all = ["print_manifest", "diff"],
+    )]
+    pub http: Option<String>,
+
+    /// With --http, require `Authorization: Bearer TOKEN` on every request.
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "TOOLWRIGHT_TOKEN",
+        hide_env_values = true
+    )]
+    pub token: Option<String>,
+
+    /// With --http, let web pages from this origin (`https://app.example.com`) call the server;
+    /// pages of localhost always may. Repeatable.
+    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    pub allow_origin: Vec<String>,
+
+    /// With --http, answer requests addressed to this host name too (the Host header), besides
+    /// localhost, 127.0.0.1, `[::1]` and the address listened on. Repeatable.
+    #[arg(long, value_name = "HOST", requires = "http")]
+    pub allow_host: Vec<String>,
 }
 
 impl ServerArgs {
@@ -58,7 +90,7 @@ impl ServerArgs {
 }
 
 #[derive(clap::Parser)]
-#[command(about = "An MCP server: serves its tools on stdio.")]
+#[command(about = "An MCP server: serves its tools on stdio, or over HTTP with --http.")]
 struct Cli {
     #[command(flatten)]
     server: ServerArgs,
@@ -66,16 +98,34 @@ struct Cli {
 
 impl Server {
     /// Reads [`ServerArgs`] from the process's arguments, then prints the manifest, diffs it, or
-    /// serves on stdio (see [`run_stdio`](Server::run_stdio)).
+    /// serves on stdio (see [`run_stdio`](Server::run_stdio)) or over HTTP (`--http`, see
+    /// [`run_http`](Server::run_http)).
     pub fn run(self) -> ExitCode {
         let cli = <Cli as clap::Parser>::parse();
         self.run_with(&cli.server)
     }
 
-    /// Prints the manifest, diffs it, or serves on stdio, as `args` say.
+    /// Prints the manifest, diffs it, or serves on stdio or over HTTP, as `args` say.
     pub fn run_with(mut self, args: &ServerArgs) -> ExitCode {
         if args.serves() {
-            return self.run_stdio();
+            let Some(addr) = &args.http else {
+                return self.run_stdio();
+            };
+            // An empty token (`TOOLWRIGHT_TOKEN=`) is taken for none, as an unset variable is.
+            if let Some(token) = args.token.as_deref().filter(|t| !t.is_empty()) {
+                if !token.bytes().all(|b| b.is_ascii_graphic()) {
+                    eprintln!("error: the token must be visible ASCII, without spaces");
+                    return ExitCode::from(2);
+                }
+                self = self.bearer_token(token);
+            }
+            for origin in &args.allow_origin {
+                self = self.allow_origin(origin);
+            }
+            for host in &args.allow_host {
+                self = self.allow_host(host);
+            }
+            return self.run_http(addr);
         }
         init_logging();
         let registry = match self.take_registry() {
@@ -93,6 +143,26 @@ impl Server {
             Some(old) => print_diff(old, manifest),
             None => print_manifest(manifest, args.profile.unwrap_or(Profile::Mcp)),
         }
+    }
+}
+
+/// `--http`'s address: `HOST:PORT` as given, or a bare `PORT` (or `:PORT`) on 127.0.0.1.
+fn http_addr(value: &str) -> Result<String, String> {
+    let value = value.trim();
+    let port = value.strip_prefix(':').unwrap_or(value);
+    if !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) {
+        return match port.parse::<u16>() {
+            Ok(port) => Ok(format!("127.0.0.1:{port}")),
+            Err(_) => Err(format!("port {port} is out of range (0 to 65535)")),
+        };
+    }
+    match value.rsplit_once(':') {
+        Some((host, port)) if !host.is_empty() && port.parse::<u16>().is_ok() => {
+            Ok(value.to_owned())
+        }
+        _ => Err(format!(
+            "expected HOST:PORT (127.0.0.1:8080, [::1]:8080, 0.0.0.0:8080) or a PORT, not `{value}`"
+        )),
     }
 }
 
@@ -152,5 +222,22 @@ fn print_diff(old_path: &PathBuf, new: &Value) -> ExitCode {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn http_addresses_are_host_and_port_or_a_port_on_loopback() {
+        assert_eq!(http_addr("8080").unwrap(), "127.0.0.1:8080");
+        assert_eq!(http_addr(":0").unwrap(), "127.0.0.1:0");
+        assert_eq!(http_addr("0.0.0.0:80").unwrap(), "0.0.0.0:80");
+        assert_eq!(http_addr("[::1]:8080").unwrap(), "[::1]:8080");
+        assert_eq!(http_addr("localhost:8080").unwrap(), "localhost:8080");
+        for bad in ["", "localhost", "70000", ":x", "host:", ":", "host:99999"] {
+            assert!(http_addr(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -1,16 +1,33 @@
 //! Pure dispatch: one message in, what to answer out. Knows nothing of pipes or sockets.
+//!
+//! A connection speaks one of two protocol eras, and its first request decides which, once:
+//!
+//! - the **handshake** era (2024-11-05 to 2025-11-25): `initialize` first, then the requests;
+//! - the **stateless** era (2026-07-28): no handshake; every request carries the protocol
+//!   version and the client's capabilities in `params._meta`, and every result says
+//!   `resultType` and names the server. A first request carrying that envelope (any method but
+//!   `initialize`, which the era lacks) opens it; anything else opens the handshake era.
+//!
+//! This is how the official Python SDK's dual-era server decides too, and what a client in
+//! "auto" mode expects: it probes with `server/discover` and falls back to `initialize`, on a
+//! new connection, only when the probe fails.
 
 use std::any::Any;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
+use base64::Engine as _;
 use serde_json::{Value, json};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
-use super::jsonrpc::{self, INVALID_PARAMS, INVALID_REQUEST, Incoming, METHOD_NOT_FOUND};
+use super::jsonrpc::{
+    self, INVALID_PARAMS, INVALID_REQUEST, Incoming, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION,
+};
 use crate::context::{Context, Peer};
+use crate::manifest::Manifest;
 use crate::registry::{Registry, Tool};
 use crate::tool::{BoxFuture, Handler, Output, Produced};
 use crate::{LogLevel, ToolResult};
@@ -19,12 +36,31 @@ use crate::{LogLevel, ToolResult};
 pub(crate) const PROTOCOL_VERSIONS: [&str; 4] =
     ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
+/// Protocol versions of the stateless era, newest first: each request names one in its `_meta`.
+pub(crate) const STATELESS_VERSIONS: [&str; 1] = ["2026-07-28"];
+
+/// The `_meta` keys of the stateless era.
+const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+const CLIENT_CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
+const CLIENT_INFO_KEY: &str = "io.modelcontextprotocol/clientInfo";
+const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
+const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
+
+const LEVELS: &str =
+    "`debug`, `info`, `notice`, `warning`, `error`, `critical`, `alert`, `emergency`";
+
 /// What a server knows that does not change while it runs.
 pub(crate) struct Dispatcher {
     pub(crate) registry: Registry,
     pub(crate) name: String,
     pub(crate) version: String,
     pub(crate) instructions: Option<String>,
+    /// The `tools/list` results, serialised at start.
+    listing: Listing,
+    /// The `server/discover` result, serialised at start.
+    discover: Vec<u8>,
+    /// The `_meta` of every stateless-era result: who answers.
+    result_meta: Value,
 }
 
 /// Where the messages a call sends while it runs (progress, log messages) go: the connection's
@@ -33,16 +69,29 @@ pub(crate) type Sink = UnboundedSender<Vec<u8>>;
 
 /// One client connection's state.
 pub(crate) struct Session {
-    phase: Mutex<Phase>,
+    /// `None` until the first request decides it.
+    era: Mutex<Option<Era>>,
+    /// The handshake era's log level, which `logging/setLevel` sets.
     log_level: Arc<AtomicU8>,
     /// Calls under way, by request id, so that `notifications/cancelled` can reach them.
     in_flight: Mutex<HashMap<String, CancellationToken>>,
 }
 
+/// The protocol era a connection speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Phase {
-    New,
-    Initialized { version: &'static str },
+enum Era {
+    /// `initialize` first; `version` is `None` until then.
+    Handshake { version: Option<&'static str> },
+    /// Protocol 2026-07-28: every request carries its own envelope.
+    Stateless,
+}
+
+/// How results are shaped on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wire {
+    Handshake,
+    /// With `resultType` and the server's name in `_meta`.
+    Stateless,
 }
 
 /// What to do with one message.
@@ -57,17 +106,34 @@ pub(crate) enum Step {
 }
 
 impl Session {
-    /// A new session, before `initialize`.
+    /// A new session, before its first request.
     pub(crate) fn new() -> Session {
         Session {
-            phase: Mutex::new(Phase::New),
+            era: Mutex::new(None),
             log_level: Arc::new(AtomicU8::new(LogLevel::Info as u8)),
             in_flight: Mutex::new(HashMap::new()),
         }
     }
 
-    fn phase(&self) -> MutexGuard<'_, Phase> {
-        self.phase.lock().unwrap_or_else(|e| e.into_inner())
+    fn era_lock(&self) -> MutexGuard<'_, Option<Era>> {
+        self.era.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The connection's era, decided by its first request.
+    fn era(&self, method: &str, params: &Value) -> Era {
+        *self.era_lock().get_or_insert_with(|| {
+            if method != "initialize" && has_envelope(params) {
+                let client = params
+                    .pointer("/_meta")
+                    .and_then(|meta| meta.get(CLIENT_INFO_KEY))
+                    .and_then(|info| info.get("name"))
+                    .and_then(Value::as_str);
+                tracing::info!(client, method, "connection speaks protocol 2026-07-28");
+                Era::Stateless
+            } else {
+                Era::Handshake { version: None }
+            }
+        })
     }
 
     fn in_flight(&self) -> MutexGuard<'_, HashMap<String, CancellationToken>> {
@@ -75,7 +141,56 @@ impl Session {
     }
 }
 
+/// Whether a request carries the 2026-07-28 envelope. The version key alone decides, so that a
+/// half-built envelope is answered in that era, with an error naming what is missing.
+fn has_envelope(params: &Value) -> bool {
+    params
+        .get("_meta")
+        .and_then(Value::as_object)
+        .is_some_and(|meta| meta.contains_key(PROTOCOL_VERSION_KEY))
+}
+
 impl Dispatcher {
+    /// A dispatcher for these tools. `page_size` bounds the tools on one `tools/list` page
+    /// (`None`: all on one); `cache_ttl` is how long stateless-era clients may cache what
+    /// `server/discover` and `tools/list` return.
+    pub(crate) fn new(
+        registry: Registry,
+        name: String,
+        version: String,
+        instructions: Option<String>,
+        page_size: Option<usize>,
+        cache_ttl: Duration,
+    ) -> Dispatcher {
+        let result_meta = json!({ SERVER_INFO_KEY: { "name": name, "version": version } });
+        let ttl_ms = u64::try_from(cache_ttl.as_millis()).unwrap_or(u64::MAX);
+        // The tool list and the server's description are the same for every client.
+        let cacheable = json!({
+            "ttlMs": ttl_ms,
+            "cacheScope": "public",
+            "resultType": "complete",
+            "_meta": result_meta,
+        });
+        let mut discover = json!({
+            "supportedVersions": STATELESS_VERSIONS,
+            "capabilities": capabilities(),
+        });
+        merge(&mut discover, &cacheable);
+        if let Some(instructions) = &instructions {
+            discover["instructions"] = json!(instructions);
+        }
+        let listing = Listing::new(registry.manifest(), page_size, &cacheable);
+        Dispatcher {
+            registry,
+            name,
+            version,
+            instructions,
+            listing,
+            discover: serde_json::to_vec(&discover).expect("a JSON value serialises"),
+            result_meta,
+        }
+    }
+
     /// Handles one message from the client; what a call sends while it runs goes to `sink`.
     pub(crate) fn handle(
         self: &Arc<Self>,
@@ -90,9 +205,12 @@ impl Dispatcher {
                 self.notification(session, &method, &params);
                 Step::Nothing
             }
-            Ok(Incoming::Request { id, method, params }) => {
-                self.request(session, id, &method, params, sink)
-            }
+            Ok(Incoming::Request { id, method, params }) => match session.era(&method, &params) {
+                Era::Handshake { version } => {
+                    self.handshake_request(session, id, &method, params, sink, version)
+                }
+                Era::Stateless => self.stateless_request(session, id, &method, params, sink),
+            },
         }
     }
 
@@ -113,7 +231,62 @@ impl Dispatcher {
         }
     }
 
-    fn request(
+    /// A request on a connection that opened with the `initialize` handshake (or without the
+    /// 2026-07-28 envelope).
+    fn handshake_request(
+        self: &Arc<Self>,
+        session: &Arc<Session>,
+        id: Value,
+        method: &str,
+        params: Value,
+        sink: &Sink,
+        initialized: Option<&'static str>,
+    ) -> Step {
+        if method != "initialize" && has_envelope(&params) {
+            return Step::Reply(jsonrpc::error(
+                &id,
+                INVALID_REQUEST,
+                "this connection speaks the `initialize` handshake (protocol 2024-11-05 to \
+                 2025-11-25), so a request carrying the 2026-07-28 `_meta` envelope is refused \
+                 on it: for protocol 2026-07-28, open a new connection whose first request is \
+                 `server/discover`",
+            ));
+        }
+        let reply = match (method, initialized) {
+            ("ping", _) => jsonrpc::result(&id, &json!({})),
+            ("initialize", None) => self.initialize(session, &id, &params),
+            ("initialize", Some(_)) => {
+                jsonrpc::error(&id, INVALID_REQUEST, "the session is already initialized")
+            }
+            ("tools/list" | "tools/call" | "logging/setLevel", None) => jsonrpc::error(
+                &id,
+                INVALID_REQUEST,
+                "the session is not initialized: send `initialize` first",
+            ),
+            ("tools/list", Some(_)) => self.list_tools(&id, &params, Wire::Handshake),
+            ("tools/call", Some(_)) => {
+                let log_level = Arc::clone(&session.log_level);
+                return self.call_tool(session, id, params, sink, Wire::Handshake, log_level);
+            }
+            ("logging/setLevel", Some(_)) => set_level(session, &id, &params),
+            ("server/discover", _) => jsonrpc::error(
+                &id,
+                METHOD_NOT_FOUND,
+                "method `server/discover` is not available on this connection: it speaks the \
+                 `initialize` handshake, having opened without the 2026-07-28 `_meta` \
+                 envelope (`io.modelcontextprotocol/protocolVersion`)",
+            ),
+            (other, _) => jsonrpc::error(
+                &id,
+                METHOD_NOT_FOUND,
+                &format!("method `{other}` is not supported"),
+            ),
+        };
+        Step::Reply(reply)
+    }
+
+    /// A request on a connection that opened with the 2026-07-28 envelope.
+    fn stateless_request(
         self: &Arc<Self>,
         session: &Arc<Session>,
         id: Value,
@@ -121,30 +294,45 @@ impl Dispatcher {
         params: Value,
         sink: &Sink,
     ) -> Step {
-        let phase = *session.phase();
-        let reply = match (method, phase) {
-            ("ping", _) => jsonrpc::result(&id, &json!({})),
-            ("initialize", Phase::New) => self.initialize(session, &id, &params),
-            ("initialize", Phase::Initialized { .. }) => {
-                jsonrpc::error(&id, INVALID_REQUEST, "the session is already initialized")
+        if method == "initialize" {
+            let mut data = json!({ "supported": STATELESS_VERSIONS });
+            if let Some(requested) = params.get("protocolVersion").and_then(Value::as_str) {
+                data["requested"] = json!(requested);
             }
-            ("tools/list" | "tools/call" | "logging/setLevel", Phase::New) => jsonrpc::error(
+            return Step::Reply(jsonrpc::error_with_data(
                 &id,
-                INVALID_REQUEST,
-                "the session is not initialized: send `initialize` first",
-            ),
-            ("tools/list", Phase::Initialized { .. }) => self.list_tools(&id, &params),
-            ("tools/call", Phase::Initialized { .. }) => {
-                return self.call_tool(session, id, params, sink);
+                UNSUPPORTED_PROTOCOL_VERSION,
+                "this connection speaks protocol 2026-07-28, which has no `initialize` \
+                 handshake: it opened with a request carrying the 2026-07-28 `_meta` envelope; \
+                 for the handshake, open a new connection whose first request is `initialize`",
+                &data,
+            ));
+        }
+        let envelope = match Envelope::read(&id, &params) {
+            Ok(envelope) => envelope,
+            Err(reply) => return Step::Reply(reply),
+        };
+        let reply = match method {
+            "server/discover" => jsonrpc::result_bytes(&id, &self.discover),
+            "tools/list" => self.list_tools(&id, &params, Wire::Stateless),
+            "tools/call" => {
+                // Log messages only when the request asks for them, at the level it names.
+                let threshold = envelope.log_level.map_or(LogLevel::OFF, |l| l as u8);
+                let log_level = Arc::new(AtomicU8::new(threshold));
+                return self.call_tool(session, id, params, sink, Wire::Stateless, log_level);
             }
-            ("logging/setLevel", Phase::Initialized { .. }) => set_level(session, &id, &params),
-            ("server/discover", _) => jsonrpc::error(
+            "ping" => jsonrpc::error(
                 &id,
                 METHOD_NOT_FOUND,
-                "method `server/discover` is not supported: this server speaks the `initialize` \
-                 handshake (protocol 2024-11-05 to 2025-11-25)",
+                "method `ping` was removed in protocol 2026-07-28",
             ),
-            (other, _) => jsonrpc::error(
+            "logging/setLevel" => jsonrpc::error(
+                &id,
+                METHOD_NOT_FOUND,
+                "method `logging/setLevel` was removed in protocol 2026-07-28: a request asks \
+                 for log messages with `io.modelcontextprotocol/logLevel` in its `_meta`",
+            ),
+            other => jsonrpc::error(
                 &id,
                 METHOD_NOT_FOUND,
                 &format!("method `{other}` is not supported"),
@@ -166,12 +354,14 @@ impl Dispatcher {
             .into_iter()
             .find(|v| *v == requested)
             .unwrap_or(PROTOCOL_VERSIONS[0]);
-        *session.phase() = Phase::Initialized { version };
+        *session.era_lock() = Some(Era::Handshake {
+            version: Some(version),
+        });
         let client = params.pointer("/clientInfo/name").and_then(Value::as_str);
         tracing::info!(client, requested, version, "session initialized");
         let mut result = json!({
             "protocolVersion": version,
-            "capabilities": { "tools": { "listChanged": false }, "logging": {} },
+            "capabilities": capabilities(),
             "serverInfo": { "name": self.name, "version": self.version },
         });
         if let Some(instructions) = &self.instructions {
@@ -180,16 +370,53 @@ impl Dispatcher {
         jsonrpc::result(id, &result)
     }
 
-    fn list_tools(&self, id: &Value, params: &Value) -> Vec<u8> {
-        // Every tool fits on one page, so no cursor was ever handed out.
-        if let Some(cursor) = params.get("cursor").filter(|c| !c.is_null()) {
-            return jsonrpc::error(
-                id,
-                INVALID_PARAMS,
-                &format!("invalid cursor {cursor}: this server lists every tool on one page"),
+    fn list_tools(&self, id: &Value, params: &Value, wire: Wire) -> Vec<u8> {
+        let page = match params.get("cursor").filter(|c| !c.is_null()) {
+            None => 0,
+            Some(cursor) => match self.listing.page_for(cursor) {
+                Some(page) => page,
+                None if self.listing.pages.len() == 1 => {
+                    return jsonrpc::error(
+                        id,
+                        INVALID_PARAMS,
+                        &format!(
+                            "invalid cursor {cursor}: this server lists every tool on one page"
+                        ),
+                    );
+                }
+                None => {
+                    return jsonrpc::error(
+                        id,
+                        INVALID_PARAMS,
+                        &format!(
+                            "invalid cursor {cursor}: it is not one this server handed out; \
+                             list from the first page, without a cursor"
+                        ),
+                    );
+                }
+            },
+        };
+        let page = &self.listing.pages[page];
+        let bytes = match wire {
+            Wire::Handshake => page
+                .handshake
+                .as_deref()
+                .unwrap_or_else(|| self.registry.manifest().as_bytes()),
+            Wire::Stateless => &page.stateless,
+        };
+        jsonrpc::result_bytes(id, bytes)
+    }
+
+    /// A result as the connection's era has it: in the stateless era, with `resultType` and the
+    /// server's name.
+    fn shape(&self, mut result: Value, wire: Wire) -> Value {
+        if wire == Wire::Stateless {
+            merge(
+                &mut result,
+                &json!({ "resultType": "complete", "_meta": self.result_meta }),
             );
         }
-        jsonrpc::result_bytes(id, self.registry.manifest().as_bytes())
+        result
     }
 
     fn call_tool(
@@ -198,6 +425,8 @@ impl Dispatcher {
         id: Value,
         params: Value,
         sink: &Sink,
+        wire: Wire,
+        log_level: Arc<AtomicU8>,
     ) -> Step {
         let Some(name) = params.get("name").and_then(Value::as_str) else {
             return Step::Reply(jsonrpc::error(
@@ -225,16 +454,9 @@ impl Dispatcher {
             }
         };
         if let Err(problems) = tool.check_arguments(&arguments) {
-            let text = if problems.contains('\n') {
-                format!(
-                    "invalid arguments for tool `{name}`:\n- {}",
-                    problems.replace('\n', "\n- ")
-                )
-            } else {
-                format!("invalid arguments for tool `{name}`: {problems}")
-            };
+            let text = problem_text(&format!("invalid arguments for tool `{name}`"), &problems);
             let result = serde_json::to_value(ToolResult::error(text)).expect("serialises");
-            return Step::Reply(jsonrpc::result(&id, &result));
+            return Step::Reply(jsonrpc::result(&id, &self.shape(result, wire)));
         }
 
         let key = id.to_string();
@@ -252,7 +474,7 @@ impl Dispatcher {
         }
         let peer = Peer {
             outgoing: sink.clone(),
-            log_level: Arc::clone(&session.log_level),
+            log_level,
         };
         let progress_token = params.pointer("/_meta/progressToken").cloned();
         let ctx = Context::new(
@@ -274,9 +496,160 @@ impl Dispatcher {
                 () = cancellation.cancelled() => None,
             };
             session.in_flight().remove(&key);
-            outcome.map(|result| jsonrpc::result(&id, &result))
+            outcome.map(|result| jsonrpc::result(&id, &dispatcher.shape(result, wire)))
         }))
     }
+}
+
+/// What the server offers, in both eras.
+fn capabilities() -> Value {
+    json!({ "tools": { "listChanged": false }, "logging": {} })
+}
+
+/// Adds `extra`'s members to the object `into`.
+fn merge(into: &mut Value, extra: &Value) {
+    if let (Value::Object(into), Value::Object(extra)) = (into, extra) {
+        into.extend(extra.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+}
+
+/// One line for one problem, a list for several.
+fn problem_text(head: &str, problems: &str) -> String {
+    if problems.contains('\n') {
+        format!("{head}:\n- {}", problems.replace('\n', "\n- "))
+    } else {
+        format!("{head}: {problems}")
+    }
+}
+
+/// What a stateless-era request says about itself in `params._meta`.
+struct Envelope {
+    /// The least severe log message the request wants; `None`: none at all.
+    log_level: Option<LogLevel>,
+}
+
+impl Envelope {
+    /// Reads the envelope, or the error to answer: a missing or malformed member is -32602, a
+    /// version this server does not speak -32022 with the versions it does.
+    fn read(id: &Value, params: &Value) -> Result<Envelope, Vec<u8>> {
+        let invalid = |message: &str| jsonrpc::error(id, INVALID_PARAMS, message);
+        let Some(meta) = params.get("_meta").and_then(Value::as_object) else {
+            return Err(invalid(
+                "`params._meta` must be an object with `io.modelcontextprotocol/protocolVersion` \
+                 and `io.modelcontextprotocol/clientCapabilities`: protocol 2026-07-28 requires \
+                 them on every request",
+            ));
+        };
+        let missing: Vec<String> = [PROTOCOL_VERSION_KEY, CLIENT_CAPABILITIES_KEY]
+            .into_iter()
+            .filter(|key| !meta.contains_key(*key))
+            .map(|key| format!("`{key}`"))
+            .collect();
+        if !missing.is_empty() {
+            return Err(invalid(&format!(
+                "`params._meta` lacks {}: protocol 2026-07-28 requires {} on every request",
+                missing.join(" and "),
+                if missing.len() == 1 { "it" } else { "them" },
+            )));
+        }
+        let Some(requested) = meta[PROTOCOL_VERSION_KEY].as_str() else {
+            return Err(invalid(
+                "`io.modelcontextprotocol/protocolVersion` in `params._meta` must be a string",
+            ));
+        };
+        if !STATELESS_VERSIONS.contains(&requested) {
+            return Err(jsonrpc::error_with_data(
+                id,
+                UNSUPPORTED_PROTOCOL_VERSION,
+                &format!(
+                    "unsupported protocol version `{requested}`: this connection speaks {}",
+                    STATELESS_VERSIONS.join(", ")
+                ),
+                &json!({ "supported": STATELESS_VERSIONS, "requested": requested }),
+            ));
+        }
+        if !meta[CLIENT_CAPABILITIES_KEY].is_object() {
+            return Err(invalid(
+                "`io.modelcontextprotocol/clientCapabilities` in `params._meta` must be an object",
+            ));
+        }
+        let log_level = match meta.get(LOG_LEVEL_KEY) {
+            None | Some(Value::Null) => None,
+            Some(level) => match level.as_str().and_then(LogLevel::from_name) {
+                Some(level) => Some(level),
+                None => {
+                    return Err(invalid(&format!(
+                        "`io.modelcontextprotocol/logLevel` in `params._meta` must be one of \
+                         {LEVELS}"
+                    )));
+                }
+            },
+        };
+        Ok(Envelope { log_level })
+    }
+}
+
+/// The `tools/list` results, serialised once: a page at a time, in both eras.
+struct Listing {
+    pages: Vec<Page>,
+    /// `cursors[i]` asks for page `i + 1`.
+    cursors: Vec<String>,
+}
+
+struct Page {
+    /// The handshake era's result; `None` for a single page, whose result is the manifest's
+    /// own bytes.
+    handshake: Option<Vec<u8>>,
+    /// The stateless era's result, with `ttlMs`, `cacheScope`, `resultType` and `_meta`.
+    stateless: Vec<u8>,
+}
+
+impl Listing {
+    fn new(manifest: &Manifest, page_size: Option<usize>, cacheable: &Value) -> Listing {
+        let tools = manifest.as_json()["tools"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let chunks: Vec<&[Value]> = match page_size {
+            Some(size) if tools.len() > size => tools.chunks(size.max(1)).collect(),
+            _ => vec![tools],
+        };
+        let cursors: Vec<String> = (1..chunks.len())
+            .map(|page| cursor(manifest, page))
+            .collect();
+        let paged = chunks.len() > 1;
+        let pages = chunks
+            .iter()
+            .enumerate()
+            .map(|(i, chunk)| {
+                let mut result = json!({ "tools": chunk });
+                if let Some(next) = cursors.get(i) {
+                    result["nextCursor"] = json!(next);
+                }
+                let handshake =
+                    paged.then(|| serde_json::to_vec(&result).expect("a JSON value serialises"));
+                merge(&mut result, cacheable);
+                Page {
+                    handshake,
+                    stateless: serde_json::to_vec(&result).expect("a JSON value serialises"),
+                }
+            })
+            .collect();
+        Listing { pages, cursors }
+    }
+
+    /// The page a cursor asks for, if this server handed it out.
+    fn page_for(&self, cursor: &Value) -> Option<usize> {
+        let cursor = cursor.as_str()?;
+        self.cursors.iter().position(|c| c == cursor).map(|i| i + 1)
+    }
+}
+
+/// The cursor for a page: opaque to clients, and tied to this tool list by the manifest's hash,
+/// so a cursor from another build of the server is refused rather than misread.
+fn cursor(manifest: &Manifest, page: usize) -> String {
+    let hash = &manifest.sha256()[..16];
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{hash}:{page}"))
 }
 
 fn set_level(session: &Session, id: &Value, params: &Value) -> Vec<u8> {
@@ -292,8 +665,7 @@ fn set_level(session: &Session, id: &Value, params: &Value) -> Vec<u8> {
         None => jsonrpc::error(
             id,
             INVALID_PARAMS,
-            "`level` must be one of `debug`, `info`, `notice`, `warning`, `error`, `critical`, \
-             `alert`, `emergency`",
+            &format!("`level` must be one of {LEVELS}"),
         ),
     }
 }
@@ -363,6 +735,25 @@ pub(crate) fn call_result(tool: &Tool, output: Output) -> Value {
         Produced::Result(result) => result,
         Produced::Empty => ToolResult::new(),
         Produced::Error(message) => ToolResult::error(message),
+    };
+    #[cfg(debug_assertions)]
+    let result = match tool.check_output(&result) {
+        Ok(()) => result,
+        Err(problems) => {
+            // Sending it would break the contract the tool lists; a tool error says why instead.
+            tracing::error!(
+                tool = tool.name(),
+                problems,
+                "a result does not match the tool's output schema; sent as a tool error                  (debug builds check this)"
+            );
+            ToolResult::error(problem_text(
+                &format!(
+                    "tool `{}` returned a result that does not match its output schema",
+                    tool.name()
+                ),
+                &problems,
+            ))
+        }
     };
     serde_json::to_value(result).expect("a tool result serialises")
 }

@@ -6,6 +6,8 @@ pub(crate) const PARSE_ERROR: i64 = -32700;
 pub(crate) const INVALID_REQUEST: i64 = -32600;
 pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
 pub(crate) const INVALID_PARAMS: i64 = -32602;
+/// Protocol 2026-07-28: the request names a protocol version the server does not speak.
+pub(crate) const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
 /// One message from the client.
 #[derive(Debug)]
@@ -106,6 +108,17 @@ pub(crate) fn error(id: &Value, code: i64, message: &str) -> Vec<u8> {
         "jsonrpc": "2.0",
         "id": id,
         "error": { "code": code, "message": message },
+    }))
+    .expect("a JSON value serialises")
+}
+
+/// An error response with `data`: what the client needs to recover, such as the versions a
+/// server speaks.
+pub(crate) fn error_with_data(id: &Value, code: i64, message: &str, data: &Value) -> Vec<u8> {
+    serde_json::to_vec(&json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": { "code": code, "message": message, "data": data },
     }))
     .expect("a JSON value serialises")
 }

@@ -2,6 +2,7 @@
 
 mod cli;
 mod dispatch;
+mod http;
 mod jsonrpc;
 mod stdio;
 
@@ -17,6 +18,7 @@ use dispatch::Dispatcher;
 
 pub use cli::ServerArgs;
 pub(crate) use dispatch::PROTOCOL_VERSIONS;
+pub use http::HttpServer;
 
 /// The default limit on one incoming message: 4 MiB.
 const DEFAULT_MAX_MESSAGE_SIZE: usize = 4 * 1024 * 1024;
@@ -26,6 +28,9 @@ const DEFAULT_MAX_CONCURRENT_CALLS: usize = 64;
 
 /// The default time calls under way get to finish once the client is gone.
 const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// How long, by default, clients of protocol 2026-07-28 may cache the tool list.
+const DEFAULT_CACHE_TTL: Duration = Duration::from_secs(5 * 60);
 
 /// What every transport of one server shares: how much it takes on, and how it stops.
 #[derive(Clone, Debug)]
@@ -57,6 +62,9 @@ pub struct Server {
     shutdown_grace: Duration,
     registry: Option<Registry>,
     namespaced: bool,
+    http: http::HttpConfig,
+    page_size: Option<usize>,
+    cache_ttl: Duration,
 }
 
 /// Why a server stopped or could not start.
@@ -83,6 +91,9 @@ impl Server {
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             registry: None,
             namespaced: false,
+            http: http::HttpConfig::default(),
+            page_size: None,
+            cache_ttl: DEFAULT_CACHE_TTL,
         }
     }
 
@@ -129,6 +140,24 @@ impl Server {
     #[must_use]
     pub fn namespaced(mut self) -> Server {
         self.namespaced = true;
+        self
+    }
+
+    /// Lists at most `tools` tools per `tools/list` page (at least 1), handing out an opaque
+    /// `nextCursor` for the next page. By default every tool is on one page: some clients read
+    /// only the first page, and a tool list is rarely long enough to need more.
+    #[must_use]
+    pub fn page_size(mut self, tools: usize) -> Server {
+        self.page_size = Some(tools.max(1));
+        self
+    }
+
+    /// How long clients of protocol 2026-07-28 may cache the tool list and what
+    /// `server/discover` says (`ttlMs`; default 5 minutes). Both are the same for every client
+    /// (`cacheScope: "public"`) and do not change while the server runs.
+    #[must_use]
+    pub fn cache_ttl(mut self, ttl: Duration) -> Server {
+        self.cache_ttl = ttl;
         self
     }
 
@@ -213,16 +242,19 @@ impl Server {
             server = %self.name,
             version = %self.version,
             tools = registry.len(),
-            "serving MCP (protocol {} down to {})",
+            "serving MCP (protocol {}, and {} down to {} with `initialize`)",
+            dispatch::STATELESS_VERSIONS[0],
             PROTOCOL_VERSIONS[0],
             PROTOCOL_VERSIONS[PROTOCOL_VERSIONS.len() - 1],
         );
-        Ok(Dispatcher {
+        Ok(Dispatcher::new(
             registry,
-            name: self.name,
-            version: self.version,
-            instructions: self.instructions,
-        })
+            self.name,
+            self.version,
+            self.instructions,
+            self.page_size,
+            self.cache_ttl,
+        ))
     }
 }
 

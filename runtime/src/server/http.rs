@@ -1,0 +1,343 @@
+//! The Streamable HTTP transport of the `initialize` handshake era (protocol 2025-11-25 and
+//! before): one endpoint, `/mcp`, one JSON-RPC message per POST, sessions named by the
+//! `Mcp-Session-Id` header.
+
+mod endpoint;
+mod guard;
+
+use std::fmt;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::http::{HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+use tokio::net::{TcpListener, ToSocketAddrs};
+use tokio_util::sync::CancellationToken;
+
+use super::jsonrpc::{self, INVALID_REQUEST};
+use super::{Error, Server, init_logging};
+use endpoint::Endpoint;
+
+/// The HTTP settings of a [`Server`]; they apply to the HTTP transport only.
+#[derive(Clone, Default)]
+pub(crate) struct HttpConfig {
+    pub(crate) token: Option<String>,
+    pub(crate) origins: Vec<String>,
+    pub(crate) hosts: Vec<String>,
+}
+
+impl fmt::Debug for HttpConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpConfig")
+            .field("token", &self.token.as_ref().map(|_| "<redacted>"))
+            .field("origins", &self.origins)
+            .field("hosts", &self.hosts)
+            .finish()
+    }
+}
+
+impl Server {
+    /// Requires `Authorization: Bearer <token>` on every HTTP request; a request without it, or
+    /// with another token, is answered `401 Unauthorized`. Set one whenever the server listens
+    /// on an address other machines can reach.
+    ///
+    /// # Panics
+    ///
+    /// If the token is empty or contains whitespace or control characters, which no client
+    /// could send in the header.
+    #[must_use]
+    #[track_caller]
+    pub fn bearer_token(mut self, token: impl Into<String>) -> Server {
+        let token = token.into();
+        assert!(
+            !token.is_empty() && token.bytes().all(|b| b.is_ascii_graphic()),
+            "a bearer token is visible ASCII without spaces, and not empty"
+        );
+        self.http.token = Some(token);
+        self
+    }
+
+    /// Lets web pages from this origin (`https://app.example.com`) call the HTTP endpoint. Pages
+    /// of this machine (`http://localhost:PORT`, `127.0.0.1`, `[::1]`) always may; a request from
+    /// any other page is answered `403 Forbidden`.
+    #[must_use]
+    pub fn allow_origin(mut self, origin: impl Into<String>) -> Server {
+        self.http.origins.push(origin.into());
+        self
+    }
+
+    /// Answers HTTP requests addressed to this host name too (their `Host` header), such as the
+    /// name other machines reach this one by. The server always answers to `localhost`,
+    /// `127.0.0.1`, `[::1]` and the address it listens on (any address, when it listens on all of
+    /// them); a request for any other host is answered `403 Forbidden`, which defeats DNS
+    /// rebinding.
+    #[must_use]
+    pub fn allow_host(mut self, host: impl Into<String>) -> Server {
+        self.http.hosts.push(host.into());
+        self
+    }
+
+    /// Listens on `addr` for the Streamable HTTP transport, without serving yet; the
+    /// [`HttpServer`] tells the address it got (bind port 0 to get a free one) and serves.
+    ///
+    /// The address is used as given: `127.0.0.1:8080` (the safe choice) is reachable from this
+    /// machine only, `0.0.0.0:8080` from any machine that can reach this one, which is logged as
+    /// a warning when no [bearer token](Server::bearer_token) is set.
+    pub async fn bind_http(self, addr: impl ToSocketAddrs) -> Result<HttpServer, Error> {
+        let listener = TcpListener::bind(addr).await?;
+        let local_addr = listener.local_addr()?;
+        if !local_addr.ip().is_loopback() && self.http.token.is_none() {
+            tracing::warn!(
+                address = %local_addr,
+                "listening on an address other machines may reach, without a bearer token: \
+                 anyone who can connect can call the tools. Set a token (--token, or \
+                 TOOLWRIGHT_TOKEN) or listen on 127.0.0.1"
+            );
+        }
+        let endpoint = Endpoint::new(self, local_addr)?;
+        Ok(HttpServer {
+            listener,
+            local_addr,
+            endpoint: Arc::new(endpoint),
+        })
+    }
+
+    /// Serves MCP over Streamable HTTP at `http://ADDR/mcp` until the process receives Ctrl-C
+    /// (SIGINT) or SIGTERM; see [`HttpServer::run`].
+    pub async fn serve_http(self, addr: impl ToSocketAddrs) -> Result<(), Error> {
+        self.bind_http(addr).await?.run().await
+    }
+
+    /// Serves MCP over Streamable HTTP from a new runtime, with logs on stderr (`RUST_LOG`
+    /// filters them, `info` by default), until Ctrl-C or SIGTERM. Returns the process's exit
+    /// code: success when it was asked to stop, failure (with the reason on stderr) when the
+    /// address cannot be listened on, the tools conflict or the transport fails.
+    pub fn run_http(self, addr: &str) -> ExitCode {
+        init_logging();
+        let runtime = match tokio::runtime::Runtime::new() {
+            Ok(runtime) => runtime,
+            Err(err) => {
+                eprintln!("error: cannot start the async runtime: {err}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let served = runtime.block_on(async {
+            let server = match self.bind_http(addr).await {
+                Ok(server) => server,
+                Err(Error::Io(err)) => {
+                    eprintln!("error: cannot listen on {addr}: {err}");
+                    return Err(());
+                }
+                Err(err) => {
+                    eprintln!("error: {err}");
+                    return Err(());
+                }
+            };
+            server.run().await.map_err(|err| eprintln!("error: {err}"))
+        });
+        // A blocking tool cannot be stopped: it has had its grace period, so it is left behind.
+        runtime.shutdown_timeout(Duration::from_millis(100));
+        match served {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(()) => ExitCode::FAILURE,
+        }
+    }
+}
+
+/// A server listening for the Streamable HTTP transport, ready to serve: from
+/// [`Server::bind_http`].
+///
+/// Its one endpoint, `/mcp`, answers:
+///
+/// - a POST of `initialize`: the result, and a new session's id in the `Mcp-Session-Id` header,
+///   which every later request must carry (`400` without it, `404` once the session is unknown
+///   or ended);
+/// - a POST of a request: its response as `application/json`, or as `text/event-stream` when the
+///   call sends progress or log messages before its result; of a notification or a response:
+///   `202 Accepted`;
+/// - DELETE: ends the session (`204`); GET: `405`, as no stream of the server's own is offered.
+///
+/// A request is refused, with a JSON-RPC error body, when its `Host` or `Origin` is not this
+/// machine's (`403`), the [bearer token](Server::bearer_token) is missing or wrong (`401`), its
+/// `MCP-Protocol-Version` is not one this server speaks (`400`), its `Accept` lacks
+/// `application/json` or `text/event-stream` (`406`), its `Content-Type` is not JSON (`415`), its
+/// body is larger than the [message size limit](Server::max_message_size) (`413`) or is not one
+/// JSON-RPC message (`400`).
+///
+/// ```no_run
+/// # async fn run() -> Result<(), toolwright::Error> {
+/// let server = toolwright::Server::new("notes", "1.0.0")
+///     .bind_http("127.0.0.1:0")
+///     .await?;
+/// eprintln!("MCP at {}", server.url());
+/// server.run().await
+/// # }
+/// ```
+pub struct HttpServer {
+    listener: TcpListener,
+    local_addr: SocketAddr,
+    endpoint: Arc<Endpoint>,
+}
+
+impl HttpServer {
+    /// The address the server listens on, with the port it got.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The endpoint's URL, `http://ADDR/mcp`.
+    pub fn url(&self) -> String {
+        format!("http://{}/mcp", self.local_addr)
+    }
+
+    /// Serves until the process receives Ctrl-C (SIGINT) or SIGTERM, then stops as
+    /// [`run_until`](HttpServer::run_until) does; a second signal stops at once.
+    pub async fn run(self) -> Result<(), Error> {
+        self.serve(shutdown_signal(), shutdown_signal()).await
+    }
+
+    /// Serves until `shutdown` completes. Then it takes no new connections, answers the requests
+    /// it has, and gives calls under way the [grace period](Server::shutdown_grace) to finish and
+    /// send their results; calls still running then are stopped.
+    pub async fn run_until(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), Error> {
+        self.serve(shutdown, std::future::pending()).await
+    }
+
+    async fn serve(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+        now: impl Future<Output = ()>,
+    ) -> Result<(), Error> {
+        tracing::info!("serving MCP over HTTP at {}", self.url());
+        let stopping = CancellationToken::new();
+        let endpoint = Arc::clone(&self.endpoint);
+        let serving = axum::serve(self.listener, endpoint::router(Arc::clone(&endpoint)))
+            .with_graceful_shutdown(stopping.clone().cancelled_owned());
+        let mut serving = std::pin::pin!(serving.into_future());
+        tokio::select! {
+            served = &mut serving => return Ok(served?),
+            () = shutdown => {}
+        }
+        let grace = endpoint.limits.shutdown_grace;
+        tracing::info!(
+            ?grace,
+            "stopping: no new connections; calls under way may finish"
+        );
+        stopping.cancel();
+        let finished = async {
+            let served = serving.await;
+            endpoint.calls_finished().await;
+            served
+        };
+        tokio::select! {
+            finished = tokio::time::timeout(grace, finished) => match finished {
+                Ok(served) => served?,
+                Err(_) => tracing::warn!("calls still under way after the grace period are stopped"),
+            },
+            () = now => tracing::warn!("asked again to stop: calls still under way are stopped"),
+        }
+        endpoint.stop_calls();
+        tracing::info!("stopped");
+        Ok(())
+    }
+}
+
+impl fmt::Debug for HttpServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpServer")
+            .field("local_addr", &self.local_addr)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Completes on Ctrl-C (SIGINT) or, on Unix, SIGTERM.
+async fn shutdown_signal() {
+    let interrupt = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut terminate) => {
+                terminate.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => {}
+        () = terminate => {}
+    }
+}
+
+/// A request the transport answers itself, with an HTTP error status and a JSON-RPC error body.
+#[derive(Debug)]
+struct Refusal {
+    status: StatusCode,
+    message: String,
+    id: Value,
+    /// A header the status calls for (`WWW-Authenticate`, `Allow`): its name and value.
+    header: Option<(&'static str, &'static str)>,
+}
+
+impl Refusal {
+    fn new(status: StatusCode, message: impl Into<String>) -> Refusal {
+        Refusal {
+            status,
+            message: message.into(),
+            id: Value::Null,
+            header: None,
+        }
+    }
+
+    /// Answers under the request's id, when it could be read.
+    fn with_id(mut self, id: Option<&Value>) -> Refusal {
+        if let Some(id) = id {
+            self.id = id.clone();
+        }
+        self
+    }
+
+    fn with_header(mut self, name: &'static str, value: &'static str) -> Refusal {
+        self.header = Some((name, value));
+        self
+    }
+}
+
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        if self.status == StatusCode::FORBIDDEN {
+            tracing::warn!(
+                status = self.status.as_u16(),
+                "request refused: {}",
+                self.message
+            );
+        } else {
+            tracing::debug!(
+                status = self.status.as_u16(),
+                "request refused: {}",
+                self.message
+            );
+        }
+        let body = jsonrpc::error(&self.id, INVALID_REQUEST, &self.message);
+        let mut response = endpoint::json(self.status, body);
+        if let Some((name, value)) = self.header {
+            response
+                .headers_mut()
+                .insert(name, HeaderValue::from_static(value));
+        }
+        response
+    }
+}

@@ -1,0 +1,808 @@
+//! The Streamable HTTP transport in process: a server on a free port of 127.0.0.1, spoken to
+//! with an HTTP client as an MCP client would, header by header.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use toolwright::{Registry, Server};
+
+mod tools {
+    use std::time::Duration;
+
+    use schemars::JsonSchema;
+    use serde::Serialize;
+    use toolwright::{Context, LogLevel, mcp_tool};
+
+    /// A sum.
+    #[derive(Serialize, JsonSchema)]
+    pub(crate) struct Sum {
+        /// `a + b`.
+        sum: i64,
+    }
+
+    /// Add two integers.
+    #[mcp_tool(read_only)]
+    fn add(
+        /// The first term.
+        a: i64,
+        /// The second term.
+        b: i64,
+    ) -> Sum {
+        Sum { sum: a + b }
+    }
+
+    /// Count to `n`, reporting progress at each step, then log that it is done.
+    #[mcp_tool]
+    async fn count_up(
+        ctx: Context,
+        /// Where to stop.
+        n: u32,
+    ) -> u32 {
+        for i in 1..=n {
+            ctx.progress(f64::from(i), Some(f64::from(n)), None);
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        ctx.log(LogLevel::Info, "counted");
+        n
+    }
+
+    /// Answer after a while.
+    #[mcp_tool]
+    async fn slow(
+        /// How long to take, in milliseconds.
+        ms: u64,
+    ) -> String {
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+        "done".to_owned()
+    }
+
+    /// Wait until the client cancels the call.
+    #[mcp_tool]
+    async fn wait_for_cancel(ctx: &Context) -> String {
+        tokio::select! {
+            () = ctx.cancelled() => "cancelled".to_owned(),
+            () = tokio::time::sleep(Duration::from_secs(60)) => "never cancelled".to_owned(),
+        }
+    }
+}
+
+const TIMEOUT: Duration = Duration::from_secs(10);
+const ACCEPT_BOTH: &str = "application/json, text/event-stream";
+
+/// A server on a free port, and a client for it.
+struct Http {
+    url: String,
+    port: u16,
+    client: reqwest::Client,
+    stop: Mutex<Option<oneshot::Sender<()>>>,
+    server: JoinHandle<Result<(), toolwright::Error>>,
+}
+
+/// What came back, read whole.
+#[derive(Debug)]
+struct Answer {
+    status: StatusCode,
+    headers: HeaderMap,
+    body: String,
+}
+
+impl Answer {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).map(|v| v.to_str().unwrap())
+    }
+
+    fn content_type(&self) -> Option<&str> {
+        self.header(CONTENT_TYPE.as_str())
+    }
+
+    fn json(&self) -> Value {
+        assert_eq!(self.content_type(), Some("application/json"), "{self:?}");
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {self:?}"))
+    }
+
+    /// The JSON-RPC error a refusal carries: its code and id.
+    fn error(&self) -> (i64, Value) {
+        let body = self.json();
+        (
+            body["error"]["code"]
+                .as_i64()
+                .unwrap_or_else(|| panic!("{body}")),
+            body["id"].clone(),
+        )
+    }
+
+    /// The server-sent events of the body: each one's id and data.
+    fn events(&self) -> Vec<(Option<String>, String)> {
+        assert_eq!(self.content_type(), Some("text/event-stream"), "{self:?}");
+        self.body
+            .split("\n\n")
+            .filter(|event| !event.is_empty())
+            .map(|event| {
+                let mut id = None;
+                let mut data = Vec::new();
+                for line in event.lines() {
+                    let (field, value) = line.split_once(':').unwrap_or((line, ""));
+                    let value = value.strip_prefix(' ').unwrap_or(value);
+                    match field {
+                        "id" => id = Some(value.to_owned()),
+                        "data" => data.push(value),
+                        other => panic!("unexpected field `{other}` in {event:?}"),
+                    }
+                }
+                (id, data.join("\n"))
+            })
+            .collect()
+    }
+}
+
+impl Http {
+    async fn start() -> Http {
+        Http::with(Server::new("http-tests", "0.0.1")).await
+    }
+
+    async fn with(server: Server) -> Http {
+        let registry = Registry::collect().expect("the test tools do not conflict");
+        let bound = server
+            .registry(registry)
+            .bind_http("127.0.0.1:0")
+            .await
+            .expect("a free port on 127.0.0.1");
+        let addr = bound.local_addr();
+        assert_eq!(bound.url(), format!("http://{addr}/mcp"));
+        let (stop, stopped) = oneshot::channel::<()>();
+        let server = tokio::spawn(bound.run_until(async {
+            let _ = stopped.await;
+        }));
+        Http {
+            url: format!("http://{addr}/mcp"),
+            port: addr.port(),
+            client: reqwest::Client::builder()
+                .no_proxy()
+                .timeout(TIMEOUT)
+                .build()
+                .unwrap(),
+            stop: Mutex::new(Some(stop)),
+            server,
+        }
+    }
+
+    /// POSTs `body` with the headers a client sends, `headers` replacing them.
+    async fn post(&self, body: &Value, headers: &[(&str, &str)]) -> Answer {
+        let mut all = HeaderMap::new();
+        all.insert(ACCEPT, HeaderValue::from_static(ACCEPT_BOTH));
+        all.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        for (name, value) in headers {
+            let name = HeaderName::from_bytes(name.as_bytes()).unwrap();
+            all.insert(name, HeaderValue::from_str(value).unwrap());
+        }
+        read(
+            self.client
+                .post(&self.url)
+                .headers(all)
+                .body(body.to_string()),
+        )
+        .await
+    }
+
+    /// `initialize` then `notifications/initialized`; returns the session id.
+    async fn initialize(&self) -> String {
+        let answer = self.post(&initialize(), &[]).await;
+        assert_eq!(answer.status, StatusCode::OK, "{answer:?}");
+        assert_eq!(answer.json()["result"]["protocolVersion"], "2025-11-25");
+        let session = answer
+            .header("mcp-session-id")
+            .expect("initialize names the session")
+            .to_owned();
+        let answer = self
+            .in_session(
+                &session,
+                &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::ACCEPTED);
+        session
+    }
+
+    /// POSTs in a session, at protocol 2025-11-25.
+    async fn in_session(&self, session: &str, body: &Value) -> Answer {
+        self.post(
+            body,
+            &[
+                ("mcp-session-id", session),
+                ("mcp-protocol-version", "2025-11-25"),
+            ],
+        )
+        .await
+    }
+
+    async fn call(&self, session: &str, id: i64, params: Value) -> Answer {
+        self.in_session(
+            session,
+            &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}),
+        )
+        .await
+    }
+
+    async fn delete(&self, headers: &[(&str, &str)]) -> Answer {
+        let mut request = self.client.delete(&self.url);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        read(request).await
+    }
+
+    /// Asks the server to stop, as Ctrl-C does.
+    fn signal_stop(&self) {
+        if let Some(stop) = self.stop.lock().unwrap().take() {
+            let _ = stop.send(());
+        }
+    }
+
+    /// Stops the server and checks that it returns `Ok`.
+    async fn stop(self) {
+        self.signal_stop();
+        tokio::time::timeout(TIMEOUT, self.server)
+            .await
+            .expect("the server stops in time")
+            .expect("the server does not panic")
+            .expect("the server stops with Ok");
+    }
+}
+
+async fn read(request: reqwest::RequestBuilder) -> Answer {
+    let response = request.send().await.expect("the server answers");
+    Answer {
+        status: response.status(),
+        headers: response.headers().clone(),
+        body: response.text().await.expect("the body is read whole"),
+    }
+}
+
+fn initialize() -> Value {
+    json!({
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "http-tests", "version": "1.0.0"}
+        }
+    })
+}
+
+fn tools_list(id: i64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": {}})
+}
+
+#[tokio::test]
+async fn initialize_opens_a_session_that_later_requests_name() {
+    let http = Http::start().await;
+    let answer = http.post(&initialize(), &[]).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    let result = &answer.json()["result"];
+    assert_eq!(result["protocolVersion"], "2025-11-25");
+    assert_eq!(result["serverInfo"]["name"], "http-tests");
+    let session = answer.header("mcp-session-id").unwrap().to_owned();
+    assert_eq!(session.len(), 32, "{session}");
+    assert!(session.bytes().all(|b| b.is_ascii_hexdigit()), "{session}");
+
+    // Every session gets its own id.
+    let other = http.initialize().await;
+    assert_ne!(other, session);
+
+    let answer = http.in_session(&session, &tools_list(1)).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert_eq!(answer.header("mcp-session-id"), None);
+    let body = answer.json();
+    assert_eq!(body["id"], 1);
+    let names: Vec<&str> = body["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["add", "count_up", "slow", "wait_for_cancel"]);
+
+    // Without the version header the client is taken to speak 2025-03-26, which is served.
+    let answer = http
+        .post(
+            &json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}),
+            &[("mcp-session-id", &session)],
+        )
+        .await;
+    assert_eq!(
+        answer.json(),
+        json!({"jsonrpc": "2.0", "id": 2, "result": {}})
+    );
+
+    // A failed `initialize` opens no session.
+    let answer = http
+        .post(
+            &json!({"jsonrpc": "2.0", "id": 3, "method": "initialize", "params": {}}),
+            &[],
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert_eq!(answer.error(), (-32602, json!(3)));
+    assert_eq!(answer.header("mcp-session-id"), None);
+    http.stop().await;
+}
+
+#[tokio::test]
+async fn a_missing_session_is_400_and_an_unknown_one_404() {
+    let http = Http::start().await;
+    let answer = http.post(&tools_list(7), &[]).await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    assert_eq!(answer.error(), (-32600, json!(7)));
+    let answer = http
+        .post(
+            &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            &[],
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+
+    let answer = http
+        .post(&tools_list(8), &[("mcp-session-id", "no-such-session")])
+        .await;
+    assert_eq!(answer.status, StatusCode::NOT_FOUND);
+    assert_eq!(answer.error(), (-32600, json!(8)));
+
+    // A client whose session is gone starts another with `initialize`.
+    let answer = http
+        .post(&initialize(), &[("mcp-session-id", "no-such-session")])
+        .await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert!(answer.header("mcp-session-id").is_some());
+    http.stop().await;
+}
+
+#[tokio::test]
+async fn delete_ends_the_session() {
+    let http = Http::start().await;
+    let session = http.initialize().await;
+    let kept = http.initialize().await;
+    let answer = http
+        .delete(&[
+            ("mcp-session-id", &session),
+            ("mcp-protocol-version", "2025-11-25"),
+        ])
+        .await;
+    assert_eq!(answer.status, StatusCode::NO_CONTENT);
+    assert_eq!(answer.body, "");
+
+    assert_eq!(
+        http.in_session(&session, &tools_list(1)).await.status,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        http.delete(&[("mcp-session-id", &session)]).await.status,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(http.delete(&[]).await.status, StatusCode::BAD_REQUEST);
+    // Other sessions go on.
+    assert_eq!(
+        http.in_session(&kept, &tools_list(2)).await.status,
+        StatusCode::OK
+    );
+    http.stop().await;
+}
+
+#[tokio::test]
+async fn notifications_and_responses_are_accepted_with_no_body() {
+    let http = Http::start().await;
+    let session = http.initialize().await;
+    for message in [
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 99}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/unknown"}),
+        json!({"jsonrpc": "2.0", "id": 5, "result": {}}),
+    ] {
+        let answer = http.in_session(&session, &message).await;
+        assert_eq!(answer.status, StatusCode::ACCEPTED, "{message}");
+        assert_eq!(answer.body, "", "{message}");
+        assert_eq!(answer.content_type(), None, "{message}");
+    }
+    http.stop().await;
+}
+
+#[tokio::test]
+async fn a_call_without_notifications_is_answered_with_json() {
+    let http = Http::start().await;
+    let session = http.initialize().await;
+    let answer = http
+        .call(
+            &session,
+            3,
+            json!({"name": "add", "arguments": {"a": 2, "b": 40}}),
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::OK);
+    let body = answer.json();
+    assert_eq!(body["id"], 3);
+    assert_eq!(body["result"]["structuredContent"], json!({"sum": 42}));
+    // Without a progress token, `count_up` sends only its log message, which takes a stream.
+    let answer = http
+        .call(
+            &session,
+            4,
+            json!({"name": "count_up", "arguments": {"n": 2}}),
+        )
+        .await;
+    let events = answer.events();
+    assert_eq!(events.len(), 3, "{events:?}");
+    assert!(events[1].1.contains("notifications/message"));
+    http.stop().await;
+}
+
+#[tokio::test]
+async fn a_call_that_reports_progress_is_answered_with_events() {
+    let http = Http::start().await;
+    let session = http.initialize().await;
+    let answer = http
+        .call(
+            &session,
+            9,
+            json!({"name": "count_up", "arguments": {"n": 3}, "_meta": {"progressToken": "p"}}),
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert_eq!(answer.header("cache-control"), Some("no-cache"));
+    let events = answer.events();
+    assert_eq!(events.len(), 6, "{events:?}");
+
+    // The first event primes reconnection: an id and no data.
+    let (priming, data) = &events[0];
+    assert_eq!(data, "");
+    let priming = priming.as_deref().expect("the priming event has an id");
+    let mut ids: Vec<&str> = events
+        .iter()
+        .map(|(id, _)| id.as_deref().unwrap())
+        .collect();
+    ids.dedup();
+    assert_eq!(ids.len(), events.len(), "event ids are unique: {ids:?}");
+    assert!(
+        ids.iter()
+            .all(|id| id.split('-').next() == priming.split('-').next())
+    );
+
+    let messages: Vec<Value> = events[1..]
+        .iter()
+        .map(|(_, data)| serde_json::from_str(data).unwrap())
+        .collect();
+    for (n, message) in messages[..3].iter().enumerate() {
+        assert_eq!(
+            message,
+            &json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                "params": {"progressToken": "p", "progress": n as f64 + 1.0, "total": 3.0}})
+        );
+    }
+    assert_eq!(messages[3]["method"], "notifications/message");
+    assert_eq!(messages[3]["params"]["data"], "counted");
+    // The last event is the response; the stream ends with it.
+    assert_eq!(
+        messages[4],
+        json!({"jsonrpc": "2.0", "id": 9, "result": {"content": [{"type": "text", "text": "3"}]}})
+    );
+
+    // A client of 2025-06-18 gets no priming event, which it would take for a broken message.
+    let answer = http
+        .post(
+            &json!({"jsonrpc": "2.0", "id": 10, "method": "tools/call",
+                "params": {"name": "count_up", "arguments": {"n": 1}}}),
+            &[
+                ("mcp-session-id", &session),
+                ("mcp-protocol-version", "2025-06-18"),
+            ],
+        )
+        .await;
+    let events = answer.events();
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert!(events.iter().all(|(_, data)| !data.is_empty()));
+    http.stop().await;
+}
+
+#[tokio::test]
+async fn a_cancelled_call_is_accepted_without_a_response() {
+    let http = Http::start().await;
+    let session = http.initialize().await;
+    let call = http.call(&session, 11, json!({"name": "wait_for_cancel"}));
+    let cancel = async {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        http.in_session(
+            &session,
+            &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": 11, "reason": "changed my mind"}}),
+        )
+        .await
+    };
+    let (answer, cancelled) = tokio::join!(call, cancel);
+    assert_eq!(cancelled.status, StatusCode::ACCEPTED);
+    assert_eq!(answer.status, StatusCode::ACCEPTED);
+    assert_eq!(answer.body, "");
+    http.stop().await;
+}
+
+#[tokio::test]
+async fn an_unsupported_protocol_version_header_is_400() {
+    let http = Http::start().await;
+    let session = http.initialize().await;
+    for version in ["invalid-protocol-version", "2000-01-01", "2099-01-01"] {
+        let answer = http
+            .post(
+                &tools_list(1),
+                &[
+                    ("mcp-session-id", &session),
+                    ("mcp-protocol-version", version),
+                ],
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{version}");
+        assert_eq!(answer.error().0, -32600);
+        // Before initialize too.
+        let answer = http
+            .post(&tools_list(1), &[("mcp-protocol-version", version)])
+            .await;
+        assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{version}");
+    }
+    for version in ["2025-11-25", "2025-06-18", "2025-03-26"] {
+        let answer = http
+            .post(
+                &tools_list(2),
+                &[
+                    ("mcp-session-id", &session),
+                    ("mcp-protocol-version", version),
+                ],
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::OK, "{version}");
+    }
+    http.stop().await;
+}
+
+#[tokio::test]
+async fn a_foreign_origin_is_403_and_a_local_one_served() {
+    let http = Http::start().await;
+    let answer = http
+        .post(&initialize(), &[("origin", "http://evil.example.com")])
+        .await;
+    assert_eq!(answer.status, StatusCode::FORBIDDEN);
+    assert_eq!(answer.error(), (-32600, Value::Null));
+    assert_eq!(answer.header("mcp-session-id"), None);
+    for origin in [
+        "http://localhost:6274",
+        "http://127.0.0.1:3000",
+        "https://[::1]",
+    ] {
+        let answer = http.post(&initialize(), &[("origin", origin)]).await;
+        assert_eq!(answer.status, StatusCode::OK, "{origin}");
+    }
+    http.stop().await;
+}
+
+#[tokio::test]
+async fn a_foreign_host_is_403_and_localhost_served() {
+    let http = Http::start().await;
+    // What the conformance suite's dns-rebinding-protection scenario sends.
+    let answer = http
+        .post(
+            &initialize(),
+            &[
+                ("host", "evil.example.com"),
+                ("origin", "http://evil.example.com"),
+            ],
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::FORBIDDEN);
+    let answer = http
+        .post(&initialize(), &[("host", "evil.example.com")])
+        .await;
+    assert_eq!(answer.status, StatusCode::FORBIDDEN);
+    let port = http.port;
+    for host in [
+        format!("localhost:{port}"),
+        format!("127.0.0.1:{port}"),
+        format!("[::1]:{port}"),
+        "localhost".to_owned(),
+    ] {
+        let answer = http.post(&initialize(), &[("host", &host)]).await;
+        assert_eq!(answer.status, StatusCode::OK, "{host}");
+        let origin = format!("http://{host}");
+        let answer = http
+            .post(&initialize(), &[("host", &host), ("origin", &origin)])
+            .await;
+        assert_eq!(answer.status, StatusCode::OK, "{host} from {origin}");
+    }
+    http.stop().await;
+}
+
+#[tokio::test]
+async fn a_token_is_required_when_set() {
+    let http = Http::with(Server::new("http-tests", "0.0.1").bearer_token("s3cret-t0ken")).await;
+    let answer = http.post(&initialize(), &[]).await;
+    assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(answer.header("www-authenticate"), Some("Bearer"));
+    let answer = http
+        .post(
+            &initialize(),
+            &[("authorization", "Bearer s3cret-t0ken-not")],
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        answer.header("www-authenticate"),
+        Some(r#"Bearer error="invalid_token""#)
+    );
+    let answer = http
+        .post(&initialize(), &[("authorization", "Bearer s3cret-t0ken")])
+        .await;
+    assert_eq!(answer.status, StatusCode::OK);
+    let session = answer.header("mcp-session-id").unwrap().to_owned();
+
+    // Every request needs it, the session's too.
+    let answer = http.in_session(&session, &tools_list(1)).await;
+    assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
+    let answer = http
+        .post(
+            &tools_list(1),
+            &[
+                ("mcp-session-id", &session),
+                ("authorization", "Bearer s3cret-t0ken"),
+            ],
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::OK);
+    let answer = http.delete(&[("mcp-session-id", &session)]).await;
+    assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
+    http.stop().await;
+}
+
+#[tokio::test]
+async fn get_and_other_methods_are_405() {
+    let http = Http::start().await;
+    let session = http.initialize().await;
+    let answer = read(
+        http.client
+            .get(&http.url)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", &session),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(answer.header("allow"), Some("POST, DELETE"));
+    let answer = read(http.client.put(&http.url)).await;
+    assert_eq!(answer.status, StatusCode::METHOD_NOT_ALLOWED);
+    // Only `/mcp` is served.
+    let other = http.url.replace("/mcp", "/other");
+    assert_eq!(
+        read(http.client.post(&other)).await.status,
+        StatusCode::NOT_FOUND
+    );
+    http.stop().await;
+}
+
+#[tokio::test]
+async fn an_oversized_body_is_413() {
+    let http = Http::with(Server::new("http-tests", "0.0.1").max_message_size(1024)).await;
+    let session = http.initialize().await;
+    let big = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "add", "arguments": {"a": 1, "b": 2}, "_meta": {"pad": "x".repeat(2000)}}});
+    let answer = http.in_session(&session, &big).await;
+    assert_eq!(answer.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(answer.error(), (-32600, Value::Null));
+    assert!(
+        answer.body.contains("the limit is 1024 bytes"),
+        "{}",
+        answer.body
+    );
+
+    // Sent in chunks, with no length announced, it is refused as it passes the limit.
+    let chunks: Vec<Result<String, std::io::Error>> = vec![Ok(big.to_string())];
+    let answer = read(
+        http.client
+            .post(&http.url)
+            .header("accept", ACCEPT_BOTH)
+            .header("content-type", "application/json")
+            .header("mcp-session-id", &session)
+            .body(reqwest::Body::wrap_stream(futures_util::stream::iter(
+                chunks,
+            ))),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(
+        answer.body.contains("more than 1024 bytes"),
+        "{}",
+        answer.body
+    );
+
+    // The session goes on.
+    assert_eq!(
+        http.in_session(&session, &tools_list(2)).await.status,
+        StatusCode::OK
+    );
+    http.stop().await;
+}
+
+#[tokio::test]
+async fn malformed_posts_are_refused() {
+    let http = Http::start().await;
+    let session = http.initialize().await;
+    let answer = http
+        .post(&initialize(), &[("accept", "application/json")])
+        .await;
+    assert_eq!(answer.status, StatusCode::NOT_ACCEPTABLE);
+    let answer = http
+        .post(&initialize(), &[("accept", "text/event-stream")])
+        .await;
+    assert_eq!(answer.status, StatusCode::NOT_ACCEPTABLE);
+    let answer = http
+        .post(&initialize(), &[("content-type", "text/plain")])
+        .await;
+    assert_eq!(answer.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+
+    // A batch, or no JSON at all: 400 with the JSON-RPC error.
+    let batch = json!([{"jsonrpc": "2.0", "id": 1, "method": "ping"}, {"jsonrpc": "2.0", "id": 2, "method": "ping"}]);
+    let answer = http.in_session(&session, &batch).await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    assert_eq!(answer.error(), (-32600, Value::Null));
+    let answer = read(
+        http.client
+            .post(&http.url)
+            .header("accept", ACCEPT_BOTH)
+            .header("content-type", "application/json")
+            .header("mcp-session-id", &session)
+            .body("{not json"),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    assert_eq!(answer.error(), (-32700, Value::Null));
+    http.stop().await;
+}
+
+#[tokio::test]
+async fn stopping_lets_calls_under_way_answer() {
+    let http = Http::start().await;
+    let session = http.initialize().await;
+    let call = http.call(
+        &session,
+        1,
+        json!({"name": "slow", "arguments": {"ms": 400}}),
+    );
+    let (answer, ()) = tokio::join!(call, async {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        http.signal_stop();
+    });
+    assert_eq!(answer.status, StatusCode::OK);
+    assert_eq!(answer.json()["result"]["content"][0]["text"], "done");
+    let (url, client) = (http.url.clone(), http.client.clone());
+    http.stop().await;
+    // No new connections once stopped.
+    let refused = client.post(&url).body("{}").send().await;
+    assert!(refused.is_err(), "{refused:?}");
+}
+
+#[tokio::test]
+async fn calls_past_the_grace_period_are_stopped_with_an_error() {
+    let server = Server::new("http-tests", "0.0.1").shutdown_grace(Duration::from_millis(200));
+    let http = Http::with(server).await;
+    let session = http.initialize().await;
+    let call = http.call(
+        &session,
+        1,
+        json!({"name": "slow", "arguments": {"ms": 30000}}),
+    );
+    let (answer, ()) = tokio::join!(call, async {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        http.signal_stop();
+    });
+    assert_eq!(answer.error(), (-32603, json!(1)));
+    let started = std::time::Instant::now();
+    http.stop().await;
+    assert!(started.elapsed() < Duration::from_secs(2));
+}
