@@ -22,6 +22,8 @@ pub(crate) struct ToolAttr {
     pub(crate) core: Option<Flag>,
     pub(crate) provider: Option<LitStr>,
     pub(crate) krate: Option<Path>,
+    /// The input schema as literal JSON, served unchanged instead of the derived one.
+    pub(crate) input_schema: Option<LitStr>,
     /// Every option seen, so a repeated one is reported once, on its second spelling.
     seen: Vec<String>,
     /// Whether an option could not be read (an unknown name, a malformed value). It may have been
@@ -47,6 +49,7 @@ const TOOL_OPTIONS: &[&str] = &[
     "tags",
     "core",
     "provider",
+    "input_schema",
     "crate",
 ];
 
@@ -95,6 +98,7 @@ impl ToolAttr {
             "description" => self.description = Some(string_value(meta, &key)?),
             "title" => self.title = Some(string_value(meta, &key)?),
             "provider" => self.provider = Some(string_value(meta, &key)?),
+            "input_schema" => self.input_schema = Some(string_value(meta, &key)?),
             "read_only" => self.read_only = Some(flag(meta, &key)?),
             "destructive" => self.destructive = Some(flag(meta, &key)?),
             "idempotent" => self.idempotent = Some(flag(meta, &key)?),

@@ -4,6 +4,7 @@
 use syn::{GenericParam, ItemFn, LitStr, Safety};
 
 use crate::ast::{Role, Tool};
+use crate::json;
 
 /// Mistakes found so far, combined into one error so that all of them are reported.
 #[derive(Default)]
@@ -142,7 +143,63 @@ pub(crate) fn tool(tool: &Tool, errors: &mut Errors) {
         }
         tags.push(value);
     }
-    params(tool, errors);
+    if let Some(lit) = &tool.attr.input_schema {
+        if let Err(reason) = json::object_schema(&lit.value()) {
+            errors.push(syn::Error::new(
+                lit.span(),
+                format!("`input_schema` must be a JSON object schema with `\"type\": \"object\"`: {reason}"),
+            ));
+        }
+        literal_params(tool, errors);
+    } else {
+        params(tool, errors);
+    }
+}
+
+/// With a literal input schema nothing is derived from the parameters, so the schema alone must
+/// describe the arguments: one parameter receives the whole arguments object, and nothing on it
+/// may pretend to describe or rename a property.
+fn literal_params(tool: &Tool, errors: &mut Errors) {
+    let mut context_seen = false;
+    let mut argument_seen = false;
+    for param in &tool.params {
+        match &param.role {
+            Role::Context { .. } => {
+                if context_seen {
+                    errors.push(syn::Error::new_spanned(
+                        &param.ty,
+                        "a tool takes at most one `Context` parameter; remove this one",
+                    ));
+                }
+                context_seen = true;
+            }
+            Role::Argument(arg) => {
+                if argument_seen {
+                    errors.push(syn::Error::new_spanned(
+                        &param.ty,
+                        "a tool with `input_schema` takes its arguments as one parameter, which \
+                         receives the whole arguments object: take one `serde_json::Value`, \
+                         `serde_json::Map<String, Value>` or `Deserialize` struct instead of \
+                         several",
+                    ));
+                }
+                argument_seen = true;
+                if let Some(span) = arg.attr.span {
+                    errors.push(syn::Error::new(
+                        span,
+                        "`#[arg]` has no effect with `input_schema`: the parameter receives the \
+                         whole arguments object as the schema describes it; remove the attribute",
+                    ));
+                } else if arg.description.is_some() {
+                    errors.push(syn::Error::new(
+                        param.ident.span(),
+                        "with `input_schema`, the parameter is not a property of its own, so its \
+                         doc comment would describe nothing; put descriptions in the schema",
+                    ));
+                }
+            }
+        }
+    }
 }
 
 fn params(tool: &Tool, errors: &mut Errors) {

@@ -70,15 +70,31 @@ fn generate(tool: &Tool) -> TokenStream {
         .filter_map(|(param, arg)| default_fn(param, arg));
     let argument_types: Vec<&syn::Type> = arguments.iter().map(|(_, arg)| &arg.field_ty).collect();
     let input = quote!(__toolwright_input::<#(#argument_types),*>());
-    let call_args = tool.params.iter().map(|p| call_arg(p, &tw));
+    let literal = tool.attr.input_schema.as_ref();
+    let call_args = tool
+        .params
+        .iter()
+        .map(|p| call_arg(p, &tw, literal.is_some()));
 
     let fn_ident = &func.sig.ident;
     let is_async = func.sig.asyncness.is_some();
     let await_ = is_async.then(|| quote!(.await));
     let (convert, output_schema) = output(tool, &tw);
+    // With a literal schema the one argument parameter (checked) reads the whole object, at its
+    // own type's span so that a type serde cannot read is reported there.
+    let parse = match (literal, arguments.first()) {
+        (None, _) => quote! {
+            let (__toolwright_parse, _) = #input;
+            __toolwright_parse(__toolwright_arguments)
+        },
+        (Some(_), Some((_, arg))) => {
+            let ty = &arg.field_ty;
+            quote_spanned!(ty.span()=> #tw::parse_literal_arguments::<#ty>(__toolwright_arguments))
+        }
+        (Some(_), None) => quote!(::core::result::Result::<(), #tw::Output>::Ok(())),
+    };
     let body = quote! {
-        let (__toolwright_parse, _) = #input;
-        let __toolwright_args = match __toolwright_parse(__toolwright_arguments) {
+        let __toolwright_args = match { #parse } {
             ::core::result::Result::Ok(args) => args,
             ::core::result::Result::Err(output) => return output,
         };
@@ -127,40 +143,50 @@ fn generate(tool: &Tool) -> TokenStream {
         None => quote!(::core::env!("CARGO_PKG_NAME")),
     };
 
+    let (input_items, input_schema) = match literal {
+        Some(lit) => (quote!(), quote!(#tw::InputSchema::Literal(#lit))),
+        None => (
+            quote! {
+                #[derive(#tw::serde::Deserialize, #tw::schemars::JsonSchema)]
+                #[serde(crate = #serde_crate)]
+                #[schemars(crate = #schemars_crate)]
+                struct __toolwright_Args<#(#struct_params),*> {
+                    #(#fields,)*
+                }
+
+                #(#defaults)*
+
+                fn __toolwright_input<#(#type_params: #tw::ToolArgument),*>() -> (
+                    fn(#tw::Value) -> ::core::result::Result<
+                        __toolwright_Args<#(#struct_params),*>,
+                        #tw::Output,
+                    >,
+                    fn(&mut #tw::SchemaGenerator) -> #tw::Schema,
+                ) {
+                    (
+                        #tw::parse_arguments,
+                        |generator| generator.root_schema_for::<__toolwright_Args<#(#struct_params),*>>(),
+                    )
+                }
+
+                fn __toolwright_input_schema(
+                    generator: &mut #tw::SchemaGenerator,
+                ) -> #tw::Schema {
+                    let (_, schema) = #input;
+                    schema(generator)
+                }
+            },
+            quote!(#tw::InputSchema::Derived(__toolwright_input_schema)),
+        ),
+    };
+
     quote! {
         #func
 
         #[doc(hidden)]
         #[allow(non_camel_case_types, non_snake_case, clippy::all)]
         const _: () = {
-            #[derive(#tw::serde::Deserialize, #tw::schemars::JsonSchema)]
-            #[serde(crate = #serde_crate)]
-            #[schemars(crate = #schemars_crate)]
-            struct __toolwright_Args<#(#struct_params),*> {
-                #(#fields,)*
-            }
-
-            #(#defaults)*
-
-            fn __toolwright_input<#(#type_params: #tw::ToolArgument),*>() -> (
-                fn(#tw::Value) -> ::core::result::Result<
-                    __toolwright_Args<#(#struct_params),*>,
-                    #tw::Output,
-                >,
-                fn(&mut #tw::SchemaGenerator) -> #tw::Schema,
-            ) {
-                (
-                    #tw::parse_arguments,
-                    |generator| generator.root_schema_for::<__toolwright_Args<#(#struct_params),*>>(),
-                )
-            }
-
-            fn __toolwright_input_schema(
-                generator: &mut #tw::SchemaGenerator,
-            ) -> #tw::Schema {
-                let (_, schema) = #input;
-                schema(generator)
-            }
+            #input_items
 
             #output_schema
 
@@ -180,7 +206,7 @@ fn generate(tool: &Tool) -> TokenStream {
                     tags: &[#(#tags),*],
                     core: #core,
                     provider: #provider,
-                    input_schema: __toolwright_input_schema,
+                    input_schema: #input_schema,
                     output_schema: __toolwright_output_schema,
                     handler: #handler,
                     location: #tw::Location {
@@ -244,7 +270,7 @@ fn default_fn(param: &Param, arg: &Argument) -> Option<TokenStream> {
 
 /// What the shim passes for a parameter. The context goes through `IsContext` at the
 /// parameter's type, so that a different type named `Context` is reported there, once.
-fn call_arg(param: &Param, tw: &TokenStream) -> TokenStream {
+fn call_arg(param: &Param, tw: &TokenStream, literal: bool) -> TokenStream {
     match &param.role {
         Role::Context { by_ref } => {
             let ty = strip_reference(&param.ty);
@@ -256,11 +282,12 @@ fn call_arg(param: &Param, tw: &TokenStream) -> TokenStream {
         }
         Role::Argument(arg) => {
             let ident = &param.ident;
-            if arg.by_ref {
-                quote!(&__toolwright_args.#ident)
+            let value = if literal {
+                quote!(__toolwright_args)
             } else {
                 quote!(__toolwright_args.#ident)
-            }
+            };
+            if arg.by_ref { quote!(&#value) } else { value }
         }
     }
 }

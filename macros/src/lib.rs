@@ -11,6 +11,7 @@ mod check;
 mod docs;
 mod expand;
 mod fallback;
+mod json;
 
 /// Turns a free function into an MCP tool.
 ///

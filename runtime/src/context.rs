@@ -1,18 +1,26 @@
-//! The context of one tool call: cancellation, progress and logging to the client.
+//! The context of one tool call: cancellation, progress and logging to the client, what the
+//! client declared, and requests to it (sampling, elicitation).
 
 use std::fmt;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::{Value, json};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
+use crate::server::requests::ClientRequests;
+
 /// The context of one tool call.
 ///
 /// Take it as a parameter whose type is `Context` or `&Context`; the runtime supplies it and it is
-/// not part of the input schema.
+/// not part of the input schema. Through it a tool learns that the call was cancelled, reports
+/// progress, sends log messages, reads what the client declared
+/// ([`client_capabilities`](Context::client_capabilities)), and asks the client for a completion
+/// ([`create_message`](Context::create_message)) or the user for input
+/// ([`elicit`](Context::elicit)).
 ///
 /// ```
 /// use toolwright::{Context, LogLevel, mcp_tool};
@@ -43,11 +51,81 @@ struct Inner {
     last_progress: Mutex<Option<f64>>,
 }
 
-/// The way back to the client: the connection's outgoing messages and its log level.
+/// The way back to the client: the connection's outgoing messages and its log level, what the
+/// client declared, and its session's requests awaiting an answer.
 #[derive(Clone)]
 pub(crate) struct Peer {
     pub(crate) outgoing: UnboundedSender<Vec<u8>>,
     pub(crate) log_level: Arc<AtomicU8>,
+    /// The client's `capabilities` and `clientInfo`: from `initialize`, or under protocol
+    /// 2026-07-28 from the request's `_meta`.
+    pub(crate) client_capabilities: Option<Value>,
+    pub(crate) client_info: Option<Value>,
+    pub(crate) requests: Arc<ClientRequests>,
+    pub(crate) request_timeout: Duration,
+    /// Protocol 2026-07-28, which has no requests to the client.
+    pub(crate) stateless: bool,
+}
+
+/// Why a request to the client ([`Context::create_message`], [`Context::elicit`]) got no
+/// result.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientRequestError {
+    /// The context is connected to no client ([`Context::detached`]).
+    #[error("no client is connected: a detached context cannot send `{method}`")]
+    NotConnected {
+        /// The request's method.
+        method: &'static str,
+    },
+    /// The client did not declare the capability the request needs, so it may not be sent.
+    #[error(
+        "the client did not declare the `{capability}` capability, so `{method}` cannot be sent \
+         to it"
+    )]
+    MissingCapability {
+        /// The capability, as `initialize` names it: `sampling`, `elicitation`.
+        capability: &'static str,
+        /// The request's method.
+        method: &'static str,
+    },
+    /// The connection speaks protocol 2026-07-28, which has no requests to the client.
+    #[error(
+        "`{method}` cannot be sent under protocol 2026-07-28: that protocol replaces requests to \
+         the client with input-required results, which toolwright does not support yet"
+    )]
+    Unsupported {
+        /// The request's method.
+        method: &'static str,
+    },
+    /// The client answered with an error.
+    #[error("the client answered with error {code}: {message}")]
+    Client {
+        /// The JSON-RPC error code.
+        code: i64,
+        /// The client's message.
+        message: String,
+        /// The error's `data`, if any.
+        data: Option<Value>,
+    },
+    /// The client did not answer in time (see `Server::client_request_timeout`); the request
+    /// was withdrawn.
+    #[error("the client did not answer within {0:?}")]
+    Timeout(Duration),
+    /// The call was cancelled while it waited; the request was withdrawn.
+    #[error("the call was cancelled while it waited for the client")]
+    Cancelled,
+    /// The connection closed or the session ended before the client answered.
+    #[error("the client went away before it answered")]
+    Disconnected,
+    /// The client's result is not what the method returns.
+    #[error("the client's result is not what `{method}` returns: {problem}")]
+    InvalidResult {
+        /// The request's method.
+        method: &'static str,
+        /// What is wrong with it.
+        problem: String,
+    },
 }
 
 /// A log message's severity, as the protocol (and syslog) names them.
@@ -178,6 +256,125 @@ impl Context {
         peer.notify("notifications/progress", params)
     }
 
+    /// What the client declared it can do: the `capabilities` of its `initialize` request, or
+    /// under protocol 2026-07-28 the request's `io.modelcontextprotocol/clientCapabilities`.
+    /// `None` for a detached context.
+    pub fn client_capabilities(&self) -> Option<&Value> {
+        self.inner.peer.as_ref()?.client_capabilities.as_ref()
+    }
+
+    /// Who the client is (`clientInfo`: `name`, `version`, ...), as it said in `initialize` or
+    /// under protocol 2026-07-28 in the request's `io.modelcontextprotocol/clientInfo`, if it
+    /// said.
+    pub fn client_info(&self) -> Option<&Value> {
+        self.inner.peer.as_ref()?.client_info.as_ref()
+    }
+
+    /// Asks the client's model for a completion (`sampling/createMessage`) and returns the
+    /// client's result (`role`, `content`, `model`, `stopReason`).
+    ///
+    /// `params` are the request's, as the protocol has them: `messages`, `maxTokens`, and
+    /// optionally `systemPrompt`, `modelPreferences`, `temperature`, ... The client must have
+    /// declared the `sampling` capability. The call waits for the answer until the client
+    /// request timeout (`Server::client_request_timeout`, 60 seconds by default) or until the
+    /// call is cancelled.
+    pub async fn create_message(&self, params: Value) -> Result<Value, ClientRequestError> {
+        self.request("sampling/createMessage", "sampling", params)
+            .await
+    }
+
+    /// Asks the client's model for a completion of one user message, and returns its text:
+    /// [`create_message`](Context::create_message) with `messages` and `maxTokens` only.
+    ///
+    /// ```
+    /// use toolwright::{ClientRequestError, Context, mcp_tool};
+    ///
+    /// /// Summarise a text with the client's model.
+    /// #[mcp_tool]
+    /// async fn summarise(
+    ///     ctx: &Context,
+    ///     /// The text.
+    ///     text: String,
+    /// ) -> Result<String, ClientRequestError> {
+    ///     ctx.sample_text(&format!("Summarise in one sentence:\n{text}"), 200).await
+    /// }
+    /// ```
+    pub async fn sample_text(
+        &self,
+        prompt: &str,
+        max_tokens: u32,
+    ) -> Result<String, ClientRequestError> {
+        const METHOD: &str = "sampling/createMessage";
+        let result = self
+            .create_message(json!({
+                "messages": [{ "role": "user", "content": { "type": "text", "text": prompt } }],
+                "maxTokens": max_tokens,
+            }))
+            .await?;
+        // One content block, or since 2025-11-25 a list of them.
+        let blocks = match &result["content"] {
+            Value::Array(blocks) => blocks.iter().collect(),
+            Value::Null => Vec::new(),
+            block => vec![block],
+        };
+        let texts: Vec<&str> = blocks
+            .into_iter()
+            .filter(|block| block["type"] == "text")
+            .filter_map(|block| block["text"].as_str())
+            .collect();
+        if texts.is_empty() {
+            return Err(ClientRequestError::InvalidResult {
+                method: METHOD,
+                problem: format!("it has no text content: {result}"),
+            });
+        }
+        Ok(texts.concat())
+    }
+
+    /// Asks the user for input through the client (`elicitation/create`) and returns the
+    /// client's result: `action` (`accept`, `decline` or `cancel`) and, when accepted,
+    /// `content`.
+    ///
+    /// `params` are the request's, as the protocol has them: `message` and `requestedSchema` (a
+    /// flat object schema of primitive properties). The client must have declared the
+    /// `elicitation` capability. The call waits as [`create_message`](Context::create_message)
+    /// does.
+    pub async fn elicit(&self, params: Value) -> Result<Value, ClientRequestError> {
+        self.request("elicitation/create", "elicitation", params)
+            .await
+    }
+
+    async fn request(
+        &self,
+        method: &'static str,
+        capability: &'static str,
+        params: Value,
+    ) -> Result<Value, ClientRequestError> {
+        let Some(peer) = &self.inner.peer else {
+            return Err(ClientRequestError::NotConnected { method });
+        };
+        if peer.stateless {
+            return Err(ClientRequestError::Unsupported { method });
+        }
+        let declared = peer
+            .client_capabilities
+            .as_ref()
+            .and_then(|capabilities| capabilities.get(capability))
+            .is_some_and(|c| !c.is_null());
+        if !declared {
+            return Err(ClientRequestError::MissingCapability { capability, method });
+        }
+        peer.requests
+            .send(
+                &peer.outgoing,
+                method,
+                params,
+                peer.request_timeout,
+                &self.inner.cancellation,
+            )
+            .await
+    }
+
     /// Sends a log message to the client (`notifications/message`), if the client's log level
     /// lets it through: the one set with `logging/setLevel` (`info` until then), or under
     /// protocol 2026-07-28 the one the request names in its `_meta` (none: no messages).
@@ -212,5 +409,22 @@ impl fmt::Debug for Context {
             .field("progress_token", &self.inner.progress_token)
             .field("cancelled", &self.is_cancelled())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_detached_context_has_no_client_to_ask() {
+        let ctx = Context::detached("t");
+        assert_eq!(ctx.client_capabilities(), None);
+        assert_eq!(
+            ctx.sample_text("hi", 10).await,
+            Err(ClientRequestError::NotConnected {
+                method: "sampling/createMessage"
+            })
+        );
     }
 }

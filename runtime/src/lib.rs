@@ -65,7 +65,7 @@ mod server;
 mod tool;
 
 pub use content::{Content, EmbeddedResource, ToolResult};
-pub use context::{Context, LogLevel};
+pub use context::{ClientRequestError, Context, LogLevel};
 pub use manifest::{Change, Manifest, Severity, diff};
 pub use names::{CANONICAL_PREFIX, CanonicalName, NameError, is_provider};
 pub use registry::{Conflict, Registry, RegistryError, Tool};
@@ -74,7 +74,8 @@ pub use schema::{
 };
 pub use server::{Error, HttpServer, Server, ServerArgs};
 pub use tool::{
-    Annotations, Handler, Location, Output, ToolArgument, ToolError, ToolOutput, ToolRegistration,
+    Annotations, Handler, InputSchema, LiteralArgument, Location, Output, ToolArgument, ToolError,
+    ToolOutput, ToolRegistration,
 };
 
 /// Turns a free function into an MCP tool.
@@ -115,7 +116,41 @@ pub use tool::{
 /// | `tags = ["...", ...]` | words that group tools, for the catalog's search |
 /// | `core` | a tool the catalog always lists, for servers with many tools |
 /// | `provider = "..."` | the middle of the canonical name `mcp::<provider>::<tool>`; default: the package name |
+/// | `input_schema = r#"{...}"#` | the input schema as literal JSON, served exactly as written (see below); checked at compile time to be a JSON object with `"type": "object"` |
 /// | `crate = path` | where `toolwright` is, when the dependency is renamed |
+///
+/// # A literal input schema
+///
+/// `input_schema` is the escape hatch for a schema the parameters cannot express. The JSON is
+/// passed through unchanged: `$schema`, `$defs`, `$ref` and `additionalProperties` stay as
+/// written, and nothing is added (no `additionalProperties: false`, no `properties`). Arguments
+/// are still checked against it before the function runs, in the dialect its `$schema` names
+/// (2020-12 when it names none). At start, a root that is not `type: object`, a schema that is
+/// not valid in its dialect or a `$ref` that resolves to nothing stops the server with a
+/// [`Conflict`].
+///
+/// Nothing is derived from the parameters, so the schema alone describes the arguments: the
+/// function takes **at most one** argument parameter (besides an optional `Context`), which
+/// receives the whole arguments object. Its type is `serde_json::Value`,
+/// `serde_json::Map<String, Value>`, or any type that implements `Deserialize` (it needs no
+/// `JsonSchema`); `&T` borrows it as usual. That parameter takes no `#[arg]` and no doc comment:
+/// descriptions go in the schema. Each of these is a compile error on the offending token.
+///
+/// ```
+/// use toolwright::mcp_tool;
+///
+/// /// Find where someone lives.
+/// #[mcp_tool(input_schema = r##"{
+///     "$schema": "https://json-schema.org/draft/2020-12/schema",
+///     "type": "object",
+///     "$defs": {"address": {"type": "object", "properties": {"city": {"type": "string"}}}},
+///     "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+///     "additionalProperties": false
+/// }"##)]
+/// fn locate(arguments: serde_json::Value) -> String {
+///     format!("{}", arguments["address"]["city"])
+/// }
+/// ```
 ///
 /// # Parameter attributes
 ///
@@ -167,8 +202,8 @@ macro_rules! __register_tool {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::tool::{
-        Annotations, BoxFuture, Handler, IsContext, Location, Output, ToolArgument, ToolOutput,
-        ToolRegistration, parse_arguments,
+        Annotations, BoxFuture, Handler, InputSchema, IsContext, Location, Output, ToolArgument,
+        ToolOutput, ToolRegistration, parse_arguments, parse_literal_arguments,
     };
     pub use crate::{Context, ToolResult};
     pub use inventory;

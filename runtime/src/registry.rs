@@ -11,7 +11,7 @@ use crate::names::{CanonicalName, MAX_WIRE_NAME_LEN, NameError, is_wire_name};
 #[cfg(debug_assertions)]
 use crate::schema::OutputCheck;
 use crate::schema::{self, ArgumentCheck};
-use crate::tool::{Annotations, Handler, Location, ToolRegistration};
+use crate::tool::{Annotations, Handler, InputSchema, Location, ToolRegistration};
 
 /// The tools a server serves: every registration, with its schemas derived and checked, sorted
 /// by name in byte order.
@@ -302,7 +302,20 @@ impl Tool {
                 location,
             });
         }
-        let input_schema = schema::input(registration.input_schema);
+        let input_schema = match registration.input_schema {
+            InputSchema::Derived(derive) => schema::input(derive),
+            InputSchema::Literal(text) => match serde_json::from_str::<Value>(text) {
+                Ok(schema) => schema,
+                Err(error) => {
+                    conflicts.push(Conflict::InvalidSchema {
+                        tool,
+                        error: format!("its literal `input_schema` is not JSON: {error}"),
+                        location,
+                    });
+                    return Err(conflicts);
+                }
+            },
+        };
         if input_schema.get("type").and_then(Value::as_str) != Some("object") {
             conflicts.push(Conflict::InputNotObject {
                 tool: tool.clone(),

@@ -36,8 +36,8 @@ pub struct ToolRegistration {
     pub core: bool,
     /// The provider in the canonical name `mcp::<provider>::<tool>`.
     pub provider: &'static str,
-    /// Derives the input schema.
-    pub input_schema: fn(&mut SchemaGenerator) -> Schema,
+    /// The input schema: derived from the parameters, or written out by hand.
+    pub input_schema: InputSchema,
     /// Derives the output schema, when the return type has one.
     pub output_schema: fn(&mut SchemaGenerator) -> Option<Schema>,
     /// Runs the tool.
@@ -47,6 +47,16 @@ pub struct ToolRegistration {
 }
 
 inventory::collect!(ToolRegistration);
+
+/// Where a tool's input schema comes from.
+#[derive(Clone, Copy, Debug)]
+pub enum InputSchema {
+    /// Derived from the parameters' types, then normalised (inlined, closed, no `$schema`).
+    Derived(fn(&mut SchemaGenerator) -> Schema),
+    /// Written by hand as JSON (`#[mcp_tool(input_schema = "...")]`) and served exactly as
+    /// written: `$schema`, `$defs`, `$ref` and `additionalProperties` are kept, nothing is added.
+    Literal(&'static str),
+}
 
 /// The protocol's tool annotations: hints about a tool's behaviour, each left out when unset.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -206,6 +216,19 @@ pub trait ToolArgument: DeserializeOwned + JsonSchema {}
 
 impl<T: DeserializeOwned + JsonSchema> ToolArgument for T {}
 
+/// A type that can take a tool's arguments when the tool gives its input schema as literal JSON:
+/// the whole arguments object is read into it, and the schema describes it.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot take a tool's arguments",
+    label = "the whole arguments object is read into this type",
+    note = "with `input_schema = \"...\"`, the tool's one argument parameter is a \
+            `serde_json::Value`, a `serde_json::Map<String, Value>` or a type that derives \
+            `Deserialize`"
+)]
+pub trait LiteralArgument: DeserializeOwned {}
+
+impl<T: DeserializeOwned> LiteralArgument for T {}
+
 /// Hands toolwright's [`Context`] to a parameter whose type is named `Context`. Generated code
 /// converts through this trait instead of passing the context directly, so that another type
 /// named `Context` fails here, once, at the user's type, instead of also as a mismatched argument.
@@ -236,6 +259,15 @@ impl IsContext for Context {
 /// Reads the arguments struct; arguments have been checked against the schema already, so an
 /// error here is one the schema cannot express (a number too large for its type, say).
 pub fn parse_arguments<T: DeserializeOwned>(arguments: Value) -> Result<T, Output> {
+    read_arguments(arguments)
+}
+
+/// Reads the whole arguments object of a tool with a literal input schema.
+pub fn parse_literal_arguments<T: LiteralArgument>(arguments: Value) -> Result<T, Output> {
+    read_arguments(arguments)
+}
+
+fn read_arguments<T: DeserializeOwned>(arguments: Value) -> Result<T, Output> {
     serde_json::from_value(arguments)
         .map_err(|err| Output(Produced::Error(format!("invalid arguments: {err}"))))
 }

@@ -94,14 +94,16 @@ fn definition_refs(schema: &Value) -> Vec<String> {
     refs
 }
 
-/// The `$ref`s that point nowhere inside the schema: a client cannot resolve them.
+/// The `$ref`s that point nowhere inside the schema: a client cannot resolve them. A local
+/// reference is a JSON pointer into the schema, so `#/definitions/...` of a literal draft-07
+/// schema resolves as `#/$defs/...` does.
 pub(crate) fn dangling_refs(schema: &Value) -> Vec<String> {
-    let defs = schema.get("$defs").and_then(Value::as_object);
     let mut dangling = Vec::new();
     each_ref(schema, &mut |r| {
         let resolves = r == "#"
-            || r.strip_prefix(DEFS_PREFIX)
-                .is_some_and(|name| defs.is_some_and(|d| d.contains_key(&unescape_pointer(name))));
+            || r.strip_prefix('#').is_some_and(|pointer| {
+                pointer.starts_with('/') && schema.pointer(pointer).is_some()
+            });
         if !resolves {
             dangling.push(r.to_owned());
         }
@@ -136,6 +138,17 @@ fn unescape_pointer(token: &str) -> String {
     token.replace("~1", "/").replace("~0", "~")
 }
 
+/// A validator for a schema in its declared dialect (`$schema`, as a literal input schema may
+/// name one), or 2020-12 when it declares none, as MCP specifies.
+fn validator(schema: &Value) -> Result<jsonschema::Validator, String> {
+    let result = if schema.get("$schema").is_some() {
+        jsonschema::validator_for(schema)
+    } else {
+        jsonschema::draft202012::new(schema)
+    };
+    result.map_err(|e| e.to_string())
+}
+
 /// Checks a call's arguments against a tool's input schema, with messages a model can act on.
 pub(crate) struct ArgumentCheck {
     validator: jsonschema::Validator,
@@ -145,7 +158,7 @@ pub(crate) struct ArgumentCheck {
 
 impl ArgumentCheck {
     pub(crate) fn new(schema: &Value) -> Result<ArgumentCheck, String> {
-        let validator = jsonschema::draft202012::new(schema).map_err(|e| e.to_string())?;
+        let validator = validator(schema)?;
         let closed = (schema.get("additionalProperties") == Some(&Value::Bool(false))).then(|| {
             schema
                 .get("properties")

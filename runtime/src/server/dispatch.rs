@@ -26,7 +26,8 @@ use tokio_util::sync::CancellationToken;
 use super::jsonrpc::{
     self, INVALID_PARAMS, INVALID_REQUEST, Incoming, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION,
 };
-use crate::context::{Context, Peer};
+use super::requests::ClientRequests;
+use crate::context::{ClientRequestError, Context, Peer};
 use crate::manifest::Manifest;
 use crate::registry::{Registry, Tool};
 use crate::tool::{BoxFuture, Handler, Output, Produced};
@@ -61,6 +62,8 @@ pub(crate) struct Dispatcher {
     discover: Vec<u8>,
     /// The `_meta` of every stateless-era result: who answers.
     result_meta: Value,
+    /// How long a call waits for the client to answer a request of its own.
+    client_request_timeout: Duration,
 }
 
 /// Where the messages a call sends while it runs (progress, log messages) go: the connection's
@@ -75,6 +78,23 @@ pub(crate) struct Session {
     log_level: Arc<AtomicU8>,
     /// Calls under way, by request id, so that `notifications/cancelled` can reach them.
     in_flight: Mutex<HashMap<String, CancellationToken>>,
+    /// What the client said of itself in `initialize`.
+    client: Mutex<Client>,
+    /// Requests of ours awaiting the client's answer.
+    requests: Arc<ClientRequests>,
+}
+
+/// What a client says of itself: its `capabilities` and `clientInfo`.
+#[derive(Clone, Default)]
+struct Client {
+    capabilities: Option<Value>,
+    info: Option<Value>,
+}
+
+/// Who a call answers to: the log level its messages must pass, and what the client declared.
+struct Caller {
+    log_level: Arc<AtomicU8>,
+    client: Client,
 }
 
 /// The protocol era a connection speaks.
@@ -112,7 +132,19 @@ impl Session {
             era: Mutex::new(None),
             log_level: Arc::new(AtomicU8::new(LogLevel::Info as u8)),
             in_flight: Mutex::new(HashMap::new()),
+            client: Mutex::new(Client::default()),
+            requests: Arc::new(ClientRequests::new()),
         }
+    }
+
+    /// The client is gone (the input closed, the session ended): calls waiting for its answers
+    /// stop waiting.
+    pub(crate) fn close(&self) {
+        self.requests.close();
+    }
+
+    fn client(&self) -> MutexGuard<'_, Client> {
+        self.client.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn era_lock(&self) -> MutexGuard<'_, Option<Era>> {
@@ -161,6 +193,7 @@ impl Dispatcher {
         instructions: Option<String>,
         page_size: Option<usize>,
         cache_ttl: Duration,
+        client_request_timeout: Duration,
     ) -> Dispatcher {
         let result_meta = json!({ SERVER_INFO_KEY: { "name": name, "version": version } });
         let ttl_ms = u64::try_from(cache_ttl.as_millis()).unwrap_or(u64::MAX);
@@ -188,6 +221,7 @@ impl Dispatcher {
             listing,
             discover: serde_json::to_vec(&discover).expect("a JSON value serialises"),
             result_meta,
+            client_request_timeout,
         }
     }
 
@@ -200,7 +234,15 @@ impl Dispatcher {
     ) -> Step {
         match jsonrpc::parse(line) {
             Err(reply) => Step::Reply(reply),
-            Ok(Incoming::Response) => Step::Nothing,
+            Ok(Incoming::Response { id, outcome }) => {
+                let answer = outcome.map_err(|error| ClientRequestError::Client {
+                    code: error.code,
+                    message: error.message,
+                    data: error.data,
+                });
+                session.requests.resolve(&id, answer);
+                Step::Nothing
+            }
             Ok(Incoming::Notification { method, params }) => {
                 self.notification(session, &method, &params);
                 Step::Nothing
@@ -265,8 +307,11 @@ impl Dispatcher {
             ),
             ("tools/list", Some(_)) => self.list_tools(&id, &params, Wire::Handshake),
             ("tools/call", Some(_)) => {
-                let log_level = Arc::clone(&session.log_level);
-                return self.call_tool(session, id, params, sink, Wire::Handshake, log_level);
+                let caller = Caller {
+                    log_level: Arc::clone(&session.log_level),
+                    client: session.client().clone(),
+                };
+                return self.call_tool(session, id, params, sink, Wire::Handshake, caller);
             }
             ("logging/setLevel", Some(_)) => set_level(session, &id, &params),
             ("server/discover", _) => jsonrpc::error(
@@ -318,8 +363,11 @@ impl Dispatcher {
             "tools/call" => {
                 // Log messages only when the request asks for them, at the level it names.
                 let threshold = envelope.log_level.map_or(LogLevel::OFF, |l| l as u8);
-                let log_level = Arc::new(AtomicU8::new(threshold));
-                return self.call_tool(session, id, params, sink, Wire::Stateless, log_level);
+                let caller = Caller {
+                    log_level: Arc::new(AtomicU8::new(threshold)),
+                    client: envelope.client,
+                };
+                return self.call_tool(session, id, params, sink, Wire::Stateless, caller);
             }
             "ping" => jsonrpc::error(
                 &id,
@@ -357,6 +405,10 @@ impl Dispatcher {
         *session.era_lock() = Some(Era::Handshake {
             version: Some(version),
         });
+        *session.client() = Client {
+            capabilities: params.get("capabilities").cloned(),
+            info: params.get("clientInfo").cloned(),
+        };
         let client = params.pointer("/clientInfo/name").and_then(Value::as_str);
         tracing::info!(client, requested, version, "session initialized");
         let mut result = json!({
@@ -426,7 +478,7 @@ impl Dispatcher {
         params: Value,
         sink: &Sink,
         wire: Wire,
-        log_level: Arc<AtomicU8>,
+        caller: Caller,
     ) -> Step {
         let Some(name) = params.get("name").and_then(Value::as_str) else {
             return Step::Reply(jsonrpc::error(
@@ -474,7 +526,12 @@ impl Dispatcher {
         }
         let peer = Peer {
             outgoing: sink.clone(),
-            log_level,
+            log_level: caller.log_level,
+            client_capabilities: caller.client.capabilities,
+            client_info: caller.client.info,
+            requests: Arc::clone(&session.requests),
+            request_timeout: self.client_request_timeout,
+            stateless: wire == Wire::Stateless,
         };
         let progress_token = params.pointer("/_meta/progressToken").cloned();
         let ctx = Context::new(
@@ -526,6 +583,8 @@ fn problem_text(head: &str, problems: &str) -> String {
 struct Envelope {
     /// The least severe log message the request wants; `None`: none at all.
     log_level: Option<LogLevel>,
+    /// The client's capabilities and who it is, as the request declares them.
+    client: Client,
 }
 
 impl Envelope {
@@ -585,7 +644,11 @@ impl Envelope {
                 }
             },
         };
-        Ok(Envelope { log_level })
+        let client = Client {
+            capabilities: Some(meta[CLIENT_CAPABILITIES_KEY].clone()),
+            info: meta.get(CLIENT_INFO_KEY).cloned(),
+        };
+        Ok(Envelope { log_level, client })
     }
 }
 

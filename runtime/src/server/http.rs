@@ -157,8 +157,9 @@ impl Server {
 ///   which every later request must carry (`400` without it, `404` once the session is unknown
 ///   or ended);
 /// - a POST of a request: its response as `application/json`, or as `text/event-stream` when the
-///   call sends progress or log messages before its result; of a notification or a response:
-///   `202 Accepted`;
+///   call sends progress or log messages, or requests of its own to the client (sampling,
+///   elicitation), before its result; of a notification or a response: `202 Accepted` (a response
+///   to one of the server's requests goes to the call in the same session that waits for it);
 /// - DELETE: ends the session (`204`); GET: `405`, as no stream of the server's own is offered.
 ///
 /// A request is refused, with a JSON-RPC error body, when its `Host` or `Origin` is not this

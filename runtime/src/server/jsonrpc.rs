@@ -21,8 +21,19 @@ pub(crate) enum Incoming {
         method: String,
         params: Value,
     },
-    /// A response to a request of ours; this server sends none yet, so it is dropped.
-    Response,
+    /// A response to a request of ours (`sampling/createMessage`, `elicitation/create`).
+    Response {
+        id: Value,
+        outcome: Result<Value, ErrorObject>,
+    },
+}
+
+/// The `error` of an error response.
+#[derive(Debug, PartialEq)]
+pub(crate) struct ErrorObject {
+    pub(crate) code: i64,
+    pub(crate) message: String,
+    pub(crate) data: Option<Value>,
 }
 
 /// Reads one message, or the error response to send back.
@@ -46,6 +57,11 @@ pub(crate) fn parse(line: &[u8]) -> Result<Incoming, Vec<u8>> {
     let id = match message.remove("id") {
         None => None,
         Some(id @ (Value::String(_) | Value::Number(_))) => Some(id),
+        // An error response to a request the client could not read: answering it would start
+        // an exchange of errors.
+        Some(Value::Null) if message.contains_key("error") && !message.contains_key("method") => {
+            Some(Value::Null)
+        }
         Some(_) => {
             return Err(error(
                 &Value::Null,
@@ -73,14 +89,30 @@ pub(crate) fn parse(line: &[u8]) -> Result<Incoming, Vec<u8>> {
     match (message.remove("method"), id) {
         (Some(Value::String(method)), Some(id)) => Ok(Incoming::Request { id, method, params }),
         (Some(Value::String(method)), None) => Ok(Incoming::Notification { method, params }),
-        (None, Some(_)) if message.contains_key("result") || message.contains_key("error") => {
-            Ok(Incoming::Response)
+        (None, Some(id)) if message.contains_key("result") || message.contains_key("error") => {
+            let outcome = match (message.remove("result"), message.remove("error")) {
+                (Some(result), None) => Ok(result),
+                (_, error) => Err(error_object(error.unwrap_or(Value::Null))),
+            };
+            Ok(Incoming::Response { id, outcome })
         }
         _ => Err(error(
             &reply_id,
             INVALID_REQUEST,
             "the message has no `method` string",
         )),
+    }
+}
+
+/// Reads an error response's `error`, leniently: it is the client's word, passed on to a tool.
+fn error_object(error: Value) -> ErrorObject {
+    ErrorObject {
+        code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
+        message: match error.get("message").and_then(Value::as_str) {
+            Some(message) => message.to_owned(),
+            None => format!("a malformed error: {error}"),
+        },
+        data: error.get("data").cloned(),
     }
 }
 
@@ -151,6 +183,34 @@ mod tests {
         assert_eq!(
             parse_err(r#"{"jsonrpc": "2.0", "id": null, "method": "ping"}"#)["error"]["code"],
             INVALID_REQUEST
+        );
+    }
+
+    #[test]
+    fn responses_are_read_with_their_id_and_outcome() {
+        let read = |line: &str| match parse(line.as_bytes()) {
+            Ok(Incoming::Response { id, outcome }) => (id, outcome),
+            other => panic!("not a response: {other:?}"),
+        };
+        assert_eq!(
+            read(r#"{"jsonrpc": "2.0", "id": "tw-1", "result": {"a": 1}}"#),
+            (json!("tw-1"), Ok(json!({"a": 1})))
+        );
+        assert_eq!(
+            read(r#"{"jsonrpc": "2.0", "id": "tw-2", "error": {"code": -1, "message": "no"}}"#),
+            (
+                json!("tw-2"),
+                Err(ErrorObject {
+                    code: -1,
+                    message: "no".to_owned(),
+                    data: None
+                })
+            )
+        );
+        // An error about a message the client could not read is not answered.
+        assert_eq!(
+            read(r#"{"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "x"}}"#).0,
+            Value::Null
         );
     }
 

@@ -4,6 +4,7 @@ mod cli;
 mod dispatch;
 mod http;
 mod jsonrpc;
+pub(crate) mod requests;
 mod stdio;
 
 use std::process::ExitCode;
@@ -28,6 +29,9 @@ const DEFAULT_MAX_CONCURRENT_CALLS: usize = 64;
 
 /// The default time calls under way get to finish once the client is gone.
 const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// How long, by default, a tool waits for the client to answer a request of its own.
+const DEFAULT_CLIENT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// How long, by default, clients of protocol 2026-07-28 may cache the tool list.
 const DEFAULT_CACHE_TTL: Duration = Duration::from_secs(5 * 60);
@@ -65,6 +69,7 @@ pub struct Server {
     http: http::HttpConfig,
     page_size: Option<usize>,
     cache_ttl: Duration,
+    client_request_timeout: Duration,
 }
 
 /// Why a server stopped or could not start.
@@ -94,6 +99,7 @@ impl Server {
             http: http::HttpConfig::default(),
             page_size: None,
             cache_ttl: DEFAULT_CACHE_TTL,
+            client_request_timeout: DEFAULT_CLIENT_REQUEST_TIMEOUT,
         }
     }
 
@@ -158,6 +164,17 @@ impl Server {
     #[must_use]
     pub fn cache_ttl(mut self, ttl: Duration) -> Server {
         self.cache_ttl = ttl;
+        self
+    }
+
+    /// How long a tool waits for the client to answer a request it sends
+    /// ([`Context::create_message`](crate::Context::create_message),
+    /// [`Context::elicit`](crate::Context::elicit)); default 60 seconds. Past it the request is
+    /// withdrawn (`notifications/cancelled`) and the tool gets
+    /// [`ClientRequestError::Timeout`](crate::ClientRequestError::Timeout).
+    #[must_use]
+    pub fn client_request_timeout(mut self, timeout: Duration) -> Server {
+        self.client_request_timeout = timeout;
         self
     }
 
@@ -254,6 +271,7 @@ impl Server {
             self.instructions,
             self.page_size,
             self.cache_ttl,
+            self.client_request_timeout,
         ))
     }
 }

@@ -71,6 +71,8 @@ where
             }
         }
     }
+    // Nobody is left to answer the requests calls sent to the client: they stop waiting.
+    session.close();
     let drained = tokio::time::timeout(limits.shutdown_grace, async {
         while calls.join_next().await.is_some() {}
     })

@@ -174,7 +174,9 @@ impl Endpoint {
         };
         let session_id = session_id.to_str().unwrap_or("");
         match self.sessions().remove(session_id) {
-            Some(_) => {
+            Some(entry) => {
+                // Calls of the session waiting for the client's answers stop waiting.
+                entry.session.close();
                 tracing::info!("session ended by the client");
                 Ok(StatusCode::NO_CONTENT.into_response())
             }
@@ -330,7 +332,9 @@ fn evict_one(sessions: &mut HashMap<String, Entry>) -> bool {
         .map(|(id, _)| id.clone());
     match idle {
         Some(id) => {
-            sessions.remove(&id);
+            if let Some(entry) = sessions.remove(&id) {
+                entry.session.close();
+            }
             tracing::info!("session ended: the most sessions are open");
             true
         }

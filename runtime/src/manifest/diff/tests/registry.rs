@@ -2,7 +2,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 
 use super::*;
 use crate::Registry;
-use crate::tool::{Annotations, Handler, Location, Output, ToolRegistration};
+use crate::tool::{Annotations, Handler, InputSchema, Location, Output, ToolRegistration};
 
 #[expect(dead_code, reason = "only the schema is used")]
 #[derive(JsonSchema)]
@@ -87,7 +87,7 @@ fn draw(
         tags: &[],
         core: false,
         provider: "test",
-        input_schema,
+        input_schema: InputSchema::Derived(input_schema),
         output_schema,
         handler: Handler::Blocking(|_, _| Output::empty()),
         location: Location {

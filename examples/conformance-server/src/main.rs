@@ -1,0 +1,242 @@
+//! The tool fixtures of the MCP conformance suite (`@modelcontextprotocol/conformance` 0.1.16),
+//! written as toolwright tools, for running the suite against toolwright.
+//!
+//! ```text
+//! cargo run -p conformance-server -- --http 127.0.0.1:3001
+//! npx @modelcontextprotocol/conformance@0.1.16 server --url http://127.0.0.1:3001/mcp --suite active
+//! ```
+//!
+//! The suite's resources, prompts and completions are outside what toolwright serves (tools), so
+//! their scenarios are expected to fail; `.ci/conformance-expected-failures.yml` lists them.
+//! Sampling and elicitation go through [`Context::sample_text`] and [`Context::elicit`].
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use toolwright::{Content, Context, LogLevel, ToolResult, mcp_tool};
+
+/// A 1x1 red pixel.
+const PNG: &[u8] = include_bytes!("pixel.png");
+
+/// Four samples of silence: 16-bit mono PCM at 8 kHz.
+const WAV: &[u8] = include_bytes!("silence.wav");
+
+/// The pause between the notifications of one call, so a client sees them arrive over time.
+const STEP: Duration = Duration::from_millis(50);
+
+/// Tests simple text content response.
+#[mcp_tool(read_only)]
+fn test_simple_text() -> &'static str {
+    "This is a simple text response for testing."
+}
+
+/// Tests image content response.
+#[mcp_tool(read_only)]
+fn test_image_content() -> ToolResult {
+    ToolResult::new().with(Content::image(PNG, "image/png"))
+}
+
+/// Tests audio content response.
+#[mcp_tool(read_only)]
+fn test_audio_content() -> ToolResult {
+    ToolResult::new().with(Content::audio(WAV, "audio/wav"))
+}
+
+/// Tests embedded resource content response.
+#[mcp_tool(read_only)]
+fn test_embedded_resource() -> ToolResult {
+    ToolResult::new().with(Content::resource_text(
+        "test://embedded-resource",
+        "text/plain",
+        "This is an embedded resource content.",
+    ))
+}
+
+/// Tests response with multiple content types (text, image, resource).
+#[mcp_tool(read_only)]
+fn test_multiple_content_types() -> ToolResult {
+    ToolResult::text("Multiple content types test:")
+        .with(Content::image(PNG, "image/png"))
+        .with(Content::resource_text(
+            "test://mixed-content-resource",
+            "application/json",
+            r#"{"test":"data","value":123}"#,
+        ))
+}
+
+/// Tests tool that emits log messages during execution.
+#[mcp_tool(read_only)]
+async fn test_tool_with_logging(ctx: Context) -> &'static str {
+    ctx.log(LogLevel::Info, "Tool execution started");
+    tokio::time::sleep(STEP).await;
+    ctx.log(LogLevel::Info, "Tool processing data");
+    tokio::time::sleep(STEP).await;
+    ctx.log(LogLevel::Info, "Tool execution completed");
+    "Tool with logging executed successfully"
+}
+
+/// Tests tool that reports progress notifications.
+#[mcp_tool(read_only)]
+async fn test_tool_with_progress(ctx: Context) -> &'static str {
+    for step in [0.0, 50.0, 100.0] {
+        if step > 0.0 {
+            tokio::time::sleep(STEP).await;
+        }
+        let message = format!("Completed step {step} of 100");
+        ctx.progress(step, Some(100.0), Some(&message));
+    }
+    "Progress reported: 0, 50 and 100 of 100"
+}
+
+/// Tests error response handling.
+#[mcp_tool(read_only)]
+fn test_error_handling() -> Result<(), String> {
+    Err("This tool intentionally returns an error for testing".to_owned())
+}
+
+/// Tool with JSON Schema 2020-12 features.
+///
+/// Its input schema is served exactly as written (SEP-1613): `$schema`, `$defs`, `$ref` and
+/// `additionalProperties` included.
+#[mcp_tool(
+    read_only,
+    input_schema = r##"{
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {
+            "address": {
+                "type": "object",
+                "properties": {
+                    "street": {"type": "string"},
+                    "city": {"type": "string"}
+                }
+            }
+        },
+        "properties": {
+            "name": {"type": "string"},
+            "address": {"$ref": "#/$defs/address"}
+        },
+        "additionalProperties": false
+    }"##
+)]
+fn json_schema_2020_12_tool(arguments: Value) -> String {
+    format!("JSON Schema 2020-12 tool called with: {arguments}")
+}
+
+/// Tests server-initiated sampling (LLM completion request).
+#[mcp_tool]
+async fn test_sampling(
+    /// The prompt to send to the LLM.
+    prompt: String,
+    ctx: Context,
+) -> Result<String, String> {
+    match ctx.sample_text(&prompt, 100).await {
+        Ok(text) => Ok(format!("LLM response: {text}")),
+        Err(error) => Err(format!("Sampling not supported or error: {error}")),
+    }
+}
+
+/// Tests server-initiated elicitation (user input request).
+#[mcp_tool]
+async fn test_elicitation(
+    /// The message to show the user.
+    message: String,
+    ctx: Context,
+) -> Result<String, String> {
+    let schema = json!({
+        "type": "object",
+        "properties": {"response": {"type": "string", "description": "User's response"}},
+        "required": ["response"]
+    });
+    elicit(&ctx, &message, schema, "User response").await
+}
+
+/// Tests elicitation with default values per SEP-1034.
+#[mcp_tool]
+async fn test_elicitation_sep1034_defaults(ctx: Context) -> Result<String, String> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "description": "User name", "default": "John Doe"},
+            "age": {"type": "integer", "description": "User age", "default": 30},
+            "score": {"type": "number", "description": "User score", "default": 95.5},
+            "status": {
+                "type": "string",
+                "description": "User status",
+                "enum": ["active", "inactive", "pending"],
+                "default": "active"
+            },
+            "verified": {"type": "boolean", "description": "Verification status", "default": true}
+        },
+        "required": []
+    });
+    let message = "Please review and update the form fields with defaults";
+    elicit(&ctx, message, schema, "Elicitation completed").await
+}
+
+/// Tests elicitation with enum schema improvements per SEP-1330.
+#[mcp_tool]
+async fn test_elicitation_sep1330_enums(ctx: Context) -> Result<String, String> {
+    let titled = |choices: [(&str, &str); 3]| {
+        choices
+            .iter()
+            .map(|(value, title)| json!({"const": value, "title": title}))
+            .collect::<Vec<_>>()
+    };
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "untitledSingle": {
+                "type": "string",
+                "description": "Select one option",
+                "enum": ["option1", "option2", "option3"]
+            },
+            "titledSingle": {
+                "type": "string",
+                "description": "Select one option with titles",
+                "oneOf": titled([("value1", "First Option"), ("value2", "Second Option"), ("value3", "Third Option")])
+            },
+            "legacyEnum": {
+                "type": "string",
+                "description": "Select one option (legacy)",
+                "enum": ["opt1", "opt2", "opt3"],
+                "enumNames": ["Option One", "Option Two", "Option Three"]
+            },
+            "untitledMulti": {
+                "type": "array",
+                "description": "Select multiple options",
+                "minItems": 1,
+                "maxItems": 3,
+                "items": {"type": "string", "enum": ["option1", "option2", "option3"]}
+            },
+            "titledMulti": {
+                "type": "array",
+                "description": "Select multiple options with titles",
+                "minItems": 1,
+                "maxItems": 3,
+                "items": {"anyOf": titled([("value1", "First Choice"), ("value2", "Second Choice"), ("value3", "Third Choice")])}
+            }
+        },
+        "required": []
+    });
+    let message = "Please select options from the enum fields";
+    elicit(&ctx, message, schema, "Elicitation completed").await
+}
+
+/// Asks the user through the client with a form, and says what came back.
+async fn elicit(ctx: &Context, message: &str, schema: Value, said: &str) -> Result<String, String> {
+    let params = json!({"mode": "form", "message": message, "requestedSchema": schema});
+    match ctx.elicit(params).await {
+        Ok(result) => Ok(format!(
+            "{said}: action={}, content={}",
+            result["action"].as_str().unwrap_or("?"),
+            result.get("content").unwrap_or(&json!({}))
+        )),
+        Err(error) => Err(format!("Elicitation not supported or error: {error}")),
+    }
+}
+
+fn main() -> ExitCode {
+    toolwright::server!().run()
+}

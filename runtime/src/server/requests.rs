@@ -1,0 +1,194 @@
+//! Requests the server sends to the client (`sampling/createMessage`, `elicitation/create`):
+//! numbering them, and routing each response back to the call that waits for it.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::sync::mpsc::UnboundedSender;
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+
+use crate::context::ClientRequestError;
+
+/// What the client answered: its result, or its error.
+pub(crate) type Answer = Result<Value, ClientRequestError>;
+
+/// One session's requests to the client that await their answer.
+pub(crate) struct ClientRequests {
+    next: AtomicU64,
+    state: Mutex<State>,
+}
+
+struct State {
+    /// By request id: where its answer goes.
+    waiting: HashMap<String, oneshot::Sender<Answer>>,
+    /// The client is gone: no request is sent, none is answered.
+    closed: bool,
+}
+
+impl ClientRequests {
+    pub(crate) fn new() -> ClientRequests {
+        ClientRequests {
+            next: AtomicU64::new(1),
+            state: Mutex::new(State {
+                waiting: HashMap::new(),
+                closed: false,
+            }),
+        }
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Sends a request on `sink` and waits for the client's answer, until `timeout` passes or
+    /// `cancellation` fires. Either of those, or dropping the future, withdraws the request and
+    /// tells the client so (`notifications/cancelled`).
+    pub(crate) async fn send(
+        &self,
+        sink: &UnboundedSender<Vec<u8>>,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+        cancellation: &CancellationToken,
+    ) -> Answer {
+        if cancellation.is_cancelled() {
+            return Err(ClientRequestError::Cancelled);
+        }
+        // Ids of our own, unlike any a client would reuse for its requests.
+        let id = format!("tw-{}", self.next.fetch_add(1, Ordering::Relaxed));
+        let (answer, answered) = oneshot::channel();
+        {
+            let mut state = self.state();
+            if state.closed {
+                return Err(ClientRequestError::Disconnected);
+            }
+            state.waiting.insert(id.clone(), answer);
+        }
+        let _pending = Pending {
+            requests: self,
+            sink,
+            id: &id,
+        };
+        let request = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+        let bytes = serde_json::to_vec(&request).expect("a JSON value serialises");
+        if sink.send(bytes).is_err() {
+            return Err(ClientRequestError::Disconnected);
+        }
+        tracing::debug!(request = %id, method, "request sent to the client");
+        tokio::select! {
+            answer = answered => answer.unwrap_or(Err(ClientRequestError::Disconnected)),
+            () = cancellation.cancelled() => Err(ClientRequestError::Cancelled),
+            () = tokio::time::sleep(timeout) => Err(ClientRequestError::Timeout(timeout)),
+        }
+    }
+
+    /// Hands the client's answer to the call waiting for it. An answer nobody waits for (a
+    /// withdrawn request, an id that is not ours) is dropped.
+    pub(crate) fn resolve(&self, id: &Value, answer: Answer) {
+        let waiting = id.as_str().and_then(|id| self.state().waiting.remove(id));
+        match waiting {
+            Some(waiting) => {
+                let _ = waiting.send(answer);
+            }
+            None => tracing::debug!(response = %id, "response to no pending request dropped"),
+        }
+    }
+
+    /// The client is gone: requests waiting fail, and new ones are not sent.
+    pub(crate) fn close(&self) {
+        let mut state = self.state();
+        state.closed = true;
+        // Dropping the senders wakes the waiting calls.
+        state.waiting.clear();
+    }
+}
+
+/// A request sent and not yet answered. Dropped before its answer (the call was cancelled or
+/// timed out, or its future dropped), it withdraws the request.
+struct Pending<'a> {
+    requests: &'a ClientRequests,
+    sink: &'a UnboundedSender<Vec<u8>>,
+    id: &'a str,
+}
+
+impl Drop for Pending<'_> {
+    fn drop(&mut self) {
+        // Still waiting: nobody answered it, nor closed the session.
+        let withdrawn = self.requests.state().waiting.remove(self.id).is_some();
+        if withdrawn {
+            // The client may stop working on it; a late answer is dropped by `resolve`.
+            let cancelled = json!({
+                "jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": { "requestId": self.id, "reason": "the tool call no longer waits for it" },
+            });
+            let _ = self
+                .sink
+                .send(serde_json::to_vec(&cancelled).expect("a JSON value serialises"));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::sync::mpsc;
+
+    #[tokio::test]
+    async fn answers_reach_the_request_with_their_id() {
+        let requests = ClientRequests::new();
+        let (sink, mut sent) = mpsc::unbounded_channel();
+        let never = CancellationToken::new();
+        let call = requests.send(&sink, "ping", json!({}), Duration::from_secs(5), &never);
+        let answer = async {
+            let request: Value = serde_json::from_slice(&sent.recv().await.unwrap()).unwrap();
+            assert_eq!(request["id"], "tw-1");
+            requests.resolve(&json!("tw-2"), Ok(json!("wrong")));
+            requests.resolve(&request["id"], Ok(json!({"ok": true})));
+        };
+        let (answer, ()) = tokio::join!(call, answer);
+        assert_eq!(answer.unwrap(), json!({"ok": true}));
+        assert!(
+            sent.try_recv().is_err(),
+            "an answered request is not withdrawn"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_timed_out_request_is_withdrawn() {
+        let requests = ClientRequests::new();
+        let (sink, mut sent) = mpsc::unbounded_channel();
+        let never = CancellationToken::new();
+        let answer = requests
+            .send(&sink, "ping", json!({}), Duration::from_millis(10), &never)
+            .await;
+        assert!(matches!(answer, Err(ClientRequestError::Timeout(_))));
+        let _request = sent.recv().await.unwrap();
+        let cancelled: Value = serde_json::from_slice(&sent.recv().await.unwrap()).unwrap();
+        assert_eq!(cancelled["method"], "notifications/cancelled");
+        assert_eq!(cancelled["params"]["requestId"], "tw-1");
+        assert!(requests.state().waiting.is_empty());
+    }
+
+    #[tokio::test]
+    async fn closing_fails_waiting_and_later_requests() {
+        let requests = ClientRequests::new();
+        let (sink, _sent) = mpsc::unbounded_channel();
+        let never = CancellationToken::new();
+        let call = requests.send(&sink, "ping", json!({}), Duration::from_secs(5), &never);
+        let close = async {
+            tokio::task::yield_now().await;
+            requests.close();
+        };
+        let (answer, ()) = tokio::join!(call, close);
+        assert!(matches!(answer, Err(ClientRequestError::Disconnected)));
+        let answer = requests
+            .send(&sink, "ping", json!({}), Duration::from_secs(5), &never)
+            .await;
+        assert!(matches!(answer, Err(ClientRequestError::Disconnected)));
+    }
+}

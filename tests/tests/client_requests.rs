@@ -1,0 +1,507 @@
+//! Requests a tool sends to the client (`sampling/createMessage`, `elicitation/create`), with
+//! the test playing the client: it reads the server's request, checks it, and answers.
+
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
+use tokio::task::JoinHandle;
+use toolwright::{Registry, Server};
+
+mod tools {
+    use serde_json::{Value, json};
+    use toolwright::{ClientRequestError, Context, mcp_tool};
+
+    /// Ask the client's model a question; returns its answer.
+    #[mcp_tool]
+    async fn ask_model(
+        ctx: &Context,
+        /// The question.
+        prompt: String,
+    ) -> Result<String, ClientRequestError> {
+        ctx.sample_text(&prompt, 100).await
+    }
+
+    /// Ask the user for their name and email.
+    #[mcp_tool]
+    async fn ask_user(
+        ctx: &Context,
+        /// What to tell the user.
+        message: String,
+    ) -> Result<String, ClientRequestError> {
+        let result = ctx
+            .elicit(json!({
+                "message": message,
+                "requestedSchema": {
+                    "type": "object",
+                    "properties": {
+                        "username": {"type": "string"},
+                        "email": {"type": "string", "format": "email"}
+                    },
+                    "required": ["username", "email"]
+                }
+            }))
+            .await?;
+        Ok(match result["action"].as_str() {
+            Some("accept") => format!(
+                "accepted: {} <{}>",
+                result["content"]["username"].as_str().unwrap_or("?"),
+                result["content"]["email"].as_str().unwrap_or("?"),
+            ),
+            Some(other) => format!("the user chose to {other}"),
+            None => format!("no action in {result}"),
+        })
+    }
+
+    /// Say who the client is and what it can do.
+    #[mcp_tool]
+    fn whoami(ctx: Context) -> String {
+        let name = ctx.client_info().map_or(Value::Null, |i| i["name"].clone());
+        let capabilities = ctx.client_capabilities().cloned().unwrap_or(Value::Null);
+        format!("{name} {capabilities}")
+    }
+}
+
+const TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A client on the other end of a server's pipes.
+struct Client {
+    input: Option<DuplexStream>,
+    output: Lines<BufReader<DuplexStream>>,
+    server: JoinHandle<Result<(), toolwright::Error>>,
+}
+
+impl Client {
+    fn with(server: Server) -> Client {
+        let registry = Registry::collect().expect("the test tools do not conflict");
+        let (input, server_input) = tokio::io::duplex(64 * 1024);
+        let (server_output, output) = tokio::io::duplex(64 * 1024);
+        let server = tokio::spawn(server.registry(registry).serve(server_input, server_output));
+        Client {
+            input: Some(input),
+            output: BufReader::new(output).lines(),
+            server,
+        }
+    }
+
+    /// A client that declared these capabilities in `initialize`.
+    async fn initialized(capabilities: Value) -> Client {
+        Client::initialized_with(Server::new("test-server", "0.0.1"), capabilities).await
+    }
+
+    async fn initialized_with(server: Server, capabilities: Value) -> Client {
+        let mut client = Client::with(server);
+        client
+            .send(
+                json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": capabilities,
+                    "clientInfo": {"name": "client-requests-tests", "version": "1.0.0"}
+                }}),
+            )
+            .await;
+        assert_eq!(client.recv().await["id"], 0);
+        client
+            .send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        client
+    }
+
+    async fn send(&mut self, message: Value) {
+        let input = self.input.as_mut().expect("the input is open");
+        input
+            .write_all(format!("{message}\n").as_bytes())
+            .await
+            .unwrap();
+    }
+
+    async fn call(&mut self, id: i64, name: &str, arguments: Value) {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments}}))
+            .await;
+    }
+
+    /// The next line the server writes, as JSON.
+    async fn recv(&mut self) -> Value {
+        let line = tokio::time::timeout(TIMEOUT, self.output.next_line())
+            .await
+            .expect("the server writes in time")
+            .unwrap()
+            .expect("the server's output is open");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    }
+
+    /// Closes the input; returns every line written after that, once `serve` has ended with `Ok`.
+    async fn finish(mut self) -> Vec<Value> {
+        drop(self.input.take());
+        let mut rest = Vec::new();
+        while let Some(line) = tokio::time::timeout(TIMEOUT, self.output.next_line())
+            .await
+            .expect("the server ends in time")
+            .unwrap()
+        {
+            rest.push(serde_json::from_str(&line).unwrap());
+        }
+        tokio::time::timeout(TIMEOUT, self.server)
+            .await
+            .expect("serve returns in time")
+            .expect("serve does not panic")
+            .expect("serve ends with Ok");
+        rest
+    }
+}
+
+fn response(id: Value, result: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+fn text_result(text: &str) -> Value {
+    json!({"content": [{"type": "text", "text": text}]})
+}
+
+fn tool_error(text: &str) -> Value {
+    json!({"content": [{"type": "text", "text": text}], "isError": true})
+}
+
+fn sampled(text: &str) -> Value {
+    json!({
+        "role": "assistant",
+        "content": {"type": "text", "text": text},
+        "model": "test-model",
+        "stopReason": "endTurn"
+    })
+}
+
+#[tokio::test]
+async fn a_tool_samples_the_clients_model_and_returns_the_text() {
+    let mut client = Client::initialized(json!({"sampling": {}})).await;
+    client
+        .call(1, "ask_model", json!({"prompt": "What is 2 + 2?"}))
+        .await;
+    let request = client.recv().await;
+    assert_eq!(
+        request,
+        json!({
+            "jsonrpc": "2.0",
+            "id": "tw-1",
+            "method": "sampling/createMessage",
+            "params": {
+                "messages": [{"role": "user", "content": {"type": "text", "text": "What is 2 + 2?"}}],
+                "maxTokens": 100
+            }
+        })
+    );
+    client.send(response(json!("tw-1"), sampled("4"))).await;
+    assert_eq!(client.recv().await, response(json!(1), text_result("4")));
+
+    // The next request of the session gets the next id.
+    client
+        .call(2, "ask_model", json!({"prompt": "And 3 + 3?"}))
+        .await;
+    assert_eq!(client.recv().await["id"], "tw-2");
+    client.send(response(json!("tw-2"), sampled("6"))).await;
+    assert_eq!(client.recv().await, response(json!(2), text_result("6")));
+    assert_eq!(client.finish().await, Vec::<Value>::new());
+}
+
+#[tokio::test]
+async fn a_tool_elicits_input_from_the_user() {
+    let mut client = Client::initialized(json!({"elicitation": {}})).await;
+    client
+        .call(1, "ask_user", json!({"message": "Who are you?"}))
+        .await;
+    let request = client.recv().await;
+    assert_eq!(request["method"], "elicitation/create");
+    assert_eq!(request["params"]["message"], "Who are you?");
+    assert_eq!(
+        request["params"]["requestedSchema"]["required"],
+        json!(["username", "email"])
+    );
+    client
+        .send(response(
+            request["id"].clone(),
+            json!({"action": "accept", "content": {"username": "ada", "email": "ada@example.com"}}),
+        ))
+        .await;
+    assert_eq!(
+        client.recv().await,
+        response(json!(1), text_result("accepted: ada <ada@example.com>"))
+    );
+
+    client
+        .call(2, "ask_user", json!({"message": "Who are you?"}))
+        .await;
+    let request = client.recv().await;
+    client
+        .send(response(
+            request["id"].clone(),
+            json!({"action": "decline"}),
+        ))
+        .await;
+    assert_eq!(
+        client.recv().await,
+        response(json!(2), text_result("the user chose to decline"))
+    );
+    assert_eq!(client.finish().await, Vec::<Value>::new());
+}
+
+#[tokio::test]
+async fn the_context_sees_what_the_client_declared() {
+    let mut client = Client::initialized(json!({"sampling": {}, "roots": {}})).await;
+    client.call(1, "whoami", json!({})).await;
+    assert_eq!(
+        client.recv().await,
+        response(
+            json!(1),
+            text_result(r#""client-requests-tests" {"roots":{},"sampling":{}}"#)
+        )
+    );
+    client.finish().await;
+}
+
+#[tokio::test]
+async fn without_the_capability_no_request_is_sent_and_the_tool_is_told_why() {
+    let mut client = Client::initialized(json!({"sampling": {}})).await;
+    client
+        .call(1, "ask_user", json!({"message": "Who are you?"}))
+        .await;
+    // The first thing written is the call's result: no request went out.
+    assert_eq!(
+        client.recv().await,
+        response(
+            json!(1),
+            tool_error(
+                "the client did not declare the `elicitation` capability, so \
+                 `elicitation/create` cannot be sent to it"
+            )
+        )
+    );
+    let mut client = Client::initialized(json!({})).await;
+    client.call(1, "ask_model", json!({"prompt": "Hi"})).await;
+    assert_eq!(
+        client.recv().await,
+        response(
+            json!(1),
+            tool_error(
+                "the client did not declare the `sampling` capability, so \
+                 `sampling/createMessage` cannot be sent to it"
+            )
+        )
+    );
+    client.finish().await;
+}
+
+#[tokio::test]
+async fn a_client_error_reaches_the_tool_with_its_code_and_message() {
+    let mut client = Client::initialized(json!({"sampling": {}})).await;
+    client.call(1, "ask_model", json!({"prompt": "Hi"})).await;
+    let request = client.recv().await;
+    client
+        .send(json!({"jsonrpc": "2.0", "id": request["id"],
+            "error": {"code": -1, "message": "User rejected sampling request"}}))
+        .await;
+    assert_eq!(
+        client.recv().await,
+        response(
+            json!(1),
+            tool_error("the client answered with error -1: User rejected sampling request")
+        )
+    );
+    client.finish().await;
+}
+
+#[tokio::test]
+async fn cancelling_a_waiting_call_withdraws_its_request() {
+    let mut client = Client::initialized(json!({"sampling": {}})).await;
+    client.call(7, "ask_model", json!({"prompt": "Hi"})).await;
+    let request = client.recv().await;
+    assert_eq!(request["id"], "tw-1");
+    client
+        .send(
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": 7}}),
+        )
+        .await;
+    assert_eq!(
+        client.recv().await,
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": "tw-1", "reason": "the tool call no longer waits for it"}})
+    );
+    // A late answer is dropped; the cancelled call sends no response, and the session goes on.
+    client.send(response(json!("tw-1"), sampled("late"))).await;
+    client
+        .send(json!({"jsonrpc": "2.0", "id": 8, "method": "ping"}))
+        .await;
+    assert_eq!(client.recv().await, response(json!(8), json!({})));
+    assert_eq!(client.finish().await, Vec::<Value>::new());
+}
+
+#[tokio::test]
+async fn an_unanswered_request_times_out() {
+    let server =
+        Server::new("test-server", "0.0.1").client_request_timeout(Duration::from_millis(50));
+    let mut client = Client::initialized_with(server, json!({"sampling": {}})).await;
+    client.call(1, "ask_model", json!({"prompt": "Hi"})).await;
+    assert_eq!(client.recv().await["method"], "sampling/createMessage");
+    let withdrawn = client.recv().await;
+    assert_eq!(withdrawn["method"], "notifications/cancelled");
+    assert_eq!(withdrawn["params"]["requestId"], "tw-1");
+    assert_eq!(
+        client.recv().await,
+        response(
+            json!(1),
+            tool_error("the client did not answer within 50ms")
+        )
+    );
+    client.finish().await;
+}
+
+#[tokio::test]
+async fn a_closed_connection_ends_the_wait() {
+    let mut client = Client::initialized(json!({"sampling": {}})).await;
+    client.call(1, "ask_model", json!({"prompt": "Hi"})).await;
+    assert_eq!(client.recv().await["method"], "sampling/createMessage");
+    // The input closes; the call still answers, within the grace period.
+    assert_eq!(
+        client.finish().await,
+        vec![response(
+            json!(1),
+            tool_error("the client went away before it answered")
+        )]
+    );
+}
+
+#[tokio::test]
+async fn protocol_2026_07_28_sends_no_requests_to_the_client() {
+    let mut client = Client::with(Server::new("test-server", "0.0.1"));
+    client
+        .send(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+                "name": "ask_model",
+                "arguments": {"prompt": "Hi"},
+                "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {"sampling": {}}
+                }
+            }}),
+        )
+        .await;
+    let answer = client.recv().await;
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        "`sampling/createMessage` cannot be sent under protocol 2026-07-28: that protocol \
+         replaces requests to the client with input-required results, which toolwright does not \
+         support yet"
+    );
+    client.finish().await;
+}
+
+#[tokio::test]
+async fn over_http_the_request_comes_on_the_calls_stream_and_the_answer_is_posted() {
+    let registry = Registry::collect().expect("the test tools do not conflict");
+    let bound = Server::new("http-tests", "0.0.1")
+        .registry(registry)
+        .bind_http("127.0.0.1:0")
+        .await
+        .unwrap();
+    let url = bound.url();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(bound.run_until(async {
+        let _ = stopped.await;
+    }));
+    let http = reqwest::Client::builder()
+        .no_proxy()
+        .timeout(Duration::from_secs(10))
+        .build()
+        .unwrap();
+    let post = |body: Value, session: Option<&str>| {
+        let mut request = http
+            .post(&url)
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .header("mcp-protocol-version", "2025-11-25")
+            .body(body.to_string());
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session);
+        }
+        request.send()
+    };
+
+    let initialized = post(
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"sampling": {}},
+            "clientInfo": {"name": "http-tests", "version": "1.0.0"}
+        }}),
+        None,
+    )
+    .await
+    .unwrap();
+    let session = initialized.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+
+    let call = post(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "ask_model", "arguments": {"prompt": "Hi"}}}),
+        Some(&session),
+    )
+    .await
+    .unwrap();
+    assert_eq!(call.headers()["content-type"], "text/event-stream");
+    let mut body = call.bytes_stream();
+    let mut buffer = String::new();
+    let mut messages = Vec::new();
+    // Reads events until one holds a message with an id: the request, then the response.
+    let mut next_message = async || -> Value {
+        loop {
+            if let Some(end) = buffer.find("\n\n") {
+                let event: String = buffer.drain(..end + 2).collect();
+                let data = event
+                    .lines()
+                    .find_map(|line| line.strip_prefix("data: "))
+                    .unwrap_or("");
+                if !data.is_empty() {
+                    let message: Value = serde_json::from_str(data).unwrap();
+                    messages.push(message.clone());
+                    if message.get("id").is_some() {
+                        return message;
+                    }
+                }
+                continue;
+            }
+            let chunk = tokio::time::timeout(TIMEOUT, body.next())
+                .await
+                .expect("the stream goes on in time")
+                .expect("the stream is open")
+                .unwrap();
+            buffer.push_str(std::str::from_utf8(&chunk).unwrap());
+        }
+    };
+    let request = next_message().await;
+    assert_eq!(request["method"], "sampling/createMessage");
+    assert_eq!(request["id"], "tw-1");
+
+    let answered = post(
+        response(request["id"].clone(), sampled("Hello!")),
+        Some(&session),
+    )
+    .await
+    .unwrap();
+    assert_eq!(answered.status(), reqwest::StatusCode::ACCEPTED);
+    assert_eq!(
+        next_message().await,
+        response(json!(1), text_result("Hello!"))
+    );
+    assert_eq!(messages.len(), 2, "{messages:?}");
+
+    let _ = stop.send(());
+    tokio::time::timeout(TIMEOUT, server)
+        .await
+        .expect("the server stops in time")
+        .unwrap()
+        .unwrap();
+}
