@@ -1,0 +1,298 @@
+//! A server under test, spawned as a child process and spoken to over its stdin and stdout, one
+//! JSON-RPC message a line, as an MCP client does.
+
+use std::fmt;
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// The protocol version the harness asks for; both servers speak it.
+pub(crate) const PROTOCOL_VERSION: &str = "2025-11-25";
+
+/// Servers still running, by process id, so the watchdog can end them.
+static RUNNING: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+/// Ends every server still running (the watchdog's last act).
+pub(crate) fn kill_running() {
+    let pids = RUNNING.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    for pid in pids {
+        let _ = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+    }
+}
+
+/// Which implementation a server is built on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Framework {
+    Toolwright,
+    Rmcp,
+}
+
+impl Framework {
+    /// Both, toolwright first.
+    pub(crate) const BOTH: [Framework; 2] = [Framework::Toolwright, Framework::Rmcp];
+
+    /// Both, in an order that alternates with `round`, so neither always runs first.
+    pub(crate) fn in_turn(round: usize) -> [Framework; 2] {
+        if round.is_multiple_of(2) {
+            Framework::BOTH
+        } else {
+            [Framework::Rmcp, Framework::Toolwright]
+        }
+    }
+
+    /// The package, and binary, of its benchmark server.
+    pub(crate) fn package(self) -> &'static str {
+        match self {
+            Framework::Toolwright => "toolwright-bench-server",
+            Framework::Rmcp => "rmcp-bench-server",
+        }
+    }
+
+    /// The index of its figures in a `[_; 2]`.
+    pub(crate) fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl fmt::Display for Framework {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Framework::Toolwright => "toolwright",
+            Framework::Rmcp => "rmcp",
+        })
+    }
+}
+
+/// A running server and the client's end of its pipes.
+pub(crate) struct Connection {
+    framework: Framework,
+    child: Child,
+    stdin: Option<BufWriter<ChildStdin>>,
+    stdout: BufReader<ChildStdout>,
+    line: Vec<u8>,
+    next_id: u64,
+}
+
+impl Connection {
+    /// Starts the server at `binary`, serving its first `tools` tools (every tool when `None`).
+    /// Its logs are limited to warnings and discarded, the same for both servers.
+    pub(crate) fn spawn(
+        framework: Framework,
+        binary: &Path,
+        tools: Option<usize>,
+    ) -> io::Result<Connection> {
+        let mut command = Command::new(binary);
+        if let Some(tools) = tools {
+            command.args(["--tools", &tools.to_string()]);
+        }
+        let mut child = command
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()?;
+        RUNNING
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(child.id());
+        let stdin = child.stdin.take().expect("stdin is piped");
+        let stdout = child.stdout.take().expect("stdout is piped");
+        Ok(Connection {
+            framework,
+            child,
+            stdin: Some(BufWriter::new(stdin)),
+            // A 1,000-tool list is about a megabyte on one line: read it in few calls.
+            stdout: BufReader::with_capacity(1 << 20, stdout),
+            line: Vec::new(),
+            next_id: 1,
+        })
+    }
+
+    /// The handshake: `initialize`, checked, then `notifications/initialized`.
+    pub(crate) fn initialize(&mut self) -> io::Result<()> {
+        let params = format!(
+            r#"{{"protocolVersion":"{PROTOCOL_VERSION}","capabilities":{{}},"clientInfo":{{"name":"toolwright-bench-harness","version":"0"}}}}"#
+        );
+        let (_, response) = self.round_trip("initialize", &params)?;
+        let version = response.pointer("/result/protocolVersion");
+        if version.and_then(Value::as_str) != Some(PROTOCOL_VERSION) {
+            return Err(self.unexpected("initialize", &response));
+        }
+        self.write_line(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)?;
+        self.flush()
+    }
+
+    /// Sends one request and waits for its response: the time from just before the request is
+    /// written to just after the response's line is read, and the response.
+    pub(crate) fn round_trip(
+        &mut self,
+        method: &str,
+        params: &str,
+    ) -> io::Result<(Duration, Value)> {
+        let start = Instant::now();
+        let id = self.send(method, params)?;
+        self.flush()?;
+        loop {
+            self.read_line()?;
+            let elapsed = start.elapsed();
+            let message: Value = serde_json::from_slice(&self.line).map_err(io::Error::other)?;
+            // Anything else (a notification) is skipped.
+            if message.get("id").and_then(Value::as_u64) == Some(id) {
+                return Ok((elapsed, message));
+            }
+        }
+    }
+
+    /// A request whose response must be a result, not an error nor an `isError` tool result.
+    pub(crate) fn call(&mut self, method: &str, params: &str) -> io::Result<(Duration, Value)> {
+        let (elapsed, response) = self.round_trip(method, params)?;
+        if !is_success(&response) {
+            return Err(self.unexpected(method, &response));
+        }
+        Ok((elapsed, response))
+    }
+
+    /// Sends `calls` copies of one request, keeping up to `window` of them in flight, and reads
+    /// every response: the time from the first request written to the last response read.
+    ///
+    /// The window keeps both pipes far from full (64 small messages each way), so the client
+    /// never blocks writing while the server blocks writing too.
+    pub(crate) fn pipelined(
+        &mut self,
+        method: &str,
+        params: &str,
+        calls: usize,
+        window: usize,
+    ) -> io::Result<Duration> {
+        let first_id = self.next_id;
+        let mut answered = vec![false; calls];
+        let (mut sent, mut received) = (0, 0);
+        let start = Instant::now();
+        while received < calls {
+            while sent < calls && sent - received < window {
+                self.send(method, params)?;
+                sent += 1;
+            }
+            self.flush()?;
+            self.read_line()?;
+            let message: Value = serde_json::from_slice(&self.line).map_err(io::Error::other)?;
+            let Some(id) = message.get("id").and_then(Value::as_u64) else {
+                continue;
+            };
+            let slot = id
+                .checked_sub(first_id)
+                .and_then(|i| answered.get_mut(i as usize))
+                .filter(|done| !**done);
+            match slot {
+                Some(done) if is_success(&message) => *done = true,
+                _ => return Err(self.unexpected(method, &message)),
+            }
+            received += 1;
+        }
+        Ok(start.elapsed())
+    }
+
+    /// The length in bytes of the last message read, without its newline.
+    pub(crate) fn last_message_len(&self) -> usize {
+        self.line.len() - 1
+    }
+
+    /// The server's peak resident memory so far (`VmHWM`), in bytes.
+    pub(crate) fn peak_memory(&self) -> io::Result<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))?;
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix("VmHWM:"))
+            .and_then(|rest| rest.trim().strip_suffix("kB"))
+            .and_then(|kib| kib.trim().parse::<u64>().ok())
+            .map(|kib| kib * 1024)
+            .ok_or_else(|| io::Error::other("no VmHWM in /proc/<pid>/status"))
+    }
+
+    /// Closes the server's input, as a client that is done does, and waits up to five seconds
+    /// for it to exit.
+    pub(crate) fn close(mut self) -> io::Result<()> {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait()? {
+                return if status.success() {
+                    Ok(())
+                } else {
+                    Err(io::Error::other(format!(
+                        "{} exited with {status}",
+                        self.framework
+                    )))
+                };
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        Err(io::Error::other(format!(
+            "{} did not exit within 5 s of its input closing",
+            self.framework
+        )))
+    }
+
+    fn send(&mut self, method: &str, params: &str) -> io::Result<u64> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let message =
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{params}}}"#);
+        self.write_line(message.as_bytes())?;
+        Ok(id)
+    }
+
+    fn write_line(&mut self, message: &[u8]) -> io::Result<()> {
+        let stdin = self.stdin.as_mut().expect("the input is open");
+        stdin.write_all(message)?;
+        stdin.write_all(b"\n")
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.stdin.as_mut().expect("the input is open").flush()
+    }
+
+    fn read_line(&mut self) -> io::Result<()> {
+        self.line.clear();
+        if self.stdout.read_until(b'\n', &mut self.line)? == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!("{} closed its output", self.framework),
+            ));
+        }
+        Ok(())
+    }
+
+    fn unexpected(&self, method: &str, response: &Value) -> io::Error {
+        let mut text = response.to_string();
+        text.truncate(500);
+        io::Error::other(format!(
+            "{}: unexpected answer to `{method}`: {text}",
+            self.framework
+        ))
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+        let mut running = RUNNING.lock().unwrap_or_else(|e| e.into_inner());
+        running.retain(|&pid| pid != self.child.id());
+    }
+}
+
+/// A JSON-RPC result that is not a tool's `isError` result.
+fn is_success(response: &Value) -> bool {
+    response
+        .get("result")
+        .is_some_and(|result| result.get("isError") != Some(&Value::Bool(true)))
+}

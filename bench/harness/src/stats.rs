@@ -1,0 +1,77 @@
+//! Summaries of repeated measurements.
+
+use std::time::Duration;
+
+/// Durations measured one at a time.
+#[derive(Debug, Default)]
+pub(crate) struct Samples(Vec<Duration>);
+
+impl Samples {
+    pub(crate) fn push(&mut self, sample: Duration) {
+        self.0.push(sample);
+    }
+
+    /// The middle value (the mean of the two middle ones for an even count).
+    pub(crate) fn median(&self) -> Duration {
+        let sorted = self.sorted();
+        let n = sorted.len();
+        assert!(n > 0, "a median of no samples");
+        if n % 2 == 1 {
+            sorted[n / 2]
+        } else {
+            (sorted[n / 2 - 1] + sorted[n / 2]) / 2
+        }
+    }
+
+    /// The 99th percentile, nearest rank: the smallest sample that at least 99% of the samples
+    /// do not exceed.
+    pub(crate) fn p99(&self) -> Duration {
+        let sorted = self.sorted();
+        assert!(!sorted.is_empty(), "a percentile of no samples");
+        let rank = (sorted.len() * 99).div_ceil(100);
+        sorted[rank.max(1) - 1]
+    }
+
+    fn sorted(&self) -> Vec<Duration> {
+        let mut sorted = self.0.clone();
+        sorted.sort_unstable();
+        sorted
+    }
+}
+
+/// The median of plain numbers (throughputs, sizes).
+pub(crate) fn median(values: &[f64]) -> f64 {
+    assert!(!values.is_empty(), "a median of no values");
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn samples(millis: &[u64]) -> Samples {
+        let mut s = Samples::default();
+        for &m in millis {
+            s.push(Duration::from_millis(m));
+        }
+        s
+    }
+
+    #[test]
+    fn median_and_p99() {
+        assert_eq!(samples(&[3, 1, 2]).median(), Duration::from_millis(2));
+        assert_eq!(samples(&[4, 1, 2, 3]).median(), Duration::from_micros(2500));
+        let hundred: Vec<u64> = (1..=100).collect();
+        assert_eq!(samples(&hundred).p99(), Duration::from_millis(99));
+        let two_hundred: Vec<u64> = (1..=200).collect();
+        assert_eq!(samples(&two_hundred).p99(), Duration::from_millis(198));
+        assert_eq!(median(&[5.0, 1.0, 3.0, 2.0]), 2.5);
+    }
+}

@@ -1,0 +1,125 @@
+//! The benchmark's tools served by rmcp, the official Rust MCP SDK, on stdio, written as its
+//! documentation shows: `#[tool_router]` on an impl, `Parameters<T>` in, `Json<T>` out.
+//!
+//! ```text
+//! rmcp-bench-server             # every tool: tool_0000..tool_0999, echo, echo_async
+//! rmcp-bench-server --tools 50  # tool_0000..tool_0049, echo, echo_async
+//! ```
+
+use std::process::ExitCode;
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::{Json, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The arguments of every `tool_NNNN`.
+#[derive(Deserialize, JsonSchema)]
+struct SumArgs {
+    /// The first term.
+    a: i64,
+    /// The second term.
+    b: i64,
+    /// A label returned with the sum.
+    label: String,
+}
+
+/// What every `tool_NNNN` returns: an object, so the tools have an `outputSchema`.
+#[derive(Serialize, JsonSchema)]
+struct Sum {
+    /// `a + b`, wrapping on overflow.
+    sum: i64,
+    /// The label the call gave.
+    label: String,
+}
+
+/// The arguments of `echo` and `echo_async`.
+#[derive(Deserialize, JsonSchema)]
+struct EchoArgs {
+    /// The text to return.
+    text: String,
+}
+
+/// The server: its router is built once, holding the tools `--tools` asks for.
+#[derive(Clone)]
+struct BenchServer {
+    tool_router: ToolRouter<BenchServer>,
+}
+
+include!(concat!(env!("OUT_DIR"), "/tools.rs"));
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for BenchServer {}
+
+impl BenchServer {
+    fn new(limit: usize) -> BenchServer {
+        let mut tool_router = ToolRouter::new();
+        for route in BenchServer::tool_router() {
+            if is_served(route.name(), limit) {
+                tool_router.add_route(route);
+            }
+        }
+        BenchServer { tool_router }
+    }
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let limit = match tool_limit(std::env::args().skip(1)) {
+        Ok(limit) => limit,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    init_logging();
+    let served = match BenchServer::new(limit)
+        .serve(rmcp::transport::stdio())
+        .await
+    {
+        Ok(service) => service.waiting().await.map(drop),
+        Err(err) => {
+            eprintln!("error: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Logs to stderr as toolwright's `run_stdio` does: `RUST_LOG` filters, `info` by default.
+fn init_logging() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .init();
+}
+
+/// Whether `--tools limit` serves the tool with this name: the echo tools always, `tool_NNNN`
+/// when `NNNN < limit`.
+fn is_served(name: &str, limit: usize) -> bool {
+    match name.strip_prefix("tool_") {
+        Some(number) => number.parse::<usize>().is_ok_and(|n| n < limit),
+        None => true,
+    }
+}
+
+/// Reads `--tools N` (every tool when absent).
+fn tool_limit(mut args: impl Iterator<Item = String>) -> Result<usize, String> {
+    match (args.next().as_deref(), args.next(), args.next()) {
+        (None, _, _) => Ok(usize::MAX),
+        (Some("--tools"), Some(n), None) => n
+            .parse()
+            .map_err(|_| format!("`--tools` takes a number, not `{n}`")),
+        _ => Err("usage: rmcp-bench-server [--tools N]".to_owned()),
+    }
+}

@@ -1,0 +1,86 @@
+//! The benchmark's tools served by toolwright on stdio.
+//!
+//! ```text
+//! toolwright-bench-server             # every tool: tool_0000..tool_0999, echo, echo_async
+//! toolwright-bench-server --tools 50 # tool_0000..tool_0049, echo, echo_async
+//! ```
+
+use std::process::ExitCode;
+
+use toolwright::schemars::JsonSchema;
+use toolwright::serde::Serialize;
+use toolwright::{Registry, ToolRegistration, mcp_tool};
+
+/// What every `tool_NNNN` returns: an object, so the tools have an `outputSchema`.
+#[derive(Serialize, JsonSchema)]
+#[serde(crate = "toolwright::serde")]
+#[schemars(crate = "toolwright::schemars")]
+struct Sum {
+    /// `a + b`, wrapping on overflow.
+    sum: i64,
+    /// The label the call gave.
+    label: String,
+}
+
+include!(concat!(env!("OUT_DIR"), "/tools.rs"));
+
+/// Returns the text unchanged.
+#[mcp_tool(read_only, idempotent)]
+fn echo(
+    /// The text to return.
+    text: String,
+) -> String {
+    text
+}
+
+/// Returns the text unchanged, from an `async fn`.
+#[mcp_tool(read_only, idempotent)]
+async fn echo_async(
+    /// The text to return.
+    text: String,
+) -> String {
+    text
+}
+
+fn main() -> ExitCode {
+    let limit = match tool_limit(std::env::args().skip(1)) {
+        Ok(limit) => limit,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    // Everything else in the binary is registered as `#[mcp_tool]` made it; only the choice of
+    // registrations is ours.
+    let registrations = inventory::iter::<ToolRegistration>
+        .into_iter()
+        .filter(|registration| is_served(registration.name, limit));
+    let registry = match Registry::from_registrations(registrations) {
+        Ok(registry) => registry,
+        Err(err) => {
+            eprintln!("error: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    toolwright::server!().registry(registry).run_stdio()
+}
+
+/// Whether `--tools limit` serves the tool with this name: the echo tools always, `tool_NNNN`
+/// when `NNNN < limit`.
+fn is_served(name: &str, limit: usize) -> bool {
+    match name.strip_prefix("tool_") {
+        Some(number) => number.parse::<usize>().is_ok_and(|n| n < limit),
+        None => true,
+    }
+}
+
+/// Reads `--tools N` (every tool when absent).
+fn tool_limit(mut args: impl Iterator<Item = String>) -> Result<usize, String> {
+    match (args.next().as_deref(), args.next(), args.next()) {
+        (None, _, _) => Ok(usize::MAX),
+        (Some("--tools"), Some(n), None) => n
+            .parse()
+            .map_err(|_| format!("`--tools` takes a number, not `{n}`")),
+        _ => Err("usage: toolwright-bench-server [--tools N]".to_owned()),
+    }
+}
