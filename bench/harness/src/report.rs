@@ -208,7 +208,8 @@ pub(crate) fn write_benchmarks_md(
     writeln!(text, "## Results\n\n{}", table(rows)).expect("writing to a String");
     writeln!(text, "## Targets\n\n{}", targets_table(targets)).expect("writing to a String");
     writeln!(text, "## Method\n\n{method}").expect("writing to a String");
-    writeln!(text, "{KEEP_BELOW}").expect("writing to a String");
+    // The kept part starts with the line break that ends the marker's line.
+    text.push_str(KEEP_BELOW);
     text.push_str(kept.as_deref().unwrap_or("\n"));
     std::fs::write(path, text)
 }
