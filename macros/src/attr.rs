@@ -20,6 +20,8 @@ pub(crate) struct ToolAttr {
     pub(crate) open_world: Option<Flag>,
     pub(crate) tags: Vec<LitStr>,
     pub(crate) core: Option<Flag>,
+    /// Runs a plain `fn` on the blocking thread pool instead of the runtime.
+    pub(crate) blocking: Option<Flag>,
     pub(crate) provider: Option<LitStr>,
     pub(crate) krate: Option<Path>,
     /// The input schema as literal JSON, served unchanged instead of the derived one.
@@ -48,6 +50,7 @@ const TOOL_OPTIONS: &[&str] = &[
     "open_world",
     "tags",
     "core",
+    "blocking",
     "provider",
     "input_schema",
     "crate",
@@ -104,6 +107,7 @@ impl ToolAttr {
             "idempotent" => self.idempotent = Some(flag(meta, &key)?),
             "open_world" => self.open_world = Some(flag(meta, &key)?),
             "core" => self.core = Some(flag(meta, &key)?),
+            "blocking" => self.blocking = Some(flag(meta, &key)?),
             "tags" => self.tags = string_list(meta)?,
             "crate" => {
                 let value = meta

@@ -130,6 +130,20 @@ pub(crate) fn tool(tool: &Tool, errors: &mut Errors) {
              remove one of the two",
         ));
     }
+    if let Some(blocking) = tool.attr.blocking
+        && blocking.value
+        && tool.func.sig.asyncness.is_some()
+    {
+        errors.push(syn::Error::new(
+            blocking.span,
+            format!(
+                "`blocking` is for a plain `fn`, and `{}` is an `async fn`, which runs on the \
+                 runtime and must not block: make it a plain `fn`, or run its blocking part with \
+                 `tokio::task::spawn_blocking`",
+                tool.func.sig.ident
+            ),
+        ));
+    }
     let mut tags: Vec<String> = Vec::new();
     for tag in &tool.attr.tags {
         let value = tag.value();

@@ -101,6 +101,7 @@ fn generate(tool: &Tool) -> TokenStream {
         let __toolwright_ret = #fn_ident(#(#call_args),*) #await_;
         #convert
     };
+    let blocking = tool.attr.blocking.is_some_and(|f| f.value);
     let (shim, handler) = if is_async {
         (
             quote_spanned! {fn_ident.span()=>
@@ -125,7 +126,11 @@ fn generate(tool: &Tool) -> TokenStream {
                     #body
                 }
             },
-            quote!(#tw::Handler::Blocking(__toolwright_call)),
+            if blocking {
+                quote!(#tw::Handler::Blocking(__toolwright_call))
+            } else {
+                quote!(#tw::Handler::Sync(__toolwright_call))
+            },
         )
     };
 

@@ -1,6 +1,8 @@
 //! Every tool linked into the binary, checked and sorted by name.
 
 use std::fmt;
+use std::ops::Range;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value, json};
 
@@ -27,13 +29,38 @@ pub struct Tool {
     /// `<provider>__<tool>` on a namespaced registry.
     wire_name: String,
     canonical_name: CanonicalName,
-    input_schema: Value,
-    output_schema: Option<Value>,
-    check: ArgumentCheck,
+    /// The tool object `tools/list` sends, as canonical JSON (compact, keys sorted): the one
+    /// copy of its schemas a running server keeps, inside the manifest's bytes once the
+    /// registry is assembled.
+    json: Json,
+    /// Whether the tool has an `outputSchema`.
+    structured: bool,
+    /// The tool object as a JSON value, read back from `json` the first time it is asked for.
+    descriptor: OnceLock<Value>,
+    /// The argument check, compiled at the tool's first call (at start in debug builds and for
+    /// literal schemas, so that a schema the validator refuses stops the server there).
+    check: OnceLock<Result<ArgumentCheck, String>>,
     /// Checks results against the output schema; debug builds only.
     #[cfg(debug_assertions)]
     output_check: Option<OutputCheck>,
-    descriptor: Value,
+    /// The root type of an output schema that is not an object, for the manifest's note.
+    unstructured_root: Option<String>,
+}
+
+/// Bytes of JSON, in a buffer that may hold others' too.
+struct Json {
+    bytes: Arc<[u8]>,
+    range: Range<usize>,
+}
+
+impl Json {
+    fn new(bytes: Vec<u8>) -> Json {
+        let range = 0..bytes.len();
+        Json {
+            bytes: bytes.into(),
+            range,
+        }
+    }
 }
 
 /// Why the registry cannot serve: every conflict found, so one run shows them all.
@@ -211,8 +238,12 @@ impl Registry {
         for mut tool in self.tools {
             match tool.canonical_name.namespaced() {
                 Ok(name) => {
+                    let mut descriptor = tool.descriptor.take().unwrap_or_else(|| tool.read_json());
+                    descriptor["name"] = Value::String(name.clone());
+                    tool.json = Json::new(
+                        serde_json::to_vec(&descriptor).expect("a JSON value serialises"),
+                    );
                     tool.wire_name = name;
-                    tool.descriptor["name"] = Value::String(tool.wire_name.clone());
                     tools.push(tool);
                 }
                 Err(NameError::TooLong(name)) => conflicts.push(Conflict::NamespacedNameTooLong {
@@ -232,11 +263,14 @@ impl Registry {
     ) -> Result<Registry, RegistryError> {
         // Link order varies between builds; the name (then the place) does not.
         tools.sort_by(|a, b| {
-            let key = |t: &Tool| {
+            let place = |t: &Tool| {
                 let l = t.location();
-                (t.wire_name.clone().into_bytes(), l.file, l.line, l.column)
+                (l.file, l.line, l.column)
             };
-            key(a).cmp(&key(b))
+            a.wire_name
+                .as_bytes()
+                .cmp(b.wire_name.as_bytes())
+                .then_with(|| place(a).cmp(&place(b)))
         });
         for pair in tools.windows(2) {
             if pair[0].wire_name == pair[1].wire_name {
@@ -251,6 +285,14 @@ impl Registry {
             return Err(RegistryError { conflicts });
         }
         let manifest = Manifest::new(&tools);
+        // Each tool's JSON is now in the manifest too: keep that copy only.
+        let shared = manifest.shared_bytes();
+        for (tool, range) in tools.iter_mut().zip(manifest.tool_ranges()) {
+            tool.json = Json {
+                bytes: Arc::clone(&shared),
+                range,
+            };
+        }
         Ok(Registry { tools, manifest })
     }
 
@@ -302,6 +344,7 @@ impl Tool {
                 location,
             });
         }
+        let literal = matches!(registration.input_schema, InputSchema::Literal(_));
         let input_schema = match registration.input_schema {
             InputSchema::Derived(derive) => schema::input(derive),
             InputSchema::Literal(text) => match serde_json::from_str::<Value>(text) {
@@ -322,10 +365,20 @@ impl Tool {
                 location,
             });
         }
-        let output_schema = schema::output(registration.output_schema)
-            .filter(|s| s.get("type").and_then(Value::as_str) == Some("object"));
-        for schema in std::iter::once(&input_schema).chain(&output_schema) {
-            if let Err(error) = jsonschema::meta::validate(schema) {
+        let (output_schema, unstructured_root) = match schema::output(registration.output_schema) {
+            Some(s) if s.get("type").and_then(Value::as_str) == Some("object") => (Some(s), None),
+            Some(s) => (None, Some(root_type(&s))),
+            None => (None, None),
+        };
+        // A literal schema is written by hand, so it is checked against the 2020-12
+        // meta-schema at every start. A derived one comes from schemars and is the same on
+        // every run of a build: debug builds, which a server's tests run, check it.
+        let meta_check = [cfg!(debug_assertions) || literal, cfg!(debug_assertions)];
+        for (schema, meta_check) in std::iter::once(&input_schema)
+            .chain(&output_schema)
+            .zip(meta_check)
+        {
+            if meta_check && let Err(error) = jsonschema::meta::validate(schema) {
                 conflicts.push(Conflict::InvalidSchema {
                     tool: tool.clone(),
                     error: error.to_string(),
@@ -352,33 +405,45 @@ impl Tool {
                 None
             }
         };
-        let check = match ArgumentCheck::new(&input_schema) {
-            Ok(check) => check,
-            Err(error) => {
-                conflicts.push(Conflict::InvalidSchema {
-                    tool,
-                    error,
-                    location,
-                });
-                return Err(conflicts);
+        let check = OnceLock::new();
+        if cfg!(debug_assertions) || literal {
+            match ArgumentCheck::new(&input_schema) {
+                Ok(compiled) => {
+                    let _ = check.set(Ok(compiled));
+                }
+                Err(error) => {
+                    conflicts.push(Conflict::InvalidSchema {
+                        tool,
+                        error,
+                        location,
+                    });
+                    return Err(conflicts);
+                }
             }
-        };
+        }
         let canonical_name = match canonical_name {
             Ok(name) if conflicts.is_empty() => name,
             _ => return Err(conflicts),
         };
-        let descriptor = descriptor(registration, &input_schema, output_schema.as_ref());
+        let structured = output_schema.is_some();
+        let descriptor = descriptor(registration, input_schema, output_schema);
         Ok(Tool {
             registration,
             wire_name: registration.name.to_owned(),
             canonical_name,
-            input_schema,
-            output_schema,
+            json: Json::new(serde_json::to_vec(&descriptor).expect("a JSON value serialises")),
+            structured,
+            descriptor: OnceLock::new(),
             check,
             #[cfg(debug_assertions)]
             output_check,
-            descriptor,
+            unstructured_root,
         })
+    }
+
+    /// The tool object read back from its JSON.
+    fn read_json(&self) -> Value {
+        serde_json::from_slice(self.json()).expect("a tool's own JSON reads back")
     }
 
     /// The tool's own name, as `#[mcp_tool]` gave it.
@@ -409,17 +474,17 @@ impl Tool {
 
     /// The input schema as clients receive it.
     pub fn input_schema(&self) -> &Value {
-        &self.input_schema
+        &self.descriptor()["inputSchema"]
     }
 
     /// The output schema, when the tool returns structured content.
     pub fn output_schema(&self) -> Option<&Value> {
-        self.output_schema.as_ref()
+        self.descriptor().get("outputSchema")
     }
 
     /// Whether calls return `structuredContent`.
     pub fn is_structured(&self) -> bool {
-        self.output_schema.is_some()
+        self.structured
     }
 
     /// The behaviour hints.
@@ -449,7 +514,12 @@ impl Tool {
 
     /// The tool as `tools/list` describes it.
     pub fn descriptor(&self) -> &Value {
-        &self.descriptor
+        self.descriptor.get_or_init(|| self.read_json())
+    }
+
+    /// The tool as `tools/list` sends it: compact JSON, keys sorted.
+    pub(crate) fn json(&self) -> &[u8] {
+        &self.json.bytes[self.json.range.clone()]
     }
 
     pub(crate) fn handler(&self) -> Handler {
@@ -458,7 +528,26 @@ impl Tool {
 
     /// Checks arguments against the input schema; the error lists every problem, a line each.
     pub(crate) fn check_arguments(&self, arguments: &Value) -> Result<(), String> {
-        self.check.check(arguments)
+        let check = self.check.get_or_init(|| {
+            let compiled = match self.descriptor.get() {
+                Some(descriptor) => ArgumentCheck::new(&descriptor["inputSchema"]),
+                None => ArgumentCheck::new(&self.read_json()["inputSchema"]),
+            };
+            if let Err(error) = &compiled {
+                tracing::error!(
+                    tool = self.name(),
+                    error,
+                    "the input schema cannot be compiled"
+                );
+            }
+            compiled
+        });
+        match check {
+            Ok(check) => check.check(arguments),
+            Err(error) => Err(format!(
+                "the tool's input schema cannot be compiled, so no call can be checked: {error}"
+            )),
+        }
     }
 
     /// Checks a successful result against the output schema (debug builds only): `Ok` for a
@@ -479,15 +568,7 @@ impl Tool {
 
     /// Why the tool is served as text only, if it is: a note for the manifest's author.
     pub(crate) fn unstructured_note(&self) -> Option<String> {
-        if self.output_schema.is_some() {
-            return None;
-        }
-        let schema = schema::output(self.registration.output_schema)?;
-        let root = match schema.get("type") {
-            Some(Value::String(t)) => format!("`{t}`"),
-            Some(other) => format!("`{other}`"),
-            None => "not a single type".to_owned(),
-        };
+        let root = self.unstructured_root.as_ref()?;
         Some(format!(
             "tool `{}` at {}: its output's schema root is {root}, not an object, so it has no \
              `outputSchema` and its results are served as text",
@@ -517,8 +598,8 @@ impl fmt::Debug for Registry {
 /// The tool object of the protocol: only its fields, each only when set.
 fn descriptor(
     registration: &ToolRegistration,
-    input_schema: &Value,
-    output_schema: Option<&Value>,
+    input_schema: Value,
+    output_schema: Option<Value>,
 ) -> Value {
     let mut tool = Map::new();
     tool.insert("name".into(), json!(registration.name));
@@ -526,9 +607,9 @@ fn descriptor(
         tool.insert("title".into(), json!(title));
     }
     tool.insert("description".into(), json!(registration.description));
-    tool.insert("inputSchema".into(), input_schema.clone());
+    tool.insert("inputSchema".into(), input_schema);
     if let Some(output) = output_schema {
-        tool.insert("outputSchema".into(), output.clone());
+        tool.insert("outputSchema".into(), output);
     }
     let a = registration.annotations;
     let mut annotations = Map::new();
@@ -546,4 +627,13 @@ fn descriptor(
         tool.insert("annotations".into(), Value::Object(annotations));
     }
     Value::Object(tool)
+}
+
+/// How the manifest's note describes the root of an output schema that is not an object.
+fn root_type(schema: &Value) -> String {
+    match schema.get("type") {
+        Some(Value::String(t)) => format!("`{t}`"),
+        Some(other) => format!("`{other}`"),
+        None => "not a single type".to_owned(),
+    }
 }

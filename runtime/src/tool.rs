@@ -96,7 +96,11 @@ impl Display for Location {
 pub enum Handler {
     /// An `async fn`, run on the server's runtime.
     Async(fn(Value, Context) -> BoxFuture<Output>),
-    /// A plain `fn`, run on a blocking thread so that it may block.
+    /// A plain `fn`, run on the server's runtime like an `async fn` that never waits: for work
+    /// that takes microseconds, not for work that blocks.
+    Sync(fn(Value, Context) -> Output),
+    /// A plain `fn` marked `#[mcp_tool(blocking)]`, run on tokio's blocking thread pool, where
+    /// it may block (files, the network, long computations) without holding up other calls.
     Blocking(fn(Value, Context) -> Output),
 }
 
@@ -104,6 +108,7 @@ impl fmt::Debug for Handler {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Handler::Async(_) => "Handler::Async",
+            Handler::Sync(_) => "Handler::Sync",
             Handler::Blocking(_) => "Handler::Blocking",
         })
     }

@@ -81,6 +81,8 @@ fn main() -> ExitCode {
 }
 
 fn run() -> io::Result<()> {
+    // `--quick`: every runtime measure, printed only; no compile times, BENCHMARKS.md untouched.
+    let quick = std::env::args().skip(1).any(|arg| arg == "--quick");
     let workspace = Workspace::locate()?;
     progress(&format!("building both servers with {ALL_TOOLS} tools"));
     workspace.build_servers(ALL_TOOLS)?;
@@ -109,11 +111,19 @@ fn run() -> io::Result<()> {
     let tw_size = workspace.binary_sizes(Framework::Toolwright)?;
     let rmcp_size = workspace.binary_sizes(Framework::Rmcp)?;
 
-    progress(&format!(
-        "compile time: {COMPILE_RUNS} rebuilds of a {COMPILE_TOOLS}-tool server each (the \
-         first run also builds the dependencies, untimed)"
-    ));
-    let compile = workspace.compile_times(COMPILE_TOOLS, COMPILE_RUNS)?;
+    let compile = if quick {
+        [(); 2].map(|()| {
+            let mut unmeasured = Samples::default();
+            unmeasured.push(Duration::ZERO);
+            unmeasured
+        })
+    } else {
+        progress(&format!(
+            "compile time: {COMPILE_RUNS} rebuilds of a {COMPILE_TOOLS}-tool server each (the \
+             first run also builds the dependencies, untimed)"
+        ));
+        workspace.compile_times(COMPILE_TOOLS, COMPILE_RUNS)?
+    };
 
     let ms = |s: &[Samples; 2], f: fn(&Samples) -> Duration| s.each(f).map(|d| secs(d) * 1e3);
     let us = |s: &[Samples; 2], f: fn(&Samples) -> Duration| s.each(f).map(|d| secs(d) * 1e6);
@@ -256,6 +266,9 @@ fn run() -> io::Result<()> {
 
     println!("\n{}", report::table(&rows));
     println!("{}", report::targets_table(&targets));
+    if quick {
+        return Ok(());
+    }
     report::write_benchmarks_md(&workspace, &setting, &method(), &rows, &targets)?;
     progress("wrote BENCHMARKS.md");
     Ok(())

@@ -1,4 +1,5 @@
-//! Tools that change the notebook.
+//! Tools that change the notebook. They are `blocking`: with a data file, each change is written
+//! to disk and synced before the tool returns, so they run on the blocking thread pool.
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -8,7 +9,7 @@ use crate::normalise_tags;
 use crate::notebook::{Note, NotesError, notebook, now};
 
 /// Add a note to the notebook and return it with its new id.
-#[mcp_tool(destructive = false, idempotent = false, open_world = false, core, tags = ["notes", "write"])]
+#[mcp_tool(destructive = false, idempotent = false, open_world = false, core, tags = ["notes", "write"], blocking)]
 pub fn add_note(
     /// Title shown in lists; must not be blank.
     title: String,
@@ -39,7 +40,7 @@ pub fn add_note(
 }
 
 /// Change a note's title, body, or both. Fields left out stay as they are.
-#[mcp_tool(destructive, idempotent, open_world = false, tags = ["notes", "write"])]
+#[mcp_tool(destructive, idempotent, open_world = false, tags = ["notes", "write"], blocking)]
 pub fn update_note(
     /// The note to change.
     id: u64,
@@ -68,7 +69,7 @@ pub fn update_note(
 }
 
 /// File a note under more tags. Tags it already has are kept once.
-#[mcp_tool(destructive = false, idempotent, open_world = false, tags = ["notes", "tags", "write"])]
+#[mcp_tool(destructive = false, idempotent, open_world = false, tags = ["notes", "tags", "write"], blocking)]
 pub fn tag_note(
     /// The note to tag.
     id: u64,
@@ -87,7 +88,7 @@ pub fn tag_note(
 }
 
 /// Remove tags from a note. Tags the note does not have are ignored.
-#[mcp_tool(destructive, idempotent, open_world = false, tags = ["notes", "tags", "write"])]
+#[mcp_tool(destructive, idempotent, open_world = false, tags = ["notes", "tags", "write"], blocking)]
 pub fn untag_note(
     /// The note to untag.
     id: u64,
@@ -115,7 +116,7 @@ pub struct Deleted {
 /// Delete a note for good.
 ///
 /// There is no undo: check the id with `get_note` first when in doubt.
-#[mcp_tool(destructive, idempotent = false, open_world = false, tags = ["notes", "write"])]
+#[mcp_tool(destructive, idempotent = false, open_world = false, tags = ["notes", "write"], blocking)]
 pub fn delete_note(
     /// The note to delete.
     id: u64,

@@ -1,8 +1,9 @@
 //! The manifest: every tool as `tools/list` describes it, in name order, serialised once.
 
-use std::sync::Arc;
+use std::ops::Range;
+use std::sync::{Arc, OnceLock};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::registry::Tool;
@@ -21,58 +22,86 @@ pub use diff::{Change, Severity, diff};
 /// pin a tool and notice when it changes under it.
 #[derive(Clone, Debug)]
 pub struct Manifest {
-    json: Value,
     bytes: Arc<[u8]>,
+    /// Each tool's wire name and where its JSON lies in `bytes`.
+    tools: Vec<(String, Range<usize>)>,
     notes: Vec<String>,
-    sha256: String,
-    tool_sha256: Vec<(String, String)>,
+    /// Read back from `bytes` the first time it is asked for.
+    json: OnceLock<Value>,
+    /// Computed the first time they are asked for: serving needs neither.
+    sha256: OnceLock<String>,
+    tool_sha256: OnceLock<Vec<String>>,
 }
 
 impl Manifest {
     pub(crate) fn new(tools: &[Tool]) -> Manifest {
-        let json = json!({ "tools": tools.iter().map(Tool::descriptor).collect::<Vec<_>>() });
-        let bytes: Arc<[u8]> = serde_json::to_vec(&json)
-            .expect("a JSON value serialises")
-            .into();
-        let notes = tools.iter().filter_map(Tool::unstructured_note).collect();
-        let tool_sha256 = tools
-            .iter()
-            .map(|t| {
-                let bytes = serde_json::to_vec(t.descriptor()).expect("a JSON value serialises");
-                (t.wire_name().to_owned(), sha256_hex(&bytes))
-            })
-            .collect();
-        let sha256 = sha256_hex(&bytes[..]);
+        let size = tools.iter().map(|t| t.json().len() + 1).sum::<usize>();
+        let mut bytes = Vec::with_capacity(size + 12);
+        bytes.extend_from_slice(br#"{"tools":["#);
+        let mut ranges = Vec::with_capacity(tools.len());
+        for (i, tool) in tools.iter().enumerate() {
+            if i > 0 {
+                bytes.push(b',');
+            }
+            let start = bytes.len();
+            bytes.extend_from_slice(tool.json());
+            ranges.push((tool.wire_name().to_owned(), start..bytes.len()));
+        }
+        bytes.extend_from_slice(b"]}");
         Manifest {
-            json,
-            bytes,
-            notes,
-            sha256,
-            tool_sha256,
+            bytes: bytes.into(),
+            tools: ranges,
+            notes: tools.iter().filter_map(Tool::unstructured_note).collect(),
+            json: OnceLock::new(),
+            sha256: OnceLock::new(),
+            tool_sha256: OnceLock::new(),
         }
     }
 
     /// The SHA-256 of the whole manifest's bytes, in lowercase hex.
     pub fn sha256(&self) -> &str {
-        &self.sha256
+        self.sha256.get_or_init(|| sha256_hex(&self.bytes))
     }
 
     /// The SHA-256 of one tool's canonical JSON, by wire name, in lowercase hex.
     pub fn tool_sha256(&self, wire_name: &str) -> Option<&str> {
-        self.tool_sha256
-            .iter()
-            .find(|(name, _)| name == wire_name)
-            .map(|(_, hash)| hash.as_str())
+        let hashes = self.tool_sha256.get_or_init(|| {
+            self.tools
+                .iter()
+                .map(|(_, range)| sha256_hex(&self.bytes[range.clone()]))
+                .collect()
+        });
+        let i = self.tools.iter().position(|(name, _)| name == wire_name)?;
+        Some(&hashes[i])
     }
 
     /// The manifest as JSON.
     pub fn as_json(&self) -> &Value {
-        &self.json
+        self.json.get_or_init(|| {
+            serde_json::from_slice(&self.bytes).expect("the manifest's own bytes read back")
+        })
     }
 
     /// The manifest as compact JSON: the `result` of `tools/list`.
     pub fn as_bytes(&self) -> &[u8] {
         &self.bytes
+    }
+
+    /// The bytes, shared.
+    pub(crate) fn shared_bytes(&self) -> Arc<[u8]> {
+        Arc::clone(&self.bytes)
+    }
+
+    /// Where each tool's JSON lies in [`as_bytes`](Manifest::as_bytes), in name order.
+    pub(crate) fn tool_ranges(&self) -> impl Iterator<Item = Range<usize>> + '_ {
+        self.tools.iter().map(|(_, range)| range.clone())
+    }
+
+    /// Each tool's compact JSON, in name order: slices of [`as_bytes`](Manifest::as_bytes).
+    pub(crate) fn tool_bytes(&self) -> impl ExactSizeIterator<Item = &[u8]> {
+        self.tools
+            .iter()
+            .map(|(_, range)| &self.bytes[range.clone()])
     }
 
     /// Things worth knowing that do not stop the server, such as a tool served unstructured.

@@ -14,17 +14,20 @@
 
 use std::any::Any;
 use std::collections::HashMap;
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use base64::Engine as _;
+use futures_util::FutureExt as _;
 use serde_json::{Value, json};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 use super::jsonrpc::{
-    self, INVALID_PARAMS, INVALID_REQUEST, Incoming, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION,
+    self, INVALID_PARAMS, INVALID_REQUEST, Incoming, METHOD_NOT_FOUND, SharedResult,
+    UNSUPPORTED_PROTOCOL_VERSION,
 };
 use super::requests::ClientRequests;
 use crate::context::{ClientRequestError, Context, Peer};
@@ -118,6 +121,8 @@ enum Wire {
 pub(crate) enum Step {
     /// Send this now.
     Reply(Vec<u8>),
+    /// Send this now: a response around bytes shared with other responses (the tool list).
+    Shared(SharedResult),
     /// Nothing to send (a notification).
     Nothing,
     /// A tool call: run it alongside other messages; it yields its response, or nothing when
@@ -305,7 +310,7 @@ impl Dispatcher {
                 INVALID_REQUEST,
                 "the session is not initialized: send `initialize` first",
             ),
-            ("tools/list", Some(_)) => self.list_tools(&id, &params, Wire::Handshake),
+            ("tools/list", Some(_)) => return self.list_tools(&id, &params, Wire::Handshake),
             ("tools/call", Some(_)) => {
                 let caller = Caller {
                     log_level: Arc::clone(&session.log_level),
@@ -359,7 +364,7 @@ impl Dispatcher {
         };
         let reply = match method {
             "server/discover" => jsonrpc::result_bytes(&id, &self.discover),
-            "tools/list" => self.list_tools(&id, &params, Wire::Stateless),
+            "tools/list" => return self.list_tools(&id, &params, Wire::Stateless),
             "tools/call" => {
                 // Log messages only when the request asks for them, at the level it names.
                 let threshold = envelope.log_level.map_or(LogLevel::OFF, |l| l as u8);
@@ -422,41 +427,39 @@ impl Dispatcher {
         jsonrpc::result(id, &result)
     }
 
-    fn list_tools(&self, id: &Value, params: &Value, wire: Wire) -> Vec<u8> {
+    fn list_tools(&self, id: &Value, params: &Value, wire: Wire) -> Step {
         let page = match params.get("cursor").filter(|c| !c.is_null()) {
             None => 0,
             Some(cursor) => match self.listing.page_for(cursor) {
                 Some(page) => page,
                 None if self.listing.pages.len() == 1 => {
-                    return jsonrpc::error(
+                    return Step::Reply(jsonrpc::error(
                         id,
                         INVALID_PARAMS,
                         &format!(
                             "invalid cursor {cursor}: this server lists every tool on one page"
                         ),
-                    );
+                    ));
                 }
                 None => {
-                    return jsonrpc::error(
+                    return Step::Reply(jsonrpc::error(
                         id,
                         INVALID_PARAMS,
                         &format!(
                             "invalid cursor {cursor}: it is not one this server handed out; \
                              list from the first page, without a cursor"
                         ),
-                    );
+                    ));
                 }
             },
         };
-        let page = &self.listing.pages[page];
-        let bytes = match wire {
-            Wire::Handshake => page
-                .handshake
-                .as_deref()
-                .unwrap_or_else(|| self.registry.manifest().as_bytes()),
-            Wire::Stateless => &page.stateless,
-        };
-        jsonrpc::result_bytes(id, bytes)
+        let page = Arc::clone(&self.listing.pages[page]);
+        Step::Shared(match wire {
+            Wire::Handshake => SharedResult::new(id, page),
+            Wire::Stateless => {
+                SharedResult::with_members(id, page, &self.listing.stateless_members)
+            }
+        })
     }
 
     /// A result as the connection's era has it: in the stateless era, with `resultType` and the
@@ -548,9 +551,11 @@ impl Dispatcher {
                 .registry
                 .get(&wire_name)
                 .expect("the registry does not change while serving");
+            // Cancellation first: a tool that notices it and returns sends no response either.
             let outcome = tokio::select! {
-                result = run(tool, arguments, ctx) => Some(result),
+                biased;
                 () = cancellation.cancelled() => None,
+                result = run(tool, arguments, ctx) => Some(result),
             };
             session.in_flight().remove(&key);
             outcome.map(|result| jsonrpc::result(&id, &dispatcher.shape(result, wire)))
@@ -654,51 +659,56 @@ impl Envelope {
 
 /// The `tools/list` results, serialised once: a page at a time, in both eras.
 struct Listing {
-    pages: Vec<Page>,
+    /// Each page's result in the handshake era; a single page is the manifest's own bytes.
+    pages: Vec<Arc<[u8]>>,
     /// `cursors[i]` asks for page `i + 1`.
     cursors: Vec<String>,
-}
-
-struct Page {
-    /// The handshake era's result; `None` for a single page, whose result is the manifest's
-    /// own bytes.
-    handshake: Option<Vec<u8>>,
-    /// The stateless era's result, with `ttlMs`, `cacheScope`, `resultType` and `_meta`.
-    stateless: Vec<u8>,
+    /// What the stateless era adds to every page (`ttlMs`, `cacheScope`, `resultType`,
+    /// `_meta`): object members, without braces.
+    stateless_members: Vec<u8>,
 }
 
 impl Listing {
     fn new(manifest: &Manifest, page_size: Option<usize>, cacheable: &Value) -> Listing {
-        let tools = manifest.as_json()["tools"]
-            .as_array()
-            .map(Vec::as_slice)
-            .unwrap_or_default();
-        let chunks: Vec<&[Value]> = match page_size {
-            Some(size) if tools.len() > size => tools.chunks(size.max(1)).collect(),
-            _ => vec![tools],
+        let members = serde_json::to_vec(cacheable).expect("a JSON value serialises");
+        let stateless_members = members[1..members.len() - 1].to_vec();
+        let tools: Vec<&[u8]> = manifest.tool_bytes().collect();
+        let size = match page_size {
+            Some(size) if tools.len() > size => size,
+            _ => {
+                return Listing {
+                    pages: vec![manifest.shared_bytes()],
+                    cursors: Vec::new(),
+                    stateless_members,
+                };
+            }
         };
+        let chunks: Vec<&[&[u8]]> = tools.chunks(size).collect();
         let cursors: Vec<String> = (1..chunks.len())
             .map(|page| cursor(manifest, page))
             .collect();
-        let paged = chunks.len() > 1;
         let pages = chunks
             .iter()
             .enumerate()
             .map(|(i, chunk)| {
-                let mut result = json!({ "tools": chunk });
+                // Keys in order, as in the manifest: `nextCursor` before `tools`.
+                let mut page = b"{".to_vec();
                 if let Some(next) = cursors.get(i) {
-                    result["nextCursor"] = json!(next);
+                    page.extend_from_slice(br#""nextCursor":"#);
+                    serde_json::to_writer(&mut page, next).expect("a string serialises");
+                    page.push(b',');
                 }
-                let handshake =
-                    paged.then(|| serde_json::to_vec(&result).expect("a JSON value serialises"));
-                merge(&mut result, cacheable);
-                Page {
-                    handshake,
-                    stateless: serde_json::to_vec(&result).expect("a JSON value serialises"),
-                }
+                page.extend_from_slice(br#""tools":["#);
+                page.extend_from_slice(&chunk.join(&b","[..]));
+                page.extend_from_slice(b"]}");
+                page.into()
             })
             .collect();
-        Listing { pages, cursors }
+        Listing {
+            pages,
+            cursors,
+            stateless_members,
+        }
     }
 
     /// The page a cursor asks for, if this server handed it out.
@@ -733,45 +743,42 @@ fn set_level(session: &Session, id: &Value, params: &Value) -> Vec<u8> {
     }
 }
 
-/// Runs the tool on its own task, so that a panic is caught and a cancelled call is dropped, and
-/// shapes what it produced into a `CallToolResult`.
+/// Runs the tool, catching a panic, and shapes what it produced into a `CallToolResult`. The
+/// call is already a task of its own; dropping this future (the call was cancelled) drops the
+/// tool's future with it.
 async fn run(tool: &Tool, arguments: Value, ctx: Context) -> Value {
-    let joined = match tool.handler() {
+    let caught = match tool.handler() {
         Handler::Async(handler) => {
-            let task = tokio::spawn(handler(arguments, ctx));
-            let abort = task.abort_handle();
-            // Dropping this future (the call was cancelled) aborts the tool's task too.
-            let _guard = AbortOnDrop(abort);
-            task.await
+            AssertUnwindSafe(handler(arguments, ctx))
+                .catch_unwind()
+                .await
         }
+        Handler::Sync(handler) => panic::catch_unwind(AssertUnwindSafe(|| handler(arguments, ctx))),
         Handler::Blocking(handler) => {
-            tokio::task::spawn_blocking(move || handler(arguments, ctx)).await
+            match tokio::task::spawn_blocking(move || handler(arguments, ctx)).await {
+                Ok(output) => Ok(output),
+                Err(err) if err.is_panic() => Err(err.into_panic()),
+                Err(_) => {
+                    return call_result(
+                        tool,
+                        Output(Produced::Error(format!(
+                            "tool `{}` was stopped before it finished",
+                            tool.name()
+                        ))),
+                    );
+                }
+            }
         }
     };
-    let output = match joined {
-        Ok(output) => output,
-        Err(err) if err.is_panic() => {
-            let message = panic_message(&*err.into_panic());
-            tracing::error!(tool = tool.name(), message, "tool panicked");
-            Output(Produced::Error(format!(
-                "tool `{}` panicked: {message}",
-                tool.name()
-            )))
-        }
-        Err(_) => Output(Produced::Error(format!(
-            "tool `{}` was stopped before it finished",
+    let output = caught.unwrap_or_else(|payload| {
+        let message = panic_message(&*payload);
+        tracing::error!(tool = tool.name(), message, "tool panicked");
+        Output(Produced::Error(format!(
+            "tool `{}` panicked: {message}",
             tool.name()
-        ))),
-    };
+        )))
+    });
     call_result(tool, output)
-}
-
-struct AbortOnDrop(tokio::task::AbortHandle);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
 }
 
 fn panic_message(payload: &(dyn Any + Send)) -> String {
@@ -807,7 +814,8 @@ pub(crate) fn call_result(tool: &Tool, output: Output) -> Value {
             tracing::error!(
                 tool = tool.name(),
                 problems,
-                "a result does not match the tool's output schema; sent as a tool error                  (debug builds check this)"
+                "a result does not match the tool's output schema; sent as a tool error (debug \
+                 builds check this)"
             );
             ToolResult::error(problem_text(
                 &format!(

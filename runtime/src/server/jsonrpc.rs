@@ -1,5 +1,7 @@
 //! JSON-RPC 2.0 framing: reading one message, writing results and errors.
 
+use std::sync::Arc;
+
 use serde_json::{Value, json};
 
 pub(crate) const PARSE_ERROR: i64 = -32700;
@@ -134,6 +136,65 @@ pub(crate) fn result_bytes(id: &Value, result: &[u8]) -> Vec<u8> {
     out
 }
 
+/// A result response around a large result serialised ahead of time and shared, such as the
+/// tool list: its bytes are written from where they are, not copied into each response.
+pub(crate) struct SharedResult {
+    /// `{"jsonrpc":"2.0","id":…,"result":`
+    head: Vec<u8>,
+    result: Arc<[u8]>,
+    /// How much of `result` to send: all of it, or all but its closing brace when `tail` adds
+    /// members to it.
+    end: usize,
+    tail: Vec<u8>,
+}
+
+impl SharedResult {
+    /// A result response whose result is `result`.
+    pub(crate) fn new(id: &Value, result: Arc<[u8]>) -> SharedResult {
+        let end = result.len();
+        SharedResult {
+            head: result_head(id),
+            result,
+            end,
+            tail: b"}".to_vec(),
+        }
+    }
+
+    /// A result response whose result is the object `result` with more members
+    /// (`"a":1,"b":2`, serialised too) added to it.
+    pub(crate) fn with_members(id: &Value, result: Arc<[u8]>, members: &[u8]) -> SharedResult {
+        debug_assert!(result.starts_with(b"{") && result.ends_with(b"}") && result.len() > 2);
+        let end = result.len() - 1;
+        let mut tail = Vec::with_capacity(members.len() + 3);
+        tail.push(b',');
+        tail.extend_from_slice(members);
+        tail.extend_from_slice(b"}}");
+        SharedResult {
+            head: result_head(id),
+            result,
+            end,
+            tail,
+        }
+    }
+
+    /// The message in order, in three pieces.
+    pub(crate) fn parts(&self) -> [&[u8]; 3] {
+        [&self.head, &self.result[..self.end], &self.tail]
+    }
+
+    /// The message in one buffer.
+    pub(crate) fn into_vec(self) -> Vec<u8> {
+        self.parts().concat()
+    }
+}
+
+fn result_head(id: &Value) -> Vec<u8> {
+    let mut head = br#"{"jsonrpc":"2.0","id":"#.to_vec();
+    serde_json::to_writer(&mut head, id).expect("a JSON value serialises");
+    head.extend_from_slice(br#","result":"#);
+    head
+}
+
 /// An error response.
 pub(crate) fn error(id: &Value, code: i64, message: &str) -> Vec<u8> {
     serde_json::to_vec(&json!({
@@ -221,6 +282,20 @@ mod tests {
         assert_eq!(
             value,
             json!({"jsonrpc": "2.0", "id": "a\"b", "result": {"tools": []}})
+        );
+        let shared: Arc<[u8]> = br#"{"tools":[]}"#.to_vec().into();
+        let plain = SharedResult::new(&json!(2), Arc::clone(&shared)).into_vec();
+        let value: Value = serde_json::from_slice(&plain).unwrap();
+        assert_eq!(
+            value,
+            json!({"jsonrpc": "2.0", "id": 2, "result": {"tools": []}})
+        );
+        let bytes =
+            SharedResult::with_members(&json!(3), shared, br#""ttlMs":5,"a":{}"#).into_vec();
+        let value: Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(
+            value,
+            json!({"jsonrpc": "2.0", "id": 3, "result": {"tools": [], "ttlMs": 5, "a": {}}})
         );
     }
 }

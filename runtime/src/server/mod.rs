@@ -180,7 +180,10 @@ impl Server {
 
     /// Serves MCP on standard input and output until the input closes.
     pub async fn serve_stdio(self) -> Result<(), Error> {
-        self.serve(tokio::io::stdin(), tokio::io::stdout()).await
+        let limits = self.limits();
+        let dispatcher = Arc::new(self.into_dispatcher()?);
+        stdio::serve_standard(dispatcher, limits).await?;
+        Ok(())
     }
 
     /// Serves MCP over newline-delimited JSON-RPC on any reader and writer until the reader

@@ -1,4 +1,8 @@
 //! The stdio transport: newline-delimited messages on any reader and writer.
+//!
+//! On standard input and output, pipes and sockets (what MCP clients spawn servers with) are read
+//! and written on tokio's reactor like network sockets, so no message waits for a thread hand-off;
+//! terminals and files go through tokio's `stdin()` and `stdout()`, which use blocking threads.
 
 use std::io;
 use std::sync::Arc;
@@ -9,7 +13,45 @@ use tokio::task::JoinSet;
 
 use super::Limits;
 use super::dispatch::{Dispatcher, Session, Step};
-use super::jsonrpc::{self, INVALID_REQUEST};
+use super::jsonrpc::{self, INVALID_REQUEST, SharedResult};
+
+/// How much of the input is read at a time.
+const READ_BUFFER: usize = 64 * 1024;
+
+/// How many queued messages one write gathers at most.
+const WRITE_BATCH: usize = 256;
+
+/// The most one write system call hands the kernel. A pipe wakes its reader when a write ends,
+/// so a large message written in pieces is read while the rest is being written, instead of
+/// after all of it.
+const WRITE_CHUNK: usize = 64 * 1024;
+
+/// Serves standard input and output until the input ends.
+///
+/// The connection runs as a task of its own, so that it and the calls it starts share a worker
+/// thread: under `block_on` (`#[tokio::main]`) it would run on the main thread, and every call
+/// and every answer would cross between threads.
+pub(crate) async fn serve_standard(dispatcher: Arc<Dispatcher>, limits: Limits) -> io::Result<()> {
+    let connection = tokio::spawn(async move {
+        #[cfg(unix)]
+        if let Some(pipes) = standard::Pipes::open() {
+            let standard::Pipes {
+                input,
+                output,
+                restore,
+            } = pipes;
+            let served = serve(dispatcher, input, output, limits).await;
+            drop(restore);
+            return served;
+        }
+        serve(dispatcher, tokio::io::stdin(), tokio::io::stdout(), limits).await
+    });
+    match connection.await {
+        Ok(served) => served,
+        Err(err) if err.is_panic() => std::panic::resume_unwind(err.into_panic()),
+        Err(err) => Err(io::Error::other(err)),
+    }
+}
 
 /// Serves one connection until the input ends, then gives the calls under way the grace period
 /// to finish and send their answers, and stops those still running.
@@ -23,10 +65,13 @@ where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    // Calls send their messages and responses on `outgoing`, in order; responses to the tool
+    // list, whose bytes are shared, go on `shared`. The two need no order between them.
     let (outgoing, incoming) = mpsc::unbounded_channel::<Vec<u8>>();
-    let writer = tokio::spawn(write_all(incoming, output));
+    let (shared, shared_incoming) = mpsc::unbounded_channel::<SharedResult>();
+    let writer = tokio::spawn(write_all(incoming, shared_incoming, output));
     let session = Arc::new(Session::new());
-    let mut reader = BufReader::new(input);
+    let mut reader = BufReader::with_capacity(READ_BUFFER, input);
     let mut line = Vec::new();
     let mut calls = JoinSet::new();
     loop {
@@ -56,6 +101,9 @@ where
         match step {
             Step::Reply(bytes) => {
                 let _ = outgoing.send(bytes);
+            }
+            Step::Shared(reply) => {
+                let _ = shared.send(reply);
             }
             Step::Nothing => {}
             Step::Call(call) => {
@@ -87,18 +135,52 @@ where
     }
     drop(session);
     drop(outgoing);
+    drop(shared);
     writer.await.map_err(io::Error::other)?
 }
 
+/// Writes messages as they come, each on its own line. Whatever is queued when the output is
+/// ready goes out in one write, so pipelined answers share a system call; a shared result is
+/// written from its own bytes.
 async fn write_all<W: AsyncWrite + Unpin>(
     mut incoming: mpsc::UnboundedReceiver<Vec<u8>>,
+    mut shared: mpsc::UnboundedReceiver<SharedResult>,
     mut output: W,
 ) -> io::Result<()> {
-    while let Some(mut message) = incoming.recv().await {
-        message.push(b'\n');
-        let written = match output.write_all(&message).await {
-            Ok(()) => output.flush().await,
-            Err(err) => Err(err),
+    let mut queued = Vec::with_capacity(WRITE_BATCH);
+    let mut batch = Vec::new();
+    let (mut incoming_open, mut shared_open) = (true, true);
+    while incoming_open || shared_open {
+        let written = tokio::select! {
+            received = incoming.recv_many(&mut queued, WRITE_BATCH), if incoming_open => {
+                if received == 0 {
+                    incoming_open = false;
+                    continue;
+                }
+                let bytes = if let [message] = queued.as_mut_slice() {
+                    // A lone message is written from its own buffer: a large one is not copied.
+                    message.push(b'\n');
+                    message
+                } else {
+                    batch.clear();
+                    for message in &queued {
+                        batch.extend_from_slice(message);
+                        batch.push(b'\n');
+                    }
+                    &mut batch
+                };
+                let written = write_chunked(&mut output, &[bytes]).await;
+                queued.clear();
+                written
+            }
+            reply = shared.recv(), if shared_open => {
+                let Some(reply) = reply else {
+                    shared_open = false;
+                    continue;
+                };
+                let [head, body, tail] = reply.parts();
+                write_chunked(&mut output, &[head, body, tail, b"\n"]).await
+            }
         };
         if let Err(err) = written {
             // The client went away: nobody is left to answer, which is no failure of ours.
@@ -113,6 +195,17 @@ async fn write_all<W: AsyncWrite + Unpin>(
         Err(err) if err.kind() != io::ErrorKind::BrokenPipe => Err(err),
         _ => Ok(()),
     }
+}
+
+/// Writes the pieces of one message in order, no more than [`WRITE_CHUNK`] bytes per system call,
+/// and flushes.
+async fn write_chunked<W: AsyncWrite + Unpin>(output: &mut W, pieces: &[&[u8]]) -> io::Result<()> {
+    for piece in pieces {
+        for chunk in piece.chunks(WRITE_CHUNK) {
+            output.write_all(chunk).await?;
+        }
+    }
+    output.flush().await
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -165,6 +258,117 @@ async fn next_frame<R: AsyncBufRead + Unpin>(
                 Frame::Line
             }));
         }
+    }
+}
+
+/// Standard input and output as non-blocking pipes or sockets.
+#[cfg(unix)]
+mod standard {
+    use std::io;
+    use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+
+    use rustix::fs::{FileType, OFlags};
+    use tokio::io::{AsyncRead, AsyncWrite};
+    use tokio::net::unix::pipe;
+
+    /// The pipe capacity asked for standard output: room for a large `tools/list` answer in one
+    /// write, so the client reads it without waiting for the server to be scheduled again. The
+    /// kernel's default ceiling for unprivileged processes is this size; when it refuses, the
+    /// pipe keeps its capacity.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    const PIPE_CAPACITY: usize = 1024 * 1024;
+
+    /// Standard input and output ready for the reactor.
+    pub(super) struct Pipes {
+        pub(super) input: Box<dyn AsyncRead + Unpin + Send>,
+        pub(super) output: Box<dyn AsyncWrite + Unpin + Send>,
+        /// Puts the descriptors back in blocking mode when dropped.
+        pub(super) restore: Restore,
+    }
+
+    /// Descriptors this process made non-blocking; dropping it makes them blocking again, as the
+    /// process found them, for whoever shares them.
+    pub(super) struct Restore(Vec<OwnedFd>);
+
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            for fd in &self.0 {
+                let _ = rustix::io::ioctl_fionbio(fd, false);
+            }
+        }
+    }
+
+    impl Pipes {
+        /// Standard input and output when both are pipes or sockets that nothing else of this
+        /// process writes to; `None` (use tokio's `stdin()` and `stdout()`) otherwise.
+        ///
+        /// Non-blocking mode belongs to the open file, which standard error may share (`2>&1`):
+        /// a log line written to a non-blocking pipe could be lost, so such a setup is left alone.
+        pub(super) fn open() -> Option<Pipes> {
+            let stdin = io::stdin().as_fd().try_clone_to_owned().ok()?;
+            let stdout = io::stdout().as_fd().try_clone_to_owned().ok()?;
+            let stderr = identity(io::stderr().as_fd());
+            let (input_kind, input_id) = describe(stdin.as_fd())?;
+            let (output_kind, output_id) = describe(stdout.as_fd())?;
+            if stderr.is_some_and(|(_, err)| err == input_id || err == output_id) {
+                return None;
+            }
+            let mut restore = Vec::new();
+            for fd in [&stdin, &stdout] {
+                let flags = rustix::fs::fcntl_getfl(fd).ok()?;
+                if !flags.contains(OFlags::NONBLOCK) {
+                    restore.push(fd.try_clone().ok()?);
+                }
+            }
+            let restore = Restore(restore);
+            let input: Box<dyn AsyncRead + Unpin + Send> = match input_kind {
+                Kind::Pipe => Box::new(pipe::Receiver::from_owned_fd(stdin).ok()?),
+                Kind::Socket => Box::new(socket(stdin)?),
+            };
+            let output: Box<dyn AsyncWrite + Unpin + Send> = match output_kind {
+                Kind::Pipe => {
+                    #[cfg(any(target_os = "linux", target_os = "android"))]
+                    let _ = rustix::pipe::fcntl_setpipe_size(&stdout, PIPE_CAPACITY);
+                    Box::new(pipe::Sender::from_owned_fd(stdout).ok()?)
+                }
+                Kind::Socket => Box::new(socket(stdout)?),
+            };
+            Some(Pipes {
+                input,
+                output,
+                restore,
+            })
+        }
+    }
+
+    #[derive(Clone, Copy)]
+    enum Kind {
+        Pipe,
+        Socket,
+    }
+
+    /// What a descriptor is, and which file: `None` for anything but a pipe or a socket.
+    fn describe(fd: BorrowedFd<'_>) -> Option<(Kind, (u64, u64))> {
+        match identity(fd)? {
+            (FileType::Fifo, id) => Some((Kind::Pipe, id)),
+            (FileType::Socket, id) => Some((Kind::Socket, id)),
+            _ => None,
+        }
+    }
+
+    /// The file type, device and inode of an open descriptor.
+    fn identity(fd: BorrowedFd<'_>) -> Option<(FileType, (u64, u64))> {
+        let stat = rustix::fs::fstat(fd).ok()?;
+        #[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
+        let id = (stat.st_dev as u64, stat.st_ino as u64);
+        Some((FileType::from_raw_mode(stat.st_mode), id))
+    }
+
+    /// A stream socket on the reactor; reading and writing it is the same as a pipe's.
+    fn socket(fd: OwnedFd) -> Option<tokio::net::UnixStream> {
+        let stream = std::os::unix::net::UnixStream::from(fd);
+        stream.set_nonblocking(true).ok()?;
+        tokio::net::UnixStream::from_std(stream).ok()
     }
 }
 

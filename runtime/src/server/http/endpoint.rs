@@ -159,6 +159,7 @@ impl Endpoint {
             Step::Nothing => StatusCode::ACCEPTED.into_response(),
             Step::Reply(reply) if new => self.open_session(session, reply, id.as_ref())?,
             Step::Reply(reply) => json(StatusCode::OK, reply),
+            Step::Shared(reply) => json(StatusCode::OK, reply.into_vec()),
             Step::Call(call) => self.call(call, notifications, version, id).await,
         })
     }
