@@ -95,6 +95,10 @@ async fn write_all<W: AsyncWrite + Unpin>(
     mut output: W,
 ) -> io::Result<()> {
     while let Some(mut message) = incoming.recv().await {
+        // A tool's request to end its event stream (`Context::close_sse_stream`): stdio has none.
+        if message.is_empty() {
+            continue;
+        }
         message.push(b'\n');
         let written = match output.write_all(&message).await {
             Ok(()) => output.flush().await,
