@@ -115,6 +115,14 @@ mod tools {
             .with(Content::image([0x89, b'P', b'N', b'G'], "image/png"))
     }
 
+    /// Ask to end the call's event stream, log, and answer.
+    #[mcp_tool]
+    fn end_stream(ctx: Context) -> &'static str {
+        ctx.close_sse_stream();
+        ctx.log(LogLevel::Info, "still here");
+        "answered"
+    }
+
     /// Greet someone.
     #[mcp_tool]
     fn greet(
@@ -626,6 +634,20 @@ async fn progress_carries_the_token_and_increases() {
         client.call(3, "count_up", json!({"n": 2})).await,
         text_result("2")
     );
+    client.finish().await;
+}
+
+#[tokio::test]
+async fn ending_the_event_stream_writes_nothing_on_stdio() {
+    let mut client = Client::start();
+    client.initialize().await;
+    // Every line stays a message: `recv` refuses a line that is not JSON.
+    let (result, notifications) = client
+        .call_notified(1, json!({"name": "end_stream", "arguments": {}}))
+        .await;
+    assert_eq!(result, text_result("answered"));
+    assert_eq!(notifications.len(), 1, "{notifications:?}");
+    assert_eq!(notifications[0]["params"]["data"], "still here");
     client.finish().await;
 }
 
