@@ -30,8 +30,10 @@ Each connection first checks the era it negotiated (above) and that the server n
 
 With --http the same suite runs over Streamable HTTP: for each mode the script starts
 `<server command> --http 127.0.0.1:<free port>`, connects with `Client("http://.../mcp", ...)`,
-and at the end stops the server with SIGTERM, which must exit with status 0. The server serves
-the handshake era over HTTP, so there [http auto] falls back to `initialize` too.
+and at the end stops the server with SIGTERM, which must exit with status 0. The server speaks
+both eras over HTTP too, so [http auto] negotiates 2026-07-28 through `server/discover` (every
+request a POST of its own, without a session) and [http legacy] 2025-11-25 through `initialize`
+(with a session).
 
 Prints one line per passed check and ends with "N passed, 0 failed"; on the first failure it
 prints the reason, ends with "N passed, 1 failed" and exits 1.
@@ -58,12 +60,8 @@ from jsonschema import Draft202012Validator
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.types import INVALID_PARAMS, CallToolResult, TextContent
 
-EXPECTED_ERA = {  # mode -> (protocol version, how it was negotiated)
+EXPECTED_ERA = {  # mode -> (protocol version, how it was negotiated), on stdio and over HTTP
     "auto": ("2026-07-28", "server/discover"),
-    "legacy": ("2025-11-25", "initialize"),
-}
-EXPECTED_ERA_HTTP = {  # over HTTP: the handshake era only, so "auto" falls back
-    "auto": ("2025-11-25", "initialize"),
     "legacy": ("2025-11-25", "initialize"),
 }
 REQUIRED_TOOLS = ["add_note", "delete_note", "get_note", "list_notes", "search_notes",
@@ -315,8 +313,7 @@ async def main(command: list[str], transport: str = "stdio") -> int:
                     via = ("initialize" if session.initialize_result is not None
                            else "server/discover" if session.discover_result is not None
                            else "nothing")
-                    version, expected_via = (EXPECTED_ERA_HTTP if transport == "http"
-                                             else EXPECTED_ERA)[mode]
+                    version, expected_via = EXPECTED_ERA[mode]
                     c.ok((client.protocol_version, via) == (version, expected_via),
                          f"negotiated protocol {version} via {expected_via}",
                          f"got protocol {client.protocol_version} via {via}")

@@ -55,6 +55,9 @@ struct Inner {
 /// client declared, and its session's requests awaiting an answer.
 #[derive(Clone)]
 pub(crate) struct Peer {
+    /// Messages to the client, in order. An empty one is no message: it asks the transport to
+    /// end the call's event stream there ([`Context::close_sse_stream`]); a transport without
+    /// such streams drops it.
     pub(crate) outgoing: UnboundedSender<Vec<u8>>,
     pub(crate) log_level: Arc<AtomicU8>,
     /// The client's `capabilities` and `clientInfo`: from `initialize`, or under protocol
@@ -391,6 +394,41 @@ impl Context {
             "notifications/message",
             json!({ "level": level, "logger": self.inner.tool, "data": data }),
         )
+    }
+}
+
+impl Context {
+    /// Ends the event stream that carries this call's answer, now, while the call goes on: the
+    /// client reconnects after the stream's `retry` interval, with `Last-Event-ID`, and receives
+    /// what the call sent since, its result included (SEP-1699 polling). A long call thereby
+    /// holds no connection open while it works; if its answer has not begun, it begins as an
+    /// event stream, which ends at once.
+    ///
+    /// That is over Streamable HTTP, to a client of protocol 2025-11-25, whose streams open with
+    /// a priming event so that it can resume them. Anywhere else this does nothing: on stdio,
+    /// under protocol 2026-07-28 (where a closed stream cancels the call), for clients of older
+    /// versions, which could not resume, and for a detached context.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// use toolwright::{Context, mcp_tool};
+    ///
+    /// /// Rebuild the search index; takes minutes.
+    /// #[mcp_tool]
+    /// async fn reindex(ctx: Context) -> &'static str {
+    ///     // The client polls for the result instead of holding the connection.
+    ///     ctx.close_sse_stream();
+    ///     tokio::time::sleep(Duration::from_millis(10)).await;
+    ///     "reindexed"
+    /// }
+    /// ```
+    pub fn close_sse_stream(&self) {
+        if let Some(peer) = &self.inner.peer
+            && !self.is_cancelled()
+        {
+            let _ = peer.outgoing.send(Vec::new());
+        }
     }
 }
 

@@ -102,8 +102,14 @@ pub use tool::{
 ///
 /// On a free `fn` or `async fn` with concrete types. Methods, generic functions, `impl Trait`
 /// parameters or return types, destructuring patterns, `const`, `unsafe` and `extern` functions
-/// and variadics are compile errors that say what to write instead. A synchronous tool runs on
-/// a blocking thread, so it may block; an asynchronous one runs on the server's runtime.
+/// and variadics are compile errors that say what to write instead.
+///
+/// Every call is a task of its own on the server's tokio runtime. An `async fn` runs there; so
+/// does a plain `fn`, like an `async fn` that never waits, which suits work that takes
+/// microseconds (computing, reading memory). A plain `fn` that blocks (files, the network,
+/// sleeping, long computations) takes `blocking`, and runs on tokio's blocking thread pool,
+/// where it holds up no other call. An `async fn` never blocks; `blocking` on one is a compile
+/// error.
 ///
 /// # Options
 ///
@@ -115,6 +121,7 @@ pub use tool::{
 /// | `read_only`, `destructive`, `idempotent`, `open_world` | the protocol's annotation hints; bare means `true`, or write `= true`/`= false`. Left out, a hint is not sent and clients assume the protocol's default |
 /// | `tags = ["...", ...]` | words that group tools, for the catalog's search |
 /// | `core` | a tool the catalog always lists, for servers with many tools |
+/// | `blocking` | for a plain `fn` that blocks: run it on tokio's blocking thread pool, not on the runtime (see above) |
 /// | `provider = "..."` | the middle of the canonical name `mcp::<provider>::<tool>`; default: the package name |
 /// | `input_schema = r#"{...}"#` | the input schema as literal JSON, served exactly as written (see below); checked at compile time to be a JSON object with `"type": "object"` |
 /// | `crate = path` | where `toolwright` is, when the dependency is renamed |

@@ -69,6 +69,46 @@ mod tools {
             () = tokio::time::sleep(Duration::from_secs(60)) => "never cancelled".to_owned(),
         }
     }
+
+    /// Log, end the stream, wait, log again and answer.
+    #[mcp_tool]
+    async fn poll_later(
+        ctx: Context,
+        /// How long to wait after ending the stream, in milliseconds.
+        ms: u64,
+    ) -> &'static str {
+        ctx.log(LogLevel::Info, "before");
+        ctx.close_sse_stream();
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+        ctx.log(LogLevel::Info, "after");
+        "answered"
+    }
+
+    /// The calls of `hold` that ended before their time (cancelled), by the `key` they were
+    /// given.
+    pub(crate) static ENDED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+    /// Records its key in `ENDED` when dropped: when the call ends, whichever way.
+    struct Ends(String);
+
+    impl Drop for Ends {
+        fn drop(&mut self) {
+            ENDED.lock().unwrap().push(std::mem::take(&mut self.0));
+        }
+    }
+
+    /// Report progress if asked, then take 30 seconds.
+    #[mcp_tool]
+    async fn hold(
+        ctx: Context,
+        /// Recorded when the call ends.
+        key: String,
+    ) -> &'static str {
+        let _ends = Ends(key);
+        ctx.progress(1.0, None, None);
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        "held"
+    }
 }
 
 const TIMEOUT: Duration = Duration::from_secs(10);
@@ -116,7 +156,16 @@ impl Answer {
         )
     }
 
-    /// The server-sent events of the body: each one's id and data.
+    /// The `retry` field of the first event that has one.
+    fn retry(&self) -> Option<u64> {
+        self.body
+            .lines()
+            .find_map(|line| line.strip_prefix("retry: "))
+            .map(|ms| ms.parse().unwrap())
+    }
+
+    /// The server-sent events of the body: each one's id and data (and no other field than
+    /// `retry`).
     fn events(&self) -> Vec<(Option<String>, String)> {
         assert_eq!(self.content_type(), Some("text/event-stream"), "{self:?}");
         self.body
@@ -131,6 +180,7 @@ impl Answer {
                     match field {
                         "id" => id = Some(value.to_owned()),
                         "data" => data.push(value),
+                        "retry" => {}
                         other => panic!("unexpected field `{other}` in {event:?}"),
                     }
                 }
@@ -191,9 +241,16 @@ impl Http {
 
     /// `initialize` then `notifications/initialized`; returns the session id.
     async fn initialize(&self) -> String {
-        let answer = self.post(&initialize(), &[]).await;
+        self.initialize_at("2025-11-25").await
+    }
+
+    /// `initialize` at this protocol version, then `notifications/initialized`.
+    async fn initialize_at(&self, version: &str) -> String {
+        let mut request = initialize();
+        request["params"]["protocolVersion"] = json!(version);
+        let answer = self.post(&request, &[]).await;
         assert_eq!(answer.status, StatusCode::OK, "{answer:?}");
-        assert_eq!(answer.json()["result"]["protocolVersion"], "2025-11-25");
+        assert_eq!(answer.json()["result"]["protocolVersion"], version);
         let session = answer
             .header("mcp-session-id")
             .expect("initialize names the session")
@@ -226,6 +283,34 @@ impl Http {
             &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}),
         )
         .await
+    }
+
+    /// GETs the endpoint with these headers, and `Accept: text/event-stream`.
+    async fn get(&self, headers: &[(&str, &str)]) -> Answer {
+        let mut request = self
+            .client
+            .get(&self.url)
+            .header(ACCEPT, "text/event-stream");
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        read(request).await
+    }
+
+    /// POSTs a request of protocol 2026-07-28: `params._meta` carries the envelope, and the
+    /// headers mirror the body as a client sends them; `headers` replace those.
+    async fn stateless(&self, body: &Value, headers: &[(&str, &str)]) -> Answer {
+        let mut all = vec![
+            ("mcp-protocol-version", "2026-07-28".to_owned()),
+            ("mcp-method", body["method"].as_str().unwrap().to_owned()),
+        ];
+        if let Some(name) = body["params"]["name"].as_str() {
+            all.push(("mcp-name", name.to_owned()));
+        }
+        all.retain(|(name, _)| !headers.iter().any(|(n, _)| n == name));
+        let mut all: Vec<(&str, &str)> = all.iter().map(|(n, v)| (*n, v.as_str())).collect();
+        all.extend(headers.iter().filter(|(_, v)| !v.is_empty()));
+        self.post(body, &all).await
     }
 
     async fn delete(&self, headers: &[(&str, &str)]) -> Answer {
@@ -276,6 +361,33 @@ fn initialize() -> Value {
     })
 }
 
+/// A request of protocol 2026-07-28, its envelope in `params._meta`.
+fn enveloped(id: i64, method: &str, mut params: Value) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "http-tests", "version": "1.0.0"},
+    });
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+/// Reads the body of a streamed answer until `events` events are in, and drops the rest (the
+/// client goes away). Returns each event's id and data.
+async fn read_events(response: reqwest::Response, events: usize) -> Vec<(Option<String>, String)> {
+    let mut response = response;
+    let mut text = String::new();
+    while text.matches("\n\n").count() < events {
+        let chunk = response.chunk().await.unwrap().expect("more events come");
+        text.push_str(std::str::from_utf8(&chunk).unwrap());
+    }
+    let answer = Answer {
+        status: StatusCode::OK,
+        headers: response.headers().clone(),
+        body: text,
+    };
+    answer.events()
+}
+
 fn tools_list(id: i64) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": {}})
 }
@@ -307,7 +419,17 @@ async fn initialize_opens_a_session_that_later_requests_name() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["add", "count_up", "slow", "wait_for_cancel"]);
+    assert_eq!(
+        names,
+        [
+            "add",
+            "count_up",
+            "hold",
+            "poll_later",
+            "slow",
+            "wait_for_cancel"
+        ]
+    );
 
     // Without the version header the client is taken to speak 2025-03-26, which is served.
     let answer = http
@@ -456,9 +578,12 @@ async fn a_call_that_reports_progress_is_answered_with_events() {
     let events = answer.events();
     assert_eq!(events.len(), 6, "{events:?}");
 
-    // The first event primes reconnection: an id and no data.
+    // The first event primes reconnection: an id, no data, and how long to wait before
+    // reconnecting.
     let (priming, data) = &events[0];
     assert_eq!(data, "");
+    assert_eq!(answer.header("x-accel-buffering"), Some("no"));
+    assert_eq!(answer.retry(), Some(500));
     let priming = priming.as_deref().expect("the priming event has an id");
     let mut ids: Vec<&str> = events
         .iter()
@@ -490,7 +615,9 @@ async fn a_call_that_reports_progress_is_answered_with_events() {
         json!({"jsonrpc": "2.0", "id": 9, "result": {"content": [{"type": "text", "text": "3"}]}})
     );
 
-    // A client of 2025-06-18 gets no priming event, which it would take for a broken message.
+    // A client that negotiated 2025-06-18 gets no priming event, which it would take for a
+    // broken message.
+    let session = http.initialize_at("2025-06-18").await;
     let answer = http
         .post(
             &json!({"jsonrpc": "2.0", "id": 10, "method": "tools/call",
@@ -504,6 +631,7 @@ async fn a_call_that_reports_progress_is_answered_with_events() {
     let events = answer.events();
     assert_eq!(events.len(), 2, "{events:?}");
     assert!(events.iter().all(|(_, data)| !data.is_empty()));
+    assert_eq!(answer.retry(), None);
     http.stop().await;
 }
 
@@ -674,7 +802,7 @@ async fn get_and_other_methods_are_405() {
     )
     .await;
     assert_eq!(answer.status, StatusCode::METHOD_NOT_ALLOWED);
-    assert_eq!(answer.header("allow"), Some("POST, DELETE"));
+    assert_eq!(answer.header("allow"), Some("GET, POST, DELETE"));
     let answer = read(http.client.put(&http.url)).await;
     assert_eq!(answer.status, StatusCode::METHOD_NOT_ALLOWED);
     // Only `/mcp` is served.
@@ -805,4 +933,425 @@ async fn calls_past_the_grace_period_are_stopped_with_an_error() {
     let started = std::time::Instant::now();
     http.stop().await;
     assert!(started.elapsed() < Duration::from_secs(2));
+}
+
+#[tokio::test]
+async fn a_tool_that_ends_its_stream_is_resumed_with_last_event_id() {
+    let http = Http::start().await;
+    let session = http.initialize().await;
+    let answer = http
+        .call(
+            &session,
+            21,
+            json!({"name": "poll_later", "arguments": {"ms": 300}}),
+        )
+        .await;
+    // The stream ends after the priming event and the message sent before the tool ended it.
+    assert_eq!(answer.retry(), Some(500));
+    let events = answer.events();
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert_eq!(events[0].1, "");
+    let message: Value = serde_json::from_str(&events[1].1).unwrap();
+    assert_eq!(message["params"]["data"], "before");
+    let last = events[1].0.clone().unwrap();
+
+    // The call went on: resuming after the last event received gives the rest, to the response.
+    let resumed = http
+        .get(&[
+            ("mcp-session-id", &session),
+            ("mcp-protocol-version", "2025-11-25"),
+            ("last-event-id", &last),
+        ])
+        .await;
+    assert_eq!(resumed.status, StatusCode::OK);
+    let rest = resumed.events();
+    assert_eq!(rest.len(), 2, "{rest:?}");
+    let stream = |id: &Option<String>| id.as_deref().unwrap().split('-').next().unwrap().to_owned();
+    assert!(
+        rest.iter()
+            .all(|(id, _)| stream(id) == stream(&events[0].0))
+    );
+    let after: Value = serde_json::from_str(&rest[0].1).unwrap();
+    assert_eq!(after["params"]["data"], "after");
+    assert_eq!(
+        serde_json::from_str::<Value>(&rest[1].1).unwrap(),
+        json!({"jsonrpc": "2.0", "id": 21,
+            "result": {"content": [{"type": "text", "text": "answered"}]}})
+    );
+
+    // Delivered whole, the stream is forgotten.
+    let again = http
+        .get(&[("mcp-session-id", &session), ("last-event-id", &last)])
+        .await;
+    assert_eq!(again.status, StatusCode::BAD_REQUEST);
+    assert_eq!(again.error(), (-32600, Value::Null));
+    http.stop().await;
+}
+
+#[tokio::test]
+async fn a_client_that_disconnects_resumes_where_it_stopped() {
+    let http = Http::start().await;
+    let session = http.initialize().await;
+    let response = http
+        .client
+        .post(&http.url)
+        .header(ACCEPT, ACCEPT_BOTH)
+        .header(CONTENT_TYPE, "application/json")
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(
+            json!({"jsonrpc": "2.0", "id": 22, "method": "tools/call",
+                "params": {"name": "poll_later", "arguments": {"ms": 0}}})
+            .to_string(),
+        )
+        .send()
+        .await
+        .unwrap();
+    // The client goes away after the priming event: that is no cancellation.
+    let events = read_events(response, 1).await;
+    let priming = events[0].0.clone().unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let resumed = http
+        .get(&[("mcp-session-id", &session), ("last-event-id", &priming)])
+        .await;
+    let datas: Vec<Value> = resumed
+        .events()
+        .iter()
+        .map(|(_, data)| serde_json::from_str(data).unwrap())
+        .collect();
+    assert_eq!(datas.len(), 3, "{datas:?}");
+    assert_eq!(datas[0]["params"]["data"], "before");
+    assert_eq!(datas[1]["params"]["data"], "after");
+    assert_eq!(datas[2]["result"]["content"][0]["text"], "answered");
+    http.stop().await;
+}
+
+#[tokio::test]
+async fn a_resumption_names_a_stream_of_the_session() {
+    let http = Http::start().await;
+    let session = http.initialize().await;
+    let other = http.initialize().await;
+    let answer = http
+        .call(
+            &session,
+            1,
+            json!({"name": "poll_later", "arguments": {"ms": 2000}}),
+        )
+        .await;
+    let last = answer.events()[1].0.clone().unwrap();
+
+    // Another session's event, an id never issued, a malformed one: 400.
+    for (sid, id) in [
+        (other.as_str(), last.as_str()),
+        (&session, "999999-0"),
+        (&session, "not-an-id"),
+    ] {
+        let answer = http
+            .get(&[("mcp-session-id", sid), ("last-event-id", id)])
+            .await;
+        assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{sid} {id}");
+    }
+    // No session, an unknown session, no Accept for events.
+    let answer = http.get(&[("last-event-id", &last)]).await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    let answer = http
+        .get(&[("mcp-session-id", "gone"), ("last-event-id", &last)])
+        .await;
+    assert_eq!(answer.status, StatusCode::NOT_FOUND);
+    let answer = read(
+        http.client
+            .get(&http.url)
+            .header(ACCEPT, "application/json")
+            .header("mcp-session-id", &session)
+            .header("last-event-id", &last),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::NOT_ACCEPTABLE);
+    http.stop().await;
+}
+
+#[tokio::test]
+async fn a_client_before_2025_11_25_gets_its_stream_whole() {
+    let http = Http::start().await;
+    let session = http.initialize_at("2025-06-18").await;
+    let answer = http
+        .post(
+            &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                "params": {"name": "poll_later", "arguments": {"ms": 10}}}),
+            &[
+                ("mcp-session-id", &session),
+                ("mcp-protocol-version", "2025-06-18"),
+            ],
+        )
+        .await;
+    // It could not resume: the request to end the stream is ignored.
+    let events = answer.events();
+    assert_eq!(events.len(), 3, "{events:?}");
+    assert!(events[2].1.contains("answered"), "{events:?}");
+    assert_eq!(answer.retry(), None);
+    http.stop().await;
+}
+
+#[tokio::test]
+async fn a_2026_request_is_served_without_a_session() {
+    let http = Http::start().await;
+    let answer = http
+        .stateless(&enveloped(1, "server/discover", json!({})), &[])
+        .await;
+    assert_eq!(answer.status, StatusCode::OK, "{answer:?}");
+    assert_eq!(answer.header("mcp-session-id"), None);
+    let result = &answer.json()["result"];
+    assert_eq!(result["supportedVersions"], json!(["2026-07-28"]));
+    assert_eq!(result["resultType"], "complete");
+    assert_eq!(
+        result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "http-tests"
+    );
+
+    let answer = http
+        .stateless(&enveloped(2, "tools/list", json!({})), &[])
+        .await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert_eq!(answer.json()["result"]["cacheScope"], "public");
+    assert_eq!(
+        answer.json()["result"]["tools"].as_array().unwrap().len(),
+        6
+    );
+
+    let call = enveloped(
+        3,
+        "tools/call",
+        json!({"name": "add", "arguments": {"a": 1, "b": 2}}),
+    );
+    let answer = http.stateless(&call, &[]).await;
+    assert_eq!(
+        answer.json(),
+        json!({"jsonrpc": "2.0", "id": 3, "result": {
+            "content": [{"type": "text", "text": "{\"sum\":3}"}],
+            "structuredContent": {"sum": 3},
+            "resultType": "complete",
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "http-tests", "version": "0.0.1"}},
+        }})
+    );
+
+    // A session id is no part of the era: it is ignored, and none is issued.
+    let answer = http
+        .stateless(&call, &[("mcp-session-id", "not-a-session")])
+        .await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert_eq!(answer.header("mcp-session-id"), None);
+
+    // A call that reports progress answers with events: no ids, no priming, the response last.
+    let mut call = enveloped(
+        4,
+        "tools/call",
+        json!({"name": "count_up", "arguments": {"n": 2}}),
+    );
+    call["params"]["_meta"]["progressToken"] = json!(7);
+    let answer = http.stateless(&call, &[]).await;
+    let events = answer.events();
+    assert_eq!(events.len(), 3, "{events:?}");
+    assert!(events.iter().all(|(id, _)| id.is_none()), "{events:?}");
+    let last: Value = serde_json::from_str(&events[2].1).unwrap();
+    assert_eq!(last["result"]["content"][0]["text"], "2");
+    assert_eq!(last["result"]["resultType"], "complete");
+
+    // The era has no GET stream and no sessions to DELETE.
+    for method in [reqwest::Method::GET, reqwest::Method::DELETE] {
+        let answer = read(
+            http.client
+                .request(method.clone(), &http.url)
+                .header(ACCEPT, "text/event-stream")
+                .header("mcp-protocol-version", "2026-07-28"),
+        )
+        .await;
+        assert_eq!(answer.status, StatusCode::METHOD_NOT_ALLOWED, "{method}");
+        assert_eq!(answer.header("allow"), Some("POST"), "{method}");
+    }
+
+    // A notification is taken and dropped.
+    let answer = http
+        .post(
+            &json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 4}}),
+            &[("mcp-protocol-version", "2026-07-28")],
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::ACCEPTED);
+    assert_eq!(answer.body, "");
+    http.stop().await;
+}
+
+#[tokio::test]
+async fn headers_that_do_not_mirror_the_body_are_400() {
+    let http = Http::start().await;
+    let call = enveloped(
+        5,
+        "tools/call",
+        json!({"name": "add", "arguments": {"a": 1, "b": 2}}),
+    );
+    for headers in [
+        [("mcp-protocol-version", "")],
+        [("mcp-protocol-version", "2025-11-25")],
+        [("mcp-method", "")],
+        [("mcp-method", "tools/list")],
+        [("mcp-name", "")],
+        [("mcp-name", "slow")],
+        [("mcp-name", "=?base64?c2xvdw==?=")],
+        [("mcp-name", "=?base64?not base64?=")],
+    ] {
+        let answer = http.stateless(&call, &headers).await;
+        assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{headers:?}");
+        assert_eq!(answer.error(), (-32020, json!(5)), "{headers:?}");
+    }
+    // The name may come base64-encoded.
+    let answer = http
+        .stateless(&call, &[("mcp-name", "=?base64?YWRk?=")])
+        .await;
+    assert_eq!(answer.status, StatusCode::OK, "{answer:?}");
+
+    // A header sent twice is refused too.
+    let answer = read(
+        http.client
+            .post(&http.url)
+            .header(ACCEPT, ACCEPT_BOTH)
+            .header(CONTENT_TYPE, "application/json")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "add")
+            .header("mcp-name", "add")
+            .body(call.to_string()),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    assert_eq!(answer.error().0, -32020);
+    http.stop().await;
+}
+
+#[tokio::test]
+async fn versions_methods_and_envelopes_are_checked_in_the_2026_era() {
+    let http = Http::start().await;
+    // A version this server does not speak: 400, with the versions it does.
+    let mut discover = enveloped(6, "server/discover", json!({}));
+    discover["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("2099-01-01");
+    let answer = http
+        .stateless(&discover, &[("mcp-protocol-version", "2099-01-01")])
+        .await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    assert_eq!(answer.error(), (-32022, json!(6)));
+    assert_eq!(
+        answer.json()["error"]["data"],
+        json!({"supported": ["2026-07-28"], "requested": "2099-01-01"})
+    );
+
+    // A method this server does not serve: 404 with -32601.
+    for method in ["resources/list", "ping", "initialize/nope"] {
+        let answer = http.stateless(&enveloped(7, method, json!({})), &[]).await;
+        assert_eq!(answer.status, StatusCode::NOT_FOUND, "{method}");
+        assert_eq!(answer.error(), (-32601, json!(7)), "{method}");
+    }
+
+    // The era's header on a request without the envelope: 400 naming what is missing.
+    let answer = http
+        .post(
+            &tools_list(8),
+            &[
+                ("mcp-protocol-version", "2026-07-28"),
+                ("mcp-method", "tools/list"),
+            ],
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    assert_eq!(answer.error(), (-32602, json!(8)));
+    assert!(answer.body.contains("protocolVersion"), "{}", answer.body);
+
+    // An unknown tool is a protocol error: 400 with -32602.
+    let call = enveloped(9, "tools/call", json!({"name": "nope", "arguments": {}}));
+    let answer = http.stateless(&call, &[]).await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    assert_eq!(answer.error(), (-32602, json!(9)));
+
+    // The handshake era goes on beside it.
+    let session = http.initialize().await;
+    let answer = http.in_session(&session, &tools_list(10)).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    http.stop().await;
+}
+
+/// Waits (two seconds at most) until the call of `hold` given `key` ends.
+async fn cancelled(key: &str) -> bool {
+    for _ in 0..100 {
+        if tools::ENDED.lock().unwrap().iter().any(|k| k == key) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    false
+}
+
+#[tokio::test]
+async fn closing_a_2026_stream_cancels_the_call() {
+    let http = Http::start().await;
+    let mut call = enveloped(
+        11,
+        "tools/call",
+        json!({"name": "hold", "arguments": {"key": "streamed"}}),
+    );
+    call["params"]["_meta"]["progressToken"] = json!("p");
+    let response = http
+        .client
+        .post(&http.url)
+        .header(ACCEPT, ACCEPT_BOTH)
+        .header(CONTENT_TYPE, "application/json")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "hold")
+        .body(call.to_string())
+        .send()
+        .await
+        .unwrap();
+    let events = read_events(response, 1).await;
+    assert!(events[0].1.contains("notifications/progress"), "{events:?}");
+    assert!(cancelled("streamed").await, "the call was not cancelled");
+
+    // Before the answer has begun, going away cancels the call too.
+    let call = enveloped(
+        12,
+        "tools/call",
+        json!({"name": "hold", "arguments": {"key": "quiet"}}),
+    );
+    let gone = http
+        .client
+        .post(&http.url)
+        .timeout(Duration::from_millis(300))
+        .header(ACCEPT, ACCEPT_BOTH)
+        .header(CONTENT_TYPE, "application/json")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "hold")
+        .body(call.to_string())
+        .send()
+        .await;
+    assert!(gone.is_err(), "{gone:?}");
+    assert!(cancelled("quiet").await, "the call was not cancelled");
+
+    // In the handshake era going away is no cancellation.
+    let session = http.initialize().await;
+    let gone = http
+        .client
+        .post(&http.url)
+        .timeout(Duration::from_millis(300))
+        .header(ACCEPT, ACCEPT_BOTH)
+        .header(CONTENT_TYPE, "application/json")
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(
+            json!({"jsonrpc": "2.0", "id": 13, "method": "tools/call",
+                "params": {"name": "hold", "arguments": {"key": "kept"}}})
+            .to_string(),
+        )
+        .send()
+        .await;
+    assert!(gone.is_err(), "{gone:?}");
+    assert!(!cancelled("kept").await, "the call was cancelled");
+    http.stop().await;
 }

@@ -44,6 +44,27 @@ mod tools {
         panic!("the fuse was lit")
     }
 
+    /// Panic, always, on the blocking thread pool.
+    #[mcp_tool(blocking)]
+    fn explode_blocking() -> String {
+        panic!("the fuse was wet")
+    }
+
+    /// Lets `block_until_released` return.
+    pub(crate) static UNBLOCK: std::sync::atomic::AtomicBool =
+        std::sync::atomic::AtomicBool::new(false);
+
+    /// Block the thread until the test says so.
+    #[mcp_tool(blocking)]
+    fn block_until_released() -> String {
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while !UNBLOCK.load(std::sync::atomic::Ordering::SeqCst) {
+            assert!(std::time::Instant::now() < deadline, "never released");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        "released".to_owned()
+    }
+
     /// Panic, always, asynchronously.
     #[mcp_tool]
     async fn explode_later() -> String {
@@ -113,6 +134,14 @@ mod tools {
     fn chart() -> ToolResult {
         ToolResult::text("Here is the chart.")
             .with(Content::image([0x89, b'P', b'N', b'G'], "image/png"))
+    }
+
+    /// Ask to end the call's event stream, log, and answer.
+    #[mcp_tool]
+    fn end_stream(ctx: Context) -> &'static str {
+        ctx.close_sse_stream();
+        ctx.log(LogLevel::Info, "still here");
+        "answered"
     }
 
     /// Greet someone.
@@ -551,8 +580,42 @@ async fn a_panicking_tool_is_a_tool_error_and_the_server_keeps_serving() {
         tool_error("tool `explode_later` panicked: the fuse was long")
     );
     assert_eq!(
+        client.call(4, "explode_blocking", json!({})).await,
+        tool_error("tool `explode_blocking` panicked: the fuse was wet")
+    );
+    assert_eq!(
         client.call(3, "greet", json!({"name": "Ada"})).await,
         text_result("Hello, Ada!")
+    );
+    client.finish().await;
+}
+
+/// A `blocking` tool holds a thread of the blocking pool, not the runtime: even on this test's
+/// single-threaded runtime, `ping` is answered while it blocks.
+#[tokio::test]
+async fn a_blocking_tool_does_not_hold_up_other_requests() {
+    let mut client = Client::start();
+    client.initialize().await;
+    client
+        .send(json!({
+            "jsonrpc": "2.0",
+            "id": "blocked",
+            "method": "tools/call",
+            "params": {"name": "block_until_released", "arguments": {}}
+        }))
+        .await;
+    assert_eq!(
+        client.request(2, "ping", json!({})).await["result"],
+        json!({})
+    );
+    assert_eq!(
+        client.call(3, "greet", json!({"name": "Ada"})).await,
+        text_result("Hello, Ada!")
+    );
+    tools::UNBLOCK.store(true, std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(
+        client.recv().await,
+        json!({"jsonrpc": "2.0", "id": "blocked", "result": text_result("released")})
     );
     client.finish().await;
 }
@@ -626,6 +689,20 @@ async fn progress_carries_the_token_and_increases() {
         client.call(3, "count_up", json!({"n": 2})).await,
         text_result("2")
     );
+    client.finish().await;
+}
+
+#[tokio::test]
+async fn ending_the_event_stream_writes_nothing_on_stdio() {
+    let mut client = Client::start();
+    client.initialize().await;
+    // Every line stays a message: `recv` refuses a line that is not JSON.
+    let (result, notifications) = client
+        .call_notified(1, json!({"name": "end_stream", "arguments": {}}))
+        .await;
+    assert_eq!(result, text_result("answered"));
+    assert_eq!(notifications.len(), 1, "{notifications:?}");
+    assert_eq!(notifications[0]["params"]["data"], "still here");
     client.finish().await;
 }
 

@@ -195,13 +195,25 @@ fn run() -> io::Result<()> {
     rows.push(row(
         &format!("peak memory (VmHWM), {ALL_TOOLS} tools, after every test above"),
         "MiB",
-        mib(peak_all),
+        mib(peak_all.peak),
+        less,
+    ));
+    rows.push(row(
+        &format!("· of it at the end: heap and stacks (RssAnon), {ALL_TOOLS} tools"),
+        "MiB",
+        mib(peak_all.anon),
+        less,
+    ));
+    rows.push(row(
+        &format!("· of it at the end: the binary's touched pages (RssFile), {ALL_TOOLS} tools"),
+        "MiB",
+        mib(peak_all.file),
         less,
     ));
     rows.push(row(
         &format!("peak memory (VmHWM), {FEW_TOOLS} tools, after its tools/list test"),
         "MiB",
-        mib(peak_few),
+        mib(peak_few.peak),
         less,
     ));
     let smaller = Better::Lower("smaller");
@@ -301,7 +313,10 @@ fn method() -> String {
   throughput is {PIPELINED_CALLS} calls sent with at most {WINDOW} unanswered, every answer checked,
   {THROUGHPUT_ROUNDS} rounds per server. Answers are checked for content once, and for success
   always.
-- Memory: `VmHWM` from `/proc/<pid>/status` of each long-lived server at the end of its tests.
+- Memory: `VmHWM` from `/proc/<pid>/status` of each long-lived server at the end of its tests,
+  and, for {ALL_TOOLS} tools, how the resident memory then splits: `RssAnon` (heap, stacks) and `RssFile`
+  (pages of the binary the process has touched; the kernel maps code in 64 KiB blocks around each
+  page used).
 - Size: the release binary as cargo builds it (debug info stripped, symbols kept), and after
   `strip`.
 - Compile time: in a target directory of its own with every dependency built, the server's
@@ -434,13 +449,25 @@ fn throughput<const N: usize>(
 }
 
 /// Each server's peak memory, then both closed.
-fn peak_memory(connections: [Connection; 2]) -> io::Result<[u64; 2]> {
-    let mut peaks = [0; 2];
+/// Each server's peak resident memory, and how its resident memory splits at the end: anonymous
+/// (heap, stacks) and file-backed (the binary's pages it touched).
+fn peak_memory(connections: [Connection; 2]) -> io::Result<Memory> {
+    let mut memory = Memory::default();
     for (framework, connection) in Framework::BOTH.into_iter().zip(connections) {
-        peaks[framework.index()] = connection.peak_memory()?;
+        let i = framework.index();
+        memory.peak[i] = connection.peak_memory()?;
+        memory.anon[i] = connection.status_kib("RssAnon")? * 1024;
+        memory.file[i] = connection.status_kib("RssFile")? * 1024;
         connection.close()?;
     }
-    Ok(peaks)
+    Ok(memory)
+}
+
+#[derive(Default)]
+struct Memory {
+    peak: [u64; 2],
+    anon: [u64; 2],
+    file: [u64; 2],
 }
 
 fn check_tool_count(framework: Framework, list: &Value, expected: usize) -> io::Result<()> {

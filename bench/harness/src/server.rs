@@ -205,14 +205,18 @@ impl Connection {
 
     /// The server's peak resident memory so far (`VmHWM`), in bytes.
     pub(crate) fn peak_memory(&self) -> io::Result<u64> {
+        Ok(self.status_kib("VmHWM")? * 1024)
+    }
+
+    /// A figure in KiB from the server's `/proc/<pid>/status` (`VmHWM`, `RssAnon`, ...).
+    pub(crate) fn status_kib(&self, field: &str) -> io::Result<u64> {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))?;
         status
             .lines()
-            .find_map(|line| line.strip_prefix("VmHWM:"))
+            .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
             .and_then(|rest| rest.trim().strip_suffix("kB"))
             .and_then(|kib| kib.trim().parse::<u64>().ok())
-            .map(|kib| kib * 1024)
-            .ok_or_else(|| io::Error::other("no VmHWM in /proc/<pid>/status"))
+            .ok_or_else(|| io::Error::other(format!("no {field} in /proc/<pid>/status")))
     }
 
     /// Closes the server's input, as a client that is done does, and waits up to five seconds

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo run -p conformance-server -- --http 127.0.0.1:3001
-//! npx @modelcontextprotocol/conformance@0.1.16 server --url http://127.0.0.1:3001/mcp --suite active
+//! npx @modelcontextprotocol/conformance@0.1.16 server --url http://127.0.0.1:3001/mcp --suite all
 //! ```
 //!
 //! The suite's resources, prompts and completions are outside what toolwright serves (tools), so
@@ -87,6 +87,17 @@ async fn test_tool_with_progress(ctx: Context) -> &'static str {
         ctx.progress(step, Some(100.0), Some(&message));
     }
     "Progress reported: 0, 50 and 100 of 100"
+}
+
+/// Tests SSE stream disconnection and client reconnection (SEP-1699). Server will close the
+/// stream mid-call and send the result after client reconnects.
+#[mcp_tool(read_only)]
+async fn test_reconnection(ctx: Context) -> &'static str {
+    ctx.close_sse_stream();
+    // The client reconnects meanwhile, with `Last-Event-ID`, to receive what follows.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    "Reconnection test completed successfully. If you received this, the client properly \
+     reconnected after stream closure."
 }
 
 /// Tests error response handling.

@@ -44,8 +44,8 @@ pub(crate) const PROTOCOL_VERSIONS: [&str; 4] =
 pub(crate) const STATELESS_VERSIONS: [&str; 1] = ["2026-07-28"];
 
 /// The `_meta` keys of the stateless era.
-const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
-const CLIENT_CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
+pub(crate) const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+pub(crate) const CLIENT_CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
 const CLIENT_INFO_KEY: &str = "io.modelcontextprotocol/clientInfo";
 const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
 const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
@@ -146,6 +146,29 @@ impl Session {
     /// stop waiting.
     pub(crate) fn close(&self) {
         self.requests.close();
+    }
+
+    /// A session whose every request is of protocol 2026-07-28: one lacking the envelope is
+    /// answered with an error naming what it lacks, not taken for the handshake era.
+    pub(crate) fn stateless() -> Session {
+        let session = Session::new();
+        *session.era_lock() = Some(Era::Stateless);
+        session
+    }
+
+    /// The protocol version `initialize` settled on, once it has.
+    pub(crate) fn negotiated_version(&self) -> Option<&'static str> {
+        match *self.era_lock() {
+            Some(Era::Handshake { version }) => version,
+            _ => None,
+        }
+    }
+
+    /// Cancels every call under way, as a `notifications/cancelled` for each would.
+    pub(crate) fn cancel_calls(&self) {
+        for token in self.in_flight().values() {
+            token.cancel();
+        }
     }
 
     fn client(&self) -> MutexGuard<'_, Client> {

@@ -1,9 +1,12 @@
-//! The Streamable HTTP transport of the `initialize` handshake era (protocol 2025-11-25 and
-//! before): one endpoint, `/mcp`, one JSON-RPC message per POST, sessions named by the
-//! `Mcp-Session-Id` header.
+//! The Streamable HTTP transport: one endpoint, `/mcp`, one JSON-RPC message per POST. In the
+//! `initialize` handshake era (protocol 2025-11-25 and before) sessions are named by the
+//! `Mcp-Session-Id` header and streams can be resumed; under protocol 2026-07-28 every POST
+//! stands alone.
 
 mod endpoint;
+mod events;
 mod guard;
+mod stateless;
 
 use std::fmt;
 use std::future::Future;
@@ -151,7 +154,9 @@ impl Server {
 /// A server listening for the Streamable HTTP transport, ready to serve: from
 /// [`Server::bind_http`].
 ///
-/// Its one endpoint, `/mcp`, answers:
+/// Its one endpoint, `/mcp`, speaks both protocol eras, each POST's body deciding which.
+///
+/// In the `initialize` handshake era (2025-11-25 down to 2024-11-05) it answers:
 ///
 /// - a POST of `initialize`: the result, and a new session's id in the `Mcp-Session-Id` header,
 ///   which every later request must carry (`400` without it, `404` once the session is unknown
@@ -160,7 +165,25 @@ impl Server {
 ///   call sends progress or log messages, or requests of its own to the client (sampling,
 ///   elicitation), before its result; of a notification or a response: `202 Accepted` (a response
 ///   to one of the server's requests goes to the call in the same session that waits for it);
-/// - DELETE: ends the session (`204`); GET: `405`, as no stream of the server's own is offered.
+/// - a GET with `Last-Event-ID`: the rest of the stream that event is from (see below); without
+///   it `405`, as no stream of the server's own is offered; DELETE: ends the session (`204`).
+///
+/// A stream's events carry ids (`<stream>-<n>`), and for a client of 2025-11-25 it opens with a
+/// priming event (an id, `retry: 500` and no data). Disconnecting is no cancellation: the call
+/// goes on and its messages are kept, so a client that lost the stream, or whose tool ended it
+/// with [`Context::close_sse_stream`](crate::Context::close_sse_stream), GETs the rest with the
+/// id of the last event it received. A session keeps its 32 newest unfinished streams, each its
+/// last 1024 events and 1 MiB (the response, the last event, is always kept); a client resuming
+/// from before what is kept misses the events dropped, and one whose stream was dropped whole,
+/// or already delivered, gets `400`.
+///
+/// A POST of protocol 2026-07-28 (a request whose `params._meta` names that version, or
+/// `server/discover`, or one with `MCP-Protocol-Version: 2026-07-28`) stands alone: no session
+/// id is read or issued, and its answer is JSON or a stream without ids that cannot be resumed,
+/// where closing the stream cancels the call. Its `MCP-Protocol-Version`, `Mcp-Method` and (for
+/// `tools/call`) `Mcp-Name` headers must mirror the body (`400` with -32020 otherwise); an
+/// unsupported version is `400` with -32022 and the supported ones, an unknown method `404` with
+/// -32601, another malformed request `400`. Notifications are taken (`202`) and dropped.
 ///
 /// A request is refused, with a JSON-RPC error body, when its `Host` or `Origin` is not this
 /// machine's (`403`), the [bearer token](Server::bearer_token) is missing or wrong (`401`), its

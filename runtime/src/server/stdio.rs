@@ -35,6 +35,7 @@ pub(crate) async fn serve_standard(dispatcher: Arc<Dispatcher>, limits: Limits) 
     let connection = tokio::spawn(async move {
         #[cfg(unix)]
         if let Some(pipes) = standard::Pipes::open() {
+            tracing::debug!("stdin and stdout are pipes or sockets: served on the reactor");
             let standard::Pipes {
                 input,
                 output,
@@ -155,6 +156,12 @@ async fn write_all<W: AsyncWrite + Unpin>(
             received = incoming.recv_many(&mut queued, WRITE_BATCH), if incoming_open => {
                 if received == 0 {
                     incoming_open = false;
+                    continue;
+                }
+                // A tool's request to end its event stream (`Context::close_sse_stream`): stdio
+                // has none.
+                queued.retain(|message| !message.is_empty());
+                if queued.is_empty() {
                     continue;
                 }
                 let bytes = if let [message] = queued.as_mut_slice() {

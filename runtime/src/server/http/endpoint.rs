@@ -1,17 +1,16 @@
 //! The `/mcp` endpoint: sessions, and each POST's message through the dispatcher to a JSON
-//! answer, a stream of events, or `202 Accepted`.
+//! answer, a stream of events, or `202 Accepted`; a GET resumes a stream.
 
-use std::collections::{HashMap, VecDeque};
-use std::convert::Infallible;
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use axum::Router;
-use axum::body::{Body, Bytes};
+use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::header::{CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE};
+use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
@@ -22,8 +21,9 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use super::events::{CancelOnDrop, EventLog, Replay};
 use super::guard::{self, Guard};
-use super::{Refusal, Server};
+use super::{Refusal, Server, stateless};
 use crate::server::dispatch::{Dispatcher, Session, Step};
 use crate::server::jsonrpc::{self, Incoming};
 use crate::server::{Error, Limits};
@@ -34,6 +34,12 @@ const INTERNAL_ERROR: i64 = -32603;
 
 /// The header that names a session.
 const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+
+/// The header with which a client resumes a stream: the id of the last event it received.
+const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
+
+/// What `405 Method Not Allowed` says the endpoint takes.
+const ALLOWED: &str = "GET, POST, DELETE";
 
 /// The most sessions kept at once. A new one past it ends the session unused the longest, so a
 /// client that keeps opening sessions cannot exhaust memory.
@@ -59,12 +65,21 @@ pub(super) struct Endpoint {
 
 struct Entry {
     session: Arc<Session>,
+    /// The session's streams a client may resume.
+    replay: Arc<Replay>,
     last_used: Instant,
 }
 
-/// How a call ended, as the task that ran it reports: its response, or nothing when the client
-/// cancelled it (or the server stopped it).
-type Outcome = oneshot::Receiver<Option<Vec<u8>>>;
+/// How a call's answer reaches the client when it is a stream of events.
+enum Delivery {
+    /// The handshake era: events with ids, kept in the session's `replay` for resumption;
+    /// `polling` when the client negotiated a version that expects a priming event, which lets
+    /// a tool end the stream early too.
+    Resumable { replay: Arc<Replay>, polling: bool },
+    /// Protocol 2026-07-28: no ids, no resumption, and closing the stream cancels the call of
+    /// this request's own `session`.
+    Cancellable { session: Arc<Session> },
+}
 
 pub(super) fn router(endpoint: Arc<Endpoint>) -> Router {
     Router::new().route("/mcp", any(serve)).with_state(endpoint)
@@ -75,16 +90,26 @@ async fn serve(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respo
     let answer = match endpoint.guard.check(&parts.headers) {
         Err(refusal) => Err(refusal),
         Ok(()) if parts.method == Method::POST => endpoint.post(&parts.headers, body).await,
-        Ok(()) if parts.method == Method::DELETE => endpoint.delete(&parts.headers),
-        // No stream of the server's own is offered (nor resumption, which would use GET).
-        Ok(()) => Err(Refusal::new(
+        Ok(()) if stateless::applies(&parts.headers, None, &Value::Null) => Err(Refusal::new(
             StatusCode::METHOD_NOT_ALLOWED,
             format!(
-                "method {} is not allowed: POST a message, or DELETE the session",
+                "method {} is not allowed under protocol 2026-07-28, which has neither sessions \
+                 nor streams to resume: every request is a POST",
                 parts.method
             ),
         )
-        .with_header("allow", "POST, DELETE")),
+        .with_header("allow", "POST")),
+        Ok(()) if parts.method == Method::GET => endpoint.get(&parts.headers),
+        Ok(()) if parts.method == Method::DELETE => endpoint.delete(&parts.headers),
+        Ok(()) => Err(Refusal::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            format!(
+                "method {} is not allowed: POST a message, GET with `Last-Event-ID` to resume \
+                 a stream, or DELETE the session",
+                parts.method
+            ),
+        )
+        .with_header("allow", ALLOWED)),
     };
     answer.unwrap_or_else(IntoResponse::into_response)
 }
@@ -121,19 +146,38 @@ impl Endpoint {
     async fn post(&self, headers: &HeaderMap, body: Body) -> Result<Response, Refusal> {
         guard::check_accept(headers)?;
         guard::check_content_type(headers)?;
-        let version = guard::protocol_version(headers)?;
         let body = self.read_body(headers, body).await?;
-        let (id, initialize) = match jsonrpc::parse(&body) {
+        let message = match jsonrpc::parse(&body) {
             Err(reply) => return Ok(json(StatusCode::BAD_REQUEST, reply)),
-            Ok(Incoming::Request { id, method, .. }) => (Some(id), method == "initialize"),
-            Ok(_) => (None, false),
+            Ok(message) => message,
         };
+        let (id, method, params) = match &message {
+            Incoming::Request { id, method, params } => (Some(id), Some(method.as_str()), params),
+            Incoming::Notification { params, .. } => (None, None, params),
+            Incoming::Response { .. } => (None, None, &Value::Null),
+        };
+        if stateless::applies(headers, method, params) {
+            return Ok(self.post_stateless(headers, &body, message).await);
+        }
+        guard::protocol_version(headers)?;
+        let id = id.cloned();
+        let initialize = method == Some("initialize");
         let session_id = headers.get(SESSION_ID).map(|v| v.to_str().unwrap_or(""));
         let known = session_id.and_then(|sid| self.session(sid));
-        let (session, new) = match (known, session_id) {
-            (Some(session), _) => (session, false),
+        let (session, replay) = match (known, session_id) {
+            (Some(known), _) => known,
             // A client that lost its session starts another with `initialize`.
-            (None, _) if initialize => (Arc::new(Session::new()), true),
+            (None, _) if initialize => {
+                let session = Arc::new(Session::new());
+                let (sink, _) = mpsc::unbounded_channel();
+                return Ok(match self.dispatcher.handle(&session, &body, &sink) {
+                    Step::Reply(reply) => self.open_session(session, reply, id.as_ref())?,
+                    // `initialize` is answered at once, never with the tool list.
+                    Step::Nothing | Step::Call(_) | Step::Shared(_) => {
+                        StatusCode::ACCEPTED.into_response()
+                    }
+                });
+            }
             (None, Some(_)) => {
                 return Err(Refusal::new(
                     StatusCode::NOT_FOUND,
@@ -157,11 +201,92 @@ impl Endpoint {
         drop(sink);
         Ok(match step {
             Step::Nothing => StatusCode::ACCEPTED.into_response(),
-            Step::Reply(reply) if new => self.open_session(session, reply, id.as_ref())?,
             Step::Reply(reply) => json(StatusCode::OK, reply),
             Step::Shared(reply) => json(StatusCode::OK, reply.into_vec()),
-            Step::Call(call) => self.call(call, notifications, version, id).await,
+            Step::Call(call) => {
+                // Only a client that negotiated it expects a priming event (an id and no data);
+                // an older one would take the empty data for a malformed message.
+                let polling = session
+                    .negotiated_version()
+                    .is_some_and(|v| v >= PRIMING_SINCE);
+                let delivery = Delivery::Resumable { replay, polling };
+                self.call(call, notifications, delivery, id).await
+            }
         })
+    }
+
+    /// A POST of protocol 2026-07-28: its own session, which ends with it; no session id is
+    /// read or issued.
+    async fn post_stateless(
+        &self,
+        headers: &HeaderMap,
+        body: &[u8],
+        message: Incoming,
+    ) -> Response {
+        let (id, method, params) = match message {
+            Incoming::Request { id, method, params } => (id, method, params),
+            // The era defines no notification a client sends over HTTP: it is taken and dropped.
+            Incoming::Notification { .. } => return StatusCode::ACCEPTED.into_response(),
+            Incoming::Response { .. } => {
+                return json(StatusCode::BAD_REQUEST, stateless::not_a_request());
+            }
+        };
+        if let Err(reply) = stateless::check_headers(headers, &id, &method, &params) {
+            return json(StatusCode::BAD_REQUEST, reply);
+        }
+        let session = Arc::new(Session::stateless());
+        let (sink, notifications) = mpsc::unbounded_channel();
+        let step = self.dispatcher.handle(&session, body, &sink);
+        drop(sink);
+        match step {
+            Step::Nothing => StatusCode::ACCEPTED.into_response(),
+            Step::Reply(reply) => json(stateless::status(&reply), reply),
+            Step::Shared(reply) => json(StatusCode::OK, reply.into_vec()),
+            Step::Call(call) => {
+                let delivery = Delivery::Cancellable { session };
+                self.call(call, notifications, delivery, Some(id)).await
+            }
+        }
+    }
+
+    /// Resumes a stream after the event `Last-Event-ID` names: the events that followed it,
+    /// then the rest as they come, to the stream's end.
+    fn get(&self, headers: &HeaderMap) -> Result<Response, Refusal> {
+        guard::protocol_version(headers)?;
+        let Some(last_event_id) = headers.get(LAST_EVENT_ID) else {
+            // No stream of the server's own is offered: the server sends nothing unasked.
+            return Err(Refusal::new(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "GET only resumes a stream, with `Last-Event-ID`: this server offers no stream \
+                 of its own",
+            )
+            .with_header("allow", ALLOWED));
+        };
+        guard::check_accept_events(headers)?;
+        let Some(session_id) = headers.get(SESSION_ID) else {
+            return Err(Refusal::new(
+                StatusCode::BAD_REQUEST,
+                "the `Mcp-Session-Id` header is missing: name the session of the stream",
+            ));
+        };
+        let Some((_, replay)) = self.session(session_id.to_str().unwrap_or("")) else {
+            return Err(Refusal::new(
+                StatusCode::NOT_FOUND,
+                "unknown or terminated session",
+            ));
+        };
+        let last_event_id = last_event_id.to_str().unwrap_or("");
+        let Some((log, from)) = replay.resume(last_event_id) else {
+            return Err(Refusal::new(
+                StatusCode::BAD_REQUEST,
+                format!(
+                    "event `{last_event_id}` is of no stream this session can resume: its \
+                     answer was delivered whole, or too many newer streams were kept since"
+                ),
+            ));
+        };
+        tracing::debug!(stream = log.stream(), from, "stream resumed");
+        Ok(log.reader(from, Some(replay), None).into_response())
     }
 
     /// Ends a session: later requests naming it get 404.
@@ -188,11 +313,11 @@ impl Endpoint {
         }
     }
 
-    fn session(&self, id: &str) -> Option<Arc<Session>> {
+    fn session(&self, id: &str) -> Option<(Arc<Session>, Arc<Replay>)> {
         let mut sessions = self.sessions();
         let entry = sessions.get_mut(id)?;
         entry.last_used = Instant::now();
-        Some(Arc::clone(&entry.session))
+        Some((Arc::clone(&entry.session), Arc::clone(&entry.replay)))
     }
 
     /// Keeps the session a successful `initialize` started, and names it in the answer.
@@ -228,6 +353,7 @@ impl Endpoint {
                 session_id.clone(),
                 Entry {
                     session,
+                    replay: Arc::default(),
                     last_used: Instant::now(),
                 },
             );
@@ -273,14 +399,18 @@ impl Endpoint {
         Ok(bytes)
     }
 
-    /// Runs a call on a task of its own, so that it finishes even if the client goes away
-    /// (disconnecting is no cancellation). The answer is plain JSON when the result comes
-    /// first, and an event stream when the call sends notifications before it.
+    /// Runs a call on a task of its own. The answer is plain JSON when the result comes first,
+    /// and a stream of events when the call sends a message (or asks to end its stream) before
+    /// it.
+    ///
+    /// In the handshake era the call finishes even if the client goes away (disconnecting is no
+    /// cancellation) and what it sends is kept for the client to resume; under protocol
+    /// 2026-07-28 the client going away cancels it.
     async fn call(
         &self,
         call: BoxFuture<Option<Vec<u8>>>,
         mut notifications: UnboundedReceiver<Vec<u8>>,
-        version: &str,
+        delivery: Delivery,
         id: Option<Value>,
     ) -> Response {
         let id = id.unwrap_or(Value::Null);
@@ -298,28 +428,104 @@ impl Endpoint {
                 () = stop.cancelled() => {}
             }
         });
-        let first = tokio::select! {
-            biased;
-            Some(notification) = notifications.recv() => notification,
-            ended = &mut outcome => match notifications.try_recv() {
-                Ok(notification) => {
-                    let mut events = EventStream::new(self, version, id, notifications, None);
-                    events.ready.push_back(notification);
-                    events.finish(ended);
-                    return events.into_response();
-                }
-                Err(_) => return match ended {
-                    Ok(Some(response)) => json(StatusCode::OK, response),
-                    // Cancelled: no response is sent, as the protocol asks.
-                    Ok(None) => StatusCode::ACCEPTED.into_response(),
-                    Err(_) => json(StatusCode::OK, stopped(&id)),
-                },
-            },
+        // Held while the answer is awaited, and then by the stream: dropped early, the client
+        // has gone.
+        let cancel = match &delivery {
+            Delivery::Cancellable { session } => Some(CancelOnDrop(Arc::clone(session))),
+            Delivery::Resumable { .. } => None,
         };
-        let mut events = EventStream::new(self, version, id, notifications, Some(outcome));
-        events.ready.push_back(first);
-        events.into_response()
+        let (ids, polling) = match &delivery {
+            Delivery::Resumable { polling, .. } => (true, *polling),
+            Delivery::Cancellable { .. } => (false, false),
+        };
+        // A request to end the stream only counts where streams can be resumed.
+        let counts = |message: &Vec<u8>| polling || !message.is_empty();
+        let first = loop {
+            tokio::select! {
+                biased;
+                Some(message) = notifications.recv() => {
+                    if counts(&message) {
+                        break message;
+                    }
+                }
+                ended = &mut outcome => {
+                    let mut sent: Vec<Vec<u8>> = Vec::new();
+                    while let Ok(message) = notifications.try_recv() {
+                        sent.extend(Some(message).filter(counts));
+                    }
+                    if sent.is_empty() {
+                        return match ended {
+                            Ok(Some(response)) => json(StatusCode::OK, response),
+                            // Cancelled: no response is sent, as the protocol asks.
+                            Ok(None) => StatusCode::ACCEPTED.into_response(),
+                            Err(_) => json(StatusCode::OK, stopped(&id)),
+                        };
+                    }
+                    let log = self.open_stream(&delivery, ids, polling);
+                    for message in &sent {
+                        log.push(message);
+                    }
+                    finish(&log, ended, &id);
+                    return self.answer(&log, delivery, cancel);
+                }
+            }
+        };
+        let log = self.open_stream(&delivery, ids, polling);
+        log.push(&first);
+        let pumped = Arc::clone(&log);
+        // What the call sends from now on goes to the log, read or not.
+        self.calls.spawn(async move {
+            loop {
+                tokio::select! {
+                    biased;
+                    Some(message) = notifications.recv() => pumped.push(&message),
+                    ended = &mut outcome => {
+                        while let Ok(message) = notifications.try_recv() {
+                            pumped.push(&message);
+                        }
+                        finish(&pumped, ended, &id);
+                        break;
+                    }
+                }
+            }
+        });
+        self.answer(&log, delivery, cancel)
     }
+
+    /// A new stream's log, kept for resumption in the handshake era.
+    fn open_stream(&self, delivery: &Delivery, ids: bool, polling: bool) -> Arc<EventLog> {
+        let stream = self.streams.fetch_add(1, Ordering::Relaxed);
+        let log = EventLog::new(stream, ids, polling);
+        if let Delivery::Resumable { replay, .. } = delivery {
+            replay.keep(&log);
+        }
+        log
+    }
+
+    /// The stream as the answer to the POST: its events from the first.
+    fn answer(
+        &self,
+        log: &Arc<EventLog>,
+        delivery: Delivery,
+        cancel: Option<CancelOnDrop>,
+    ) -> Response {
+        let replay = match delivery {
+            Delivery::Resumable { replay, .. } => Some(replay),
+            Delivery::Cancellable { .. } => None,
+        };
+        log.reader(0, replay, cancel).into_response()
+    }
+}
+
+/// The call has ended: its response (if it has one) is the stream's last event.
+fn finish(log: &EventLog, ended: Result<Option<Vec<u8>>, oneshot::error::RecvError>, id: &Value) {
+    match ended {
+        Ok(Some(response)) => log.push(&response),
+        // Cancelled: no response is sent, as the protocol asks.
+        Ok(None) => {}
+        Err(_) => log.push(&stopped(id)),
+    }
+    log.end();
 }
 
 /// Ends the session unused the longest among those with no call under way. Returns whether
@@ -358,95 +564,6 @@ fn new_session_id() -> Result<String, getrandom::Error> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes)?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
-}
-
-/// One call's answer as server-sent events: a priming event, the notifications the call sends,
-/// then its response; the stream ends after it.
-struct EventStream {
-    /// The request's id, for the error sent if the server stops the call.
-    id: Value,
-    stream: u64,
-    sent: u64,
-    prime: bool,
-    ready: VecDeque<Vec<u8>>,
-    notifications: UnboundedReceiver<Vec<u8>>,
-    outcome: Option<Outcome>,
-}
-
-impl EventStream {
-    fn new(
-        endpoint: &Endpoint,
-        version: &str,
-        id: Value,
-        notifications: UnboundedReceiver<Vec<u8>>,
-        outcome: Option<Outcome>,
-    ) -> EventStream {
-        EventStream {
-            id,
-            stream: endpoint.streams.fetch_add(1, Ordering::Relaxed),
-            sent: 0,
-            prime: version >= PRIMING_SINCE,
-            ready: VecDeque::new(),
-            notifications,
-            outcome,
-        }
-    }
-
-    /// The call has ended: what it sent before it ended, then its response (if it has one), are
-    /// the last events.
-    fn finish(&mut self, ended: Result<Option<Vec<u8>>, oneshot::error::RecvError>) {
-        while let Ok(notification) = self.notifications.try_recv() {
-            self.ready.push_back(notification);
-        }
-        match ended {
-            Ok(Some(response)) => self.ready.push_back(response),
-            Ok(None) => {}
-            Err(_) => self.ready.push_back(stopped(&self.id)),
-        }
-        self.outcome = None;
-    }
-
-    /// One event: `id: <stream>-<n>` and the message as its data (compact JSON has no newline).
-    fn event(&mut self, data: &[u8]) -> Bytes {
-        let id = format!("id: {}-{}\ndata: ", self.stream, self.sent);
-        self.sent += 1;
-        let mut event = Vec::with_capacity(id.len() + data.len() + 2);
-        event.extend_from_slice(id.as_bytes());
-        event.extend_from_slice(data);
-        event.extend_from_slice(b"\n\n");
-        Bytes::from(event)
-    }
-
-    async fn next(mut self) -> Option<(Result<Bytes, Infallible>, EventStream)> {
-        loop {
-            if std::mem::take(&mut self.prime) {
-                let event = self.event(b"");
-                return Some((Ok(event), self));
-            }
-            if let Some(message) = self.ready.pop_front() {
-                let event = self.event(&message);
-                return Some((Ok(event), self));
-            }
-            let outcome = self.outcome.as_mut()?;
-            tokio::select! {
-                biased;
-                Some(notification) = self.notifications.recv() => self.ready.push_back(notification),
-                ended = outcome => self.finish(ended),
-            }
-        }
-    }
-
-    fn into_response(self) -> Response {
-        let body = Body::from_stream(futures_util::stream::unfold(self, EventStream::next));
-        (
-            [
-                (CONTENT_TYPE, HeaderValue::from_static("text/event-stream")),
-                (CACHE_CONTROL, HeaderValue::from_static("no-cache")),
-            ],
-            body,
-        )
-            .into_response()
-    }
 }
 
 /// A JSON body with this status.

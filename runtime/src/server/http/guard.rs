@@ -10,6 +10,7 @@ use sha2::{Digest, Sha256};
 
 use super::{HttpConfig, Refusal};
 use crate::server::PROTOCOL_VERSIONS;
+use crate::server::dispatch::STATELESS_VERSIONS;
 
 /// The header that names the protocol version after `initialize`.
 pub(super) const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
@@ -167,6 +168,25 @@ pub(super) fn check_accept(headers: &HeaderMap) -> Result<(), Refusal> {
     }
 }
 
+/// A GET resumes a stream of events, so its `Accept` must list them (wildcards count).
+pub(super) fn check_accept_events(headers: &HeaderMap) -> Result<(), Refusal> {
+    let accepts = headers
+        .get_all(ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(essence)
+        .any(|r| r == "text/event-stream" || r == "text/*" || r == "*/*");
+    if accepts {
+        Ok(())
+    } else {
+        Err(Refusal::new(
+            StatusCode::NOT_ACCEPTABLE,
+            "the `Accept` header must list `text/event-stream`",
+        ))
+    }
+}
+
 /// A POST body is one JSON-RPC message, so it is JSON.
 pub(super) fn check_content_type(headers: &HeaderMap) -> Result<(), Refusal> {
     let kind = headers
@@ -197,8 +217,10 @@ pub(super) fn protocol_version(headers: &HeaderMap) -> Result<&'static str, Refu
             Refusal::new(
                 StatusCode::BAD_REQUEST,
                 format!(
-                    "unsupported `MCP-Protocol-Version: {value}`: this endpoint speaks {}",
-                    PROTOCOL_VERSIONS.join(", ")
+                    "unsupported `MCP-Protocol-Version: {value}`: this endpoint speaks {} with \
+                     sessions, and {} on requests that carry it in `_meta`",
+                    PROTOCOL_VERSIONS.join(", "),
+                    STATELESS_VERSIONS.join(", "),
                 ),
             )
         })

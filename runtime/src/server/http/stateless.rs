@@ -1,0 +1,229 @@
+//! Protocol 2026-07-28 over Streamable HTTP: which POSTs are of that era, the headers that must
+//! mirror their bodies, and the HTTP status of each answer.
+
+use axum::http::{HeaderMap, HeaderName, StatusCode};
+use base64::Engine as _;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::guard::PROTOCOL_VERSION;
+use crate::server::dispatch::{CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY, STATELESS_VERSIONS};
+use crate::server::jsonrpc::{
+    self, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
+    UNSUPPORTED_PROTOCOL_VERSION,
+};
+
+/// The header that mirrors a request's `method`.
+const METHOD: HeaderName = HeaderName::from_static("mcp-method");
+
+/// The header that mirrors a request's `params.name` (or `params.uri`).
+const NAME: HeaderName = HeaderName::from_static("mcp-name");
+
+/// Protocol 2026-07-28: the HTTP headers do not match the body, or one is missing.
+const HEADER_MISMATCH: i64 = -32020;
+
+/// Protocol 2026-07-28: the request needs a client capability it did not declare.
+const MISSING_CLIENT_CAPABILITY: i64 = -32021;
+
+/// The methods whose target is mirrored in `Mcp-Name`, and the member of `params` it names.
+const NAMED: [(&str, &str); 3] = [
+    ("tools/call", "name"),
+    ("prompts/get", "name"),
+    ("resources/read", "uri"),
+];
+
+/// Whether a POST is of protocol 2026-07-28: its `MCP-Protocol-Version` header says so, or it is
+/// a request (other than `initialize`, which that era lacks) that carries the era's `_meta`
+/// envelope or is its `server/discover`.
+pub(super) fn applies(headers: &HeaderMap, method: Option<&str>, params: &Value) -> bool {
+    let header = headers
+        .get(PROTOCOL_VERSION)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| STATELESS_VERSIONS.contains(&v.trim()));
+    match method {
+        Some("initialize") => false,
+        Some(method) => header || method == "server/discover" || versioned(params),
+        None => header,
+    }
+}
+
+fn versioned(params: &Value) -> bool {
+    params
+        .pointer("/_meta")
+        .and_then(Value::as_object)
+        .is_some_and(|meta| meta.contains_key(PROTOCOL_VERSION_KEY))
+}
+
+/// Checks that the headers mirror the request: `MCP-Protocol-Version` its `_meta` version,
+/// `Mcp-Method` its method, and `Mcp-Name` the tool (or prompt, or resource) it names. Each
+/// must be there, once. Returns the error to answer with `400` otherwise.
+///
+/// A request whose envelope lacks the version or the client's capabilities is let through: the
+/// dispatcher answers it with the error that names what is missing, as the protocol orders.
+pub(super) fn check_headers(
+    headers: &HeaderMap,
+    id: &Value,
+    method: &str,
+    params: &Value,
+) -> Result<(), Vec<u8>> {
+    let Some(meta) = params.pointer("/_meta").and_then(Value::as_object) else {
+        return Ok(());
+    };
+    let (Some(version), true) = (
+        meta.get(PROTOCOL_VERSION_KEY),
+        meta.contains_key(CLIENT_CAPABILITIES_KEY),
+    ) else {
+        return Ok(());
+    };
+    let mismatch = |message: String| Err(jsonrpc::error(id, HEADER_MISMATCH, &message));
+    for name in [PROTOCOL_VERSION, METHOD, NAME] {
+        if headers.get_all(&name).iter().count() > 1 {
+            return mismatch(format!("header `{name}` appears more than once"));
+        }
+    }
+    let header = |name: &HeaderName| headers.get(name).map(|v| v.to_str().unwrap_or("\u{fffd}"));
+    let given = header(&PROTOCOL_VERSION);
+    if given.is_none() || given != version.as_str() {
+        return mismatch(format!(
+            "header `MCP-Protocol-Version` ({}) does not match the request's `_meta` \
+             `{PROTOCOL_VERSION_KEY}` ({version})",
+            shown(header(&PROTOCOL_VERSION)),
+        ));
+    }
+    if header(&METHOD) != Some(method) {
+        return mismatch(format!(
+            "header `Mcp-Method` ({}) does not match the request's method `{method}`",
+            shown(header(&METHOD)),
+        ));
+    }
+    let target = NAMED
+        .iter()
+        .find(|(named, _)| *named == method)
+        .and_then(|(_, key)| Some((*key, params.get(*key).filter(|v| !v.is_null())?)));
+    if let Some((key, value)) = target {
+        let given = header(&NAME).and_then(decode);
+        if given.is_none() || given.as_deref() != value.as_str() {
+            return mismatch(format!(
+                "header `Mcp-Name` ({}) does not match the request's `params.{key}` ({value})",
+                shown(header(&NAME)),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn shown(value: Option<&str>) -> String {
+    value.map_or_else(|| "missing".to_owned(), |v| format!("`{v}`"))
+}
+
+/// A header value as sent, or what its `=?base64?...?=` sentinel wraps (UTF-8, canonical
+/// base64); `None` for a malformed sentinel, which matches nothing.
+fn decode(value: &str) -> Option<String> {
+    let Some(payload) = value
+        .strip_prefix("=?base64?")
+        .and_then(|v| v.strip_suffix("?="))
+    else {
+        return Some(value.to_owned());
+    };
+    let engine = base64::engine::general_purpose::STANDARD;
+    let bytes = engine.decode(payload).ok()?;
+    // Only the canonical spelling, so that one value has one header.
+    if engine.encode(&bytes) != payload {
+        return None;
+    }
+    String::from_utf8(bytes).ok()
+}
+
+/// The refusal of a POST that is not a request or notification of this era (a client response:
+/// the era has no requests to the client).
+pub(super) fn not_a_request() -> Vec<u8> {
+    jsonrpc::error(
+        &Value::Null,
+        INVALID_REQUEST,
+        "protocol 2026-07-28 has no requests to the client, so a client sends no responses",
+    )
+}
+
+/// The HTTP status of an answer: `404` for an unknown method, `400` for a request the server
+/// could not take (malformed, mismatched headers, an unsupported version, a missing
+/// capability), `200` for the rest.
+pub(super) fn status(reply: &[u8]) -> StatusCode {
+    #[derive(Deserialize)]
+    struct Reply {
+        error: Option<Code>,
+    }
+    #[derive(Deserialize)]
+    struct Code {
+        code: i64,
+    }
+    let code = serde_json::from_slice::<Reply>(reply)
+        .ok()
+        .and_then(|reply| reply.error)
+        .map(|error| error.code);
+    match code {
+        Some(METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
+        Some(
+            PARSE_ERROR
+            | INVALID_REQUEST
+            | INVALID_PARAMS
+            | HEADER_MISMATCH
+            | MISSING_CLIENT_CAPABILITY
+            | UNSUPPORTED_PROTOCOL_VERSION,
+        ) => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::HeaderValue;
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn header_values_decode_from_the_base64_sentinel() {
+        assert_eq!(decode("get_weather").as_deref(), Some("get_weather"));
+        assert_eq!(
+            decode("=?base64?SGVsbG8sIOS4lueVjA==?=").as_deref(),
+            Some("Hello, 世界")
+        );
+        assert_eq!(decode("=?base64?not base64?="), None);
+        // Non-canonical padding bits.
+        assert_eq!(decode("=?base64?SGVsbG9=?="), None);
+    }
+
+    #[test]
+    fn the_era_is_the_header_or_the_envelope() {
+        let mut headers = HeaderMap::new();
+        let envelope = json!({"_meta": {PROTOCOL_VERSION_KEY: "2026-07-28"}});
+        assert!(applies(&headers, Some("tools/list"), &envelope));
+        assert!(applies(&headers, Some("server/discover"), &json!({})));
+        assert!(!applies(&headers, Some("tools/list"), &json!({})));
+        assert!(!applies(&headers, None, &json!({})));
+        assert!(!applies(&headers, Some("initialize"), &envelope));
+        headers.insert(PROTOCOL_VERSION, HeaderValue::from_static("2026-07-28"));
+        assert!(applies(&headers, Some("tools/list"), &json!({})));
+        assert!(applies(&headers, None, &json!({})));
+        headers.insert(PROTOCOL_VERSION, HeaderValue::from_static("2025-11-25"));
+        assert!(!applies(&headers, Some("tools/list"), &json!({})));
+    }
+
+    #[test]
+    fn statuses_follow_the_error_code() {
+        let error = |code| jsonrpc::error(&json!(1), code, "x");
+        assert_eq!(status(&error(METHOD_NOT_FOUND)), StatusCode::NOT_FOUND);
+        for code in [
+            HEADER_MISMATCH,
+            UNSUPPORTED_PROTOCOL_VERSION,
+            INVALID_PARAMS,
+        ] {
+            assert_eq!(status(&error(code)), StatusCode::BAD_REQUEST, "{code}");
+        }
+        assert_eq!(status(&error(-32603)), StatusCode::OK);
+        assert_eq!(
+            status(&jsonrpc::result(&json!(1), &json!({"error": 1}))),
+            StatusCode::OK
+        );
+    }
+}
