@@ -5,9 +5,8 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
-use tokio::task::JoinHandle;
 use toolwright::{Registry, Server};
+use toolwright_tests::stdio::{Client, TIMEOUT};
 
 mod tools {
     use serde_json::{Value, json};
@@ -63,93 +62,22 @@ mod tools {
     }
 }
 
-const TIMEOUT: Duration = Duration::from_secs(5);
-
-/// A client on the other end of a server's pipes.
-struct Client {
-    input: Option<DuplexStream>,
-    output: Lines<BufReader<DuplexStream>>,
-    server: JoinHandle<Result<(), toolwright::Error>>,
+/// A client that declared `capabilities` in `initialize`.
+async fn initialized(capabilities: Value) -> Client {
+    initialized_with(Server::new("test-server", "0.0.1"), capabilities).await
 }
 
-impl Client {
-    fn with(server: Server) -> Client {
-        let registry = Registry::collect().expect("the test tools do not conflict");
-        let (input, server_input) = tokio::io::duplex(64 * 1024);
-        let (server_output, output) = tokio::io::duplex(64 * 1024);
-        let server = tokio::spawn(server.registry(registry).serve(server_input, server_output));
-        Client {
-            input: Some(input),
-            output: BufReader::new(output).lines(),
-            server,
-        }
-    }
-
-    /// A client that declared these capabilities in `initialize`.
-    async fn initialized(capabilities: Value) -> Client {
-        Client::initialized_with(Server::new("test-server", "0.0.1"), capabilities).await
-    }
-
-    async fn initialized_with(server: Server, capabilities: Value) -> Client {
-        let mut client = Client::with(server);
-        client
-            .send(
-                json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-                    "protocolVersion": "2025-11-25",
-                    "capabilities": capabilities,
-                    "clientInfo": {"name": "client-requests-tests", "version": "1.0.0"}
-                }}),
-            )
-            .await;
-        assert_eq!(client.recv().await["id"], 0);
-        client
-            .send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-            .await;
-        client
-    }
-
-    async fn send(&mut self, message: Value) {
-        let input = self.input.as_mut().expect("the input is open");
-        input
-            .write_all(format!("{message}\n").as_bytes())
-            .await
-            .unwrap();
-    }
-
-    async fn call(&mut self, id: i64, name: &str, arguments: Value) {
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": {"name": name, "arguments": arguments}}))
-            .await;
-    }
-
-    /// The next line the server writes, as JSON.
-    async fn recv(&mut self) -> Value {
-        let line = tokio::time::timeout(TIMEOUT, self.output.next_line())
-            .await
-            .expect("the server writes in time")
-            .unwrap()
-            .expect("the server's output is open");
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
-    }
-
-    /// Closes the input; returns every line written after that, once `serve` has ended with `Ok`.
-    async fn finish(mut self) -> Vec<Value> {
-        drop(self.input.take());
-        let mut rest = Vec::new();
-        while let Some(line) = tokio::time::timeout(TIMEOUT, self.output.next_line())
-            .await
-            .expect("the server ends in time")
-            .unwrap()
-        {
-            rest.push(serde_json::from_str(&line).unwrap());
-        }
-        tokio::time::timeout(TIMEOUT, self.server)
-            .await
-            .expect("serve returns in time")
-            .expect("serve does not panic")
-            .expect("serve ends with Ok");
-        rest
-    }
+/// A client of `server` that declared `capabilities` in `initialize`.
+async fn initialized_with(server: Server, capabilities: Value) -> Client {
+    let mut client = Client::with(server);
+    client
+        .initialize_with(json!({
+            "protocolVersion": "2025-11-25",
+            "capabilities": capabilities,
+            "clientInfo": {"name": "client-requests-tests", "version": "1.0.0"}
+        }))
+        .await;
+    client
 }
 
 fn response(id: Value, result: Value) -> Value {
@@ -175,9 +103,9 @@ fn sampled(text: &str) -> Value {
 
 #[tokio::test]
 async fn a_tool_samples_the_clients_model_and_returns_the_text() {
-    let mut client = Client::initialized(json!({"sampling": {}})).await;
+    let mut client = initialized(json!({"sampling": {}})).await;
     client
-        .call(1, "ask_model", json!({"prompt": "What is 2 + 2?"}))
+        .send_call(1, "ask_model", json!({"prompt": "What is 2 + 2?"}))
         .await;
     let request = client.recv().await;
     assert_eq!(
@@ -197,7 +125,7 @@ async fn a_tool_samples_the_clients_model_and_returns_the_text() {
 
     // The next request of the session gets the next id.
     client
-        .call(2, "ask_model", json!({"prompt": "And 3 + 3?"}))
+        .send_call(2, "ask_model", json!({"prompt": "And 3 + 3?"}))
         .await;
     assert_eq!(client.recv().await["id"], "tw-2");
     client.send(response(json!("tw-2"), sampled("6"))).await;
@@ -207,9 +135,9 @@ async fn a_tool_samples_the_clients_model_and_returns_the_text() {
 
 #[tokio::test]
 async fn a_tool_elicits_input_from_the_user() {
-    let mut client = Client::initialized(json!({"elicitation": {}})).await;
+    let mut client = initialized(json!({"elicitation": {}})).await;
     client
-        .call(1, "ask_user", json!({"message": "Who are you?"}))
+        .send_call(1, "ask_user", json!({"message": "Who are you?"}))
         .await;
     let request = client.recv().await;
     assert_eq!(request["method"], "elicitation/create");
@@ -230,7 +158,7 @@ async fn a_tool_elicits_input_from_the_user() {
     );
 
     client
-        .call(2, "ask_user", json!({"message": "Who are you?"}))
+        .send_call(2, "ask_user", json!({"message": "Who are you?"}))
         .await;
     let request = client.recv().await;
     client
@@ -248,8 +176,8 @@ async fn a_tool_elicits_input_from_the_user() {
 
 #[tokio::test]
 async fn the_context_sees_what_the_client_declared() {
-    let mut client = Client::initialized(json!({"sampling": {}, "roots": {}})).await;
-    client.call(1, "whoami", json!({})).await;
+    let mut client = initialized(json!({"sampling": {}, "roots": {}})).await;
+    client.send_call(1, "whoami", json!({})).await;
     assert_eq!(
         client.recv().await,
         response(
@@ -262,9 +190,9 @@ async fn the_context_sees_what_the_client_declared() {
 
 #[tokio::test]
 async fn without_the_capability_no_request_is_sent_and_the_tool_is_told_why() {
-    let mut client = Client::initialized(json!({"sampling": {}})).await;
+    let mut client = initialized(json!({"sampling": {}})).await;
     client
-        .call(1, "ask_user", json!({"message": "Who are you?"}))
+        .send_call(1, "ask_user", json!({"message": "Who are you?"}))
         .await;
     // The first thing written is the call's result: no request went out.
     assert_eq!(
@@ -277,8 +205,10 @@ async fn without_the_capability_no_request_is_sent_and_the_tool_is_told_why() {
             )
         )
     );
-    let mut client = Client::initialized(json!({})).await;
-    client.call(1, "ask_model", json!({"prompt": "Hi"})).await;
+    let mut client = initialized(json!({})).await;
+    client
+        .send_call(1, "ask_model", json!({"prompt": "Hi"}))
+        .await;
     assert_eq!(
         client.recv().await,
         response(
@@ -294,8 +224,10 @@ async fn without_the_capability_no_request_is_sent_and_the_tool_is_told_why() {
 
 #[tokio::test]
 async fn a_client_error_reaches_the_tool_with_its_code_and_message() {
-    let mut client = Client::initialized(json!({"sampling": {}})).await;
-    client.call(1, "ask_model", json!({"prompt": "Hi"})).await;
+    let mut client = initialized(json!({"sampling": {}})).await;
+    client
+        .send_call(1, "ask_model", json!({"prompt": "Hi"}))
+        .await;
     let request = client.recv().await;
     client
         .send(json!({"jsonrpc": "2.0", "id": request["id"],
@@ -313,8 +245,10 @@ async fn a_client_error_reaches_the_tool_with_its_code_and_message() {
 
 #[tokio::test]
 async fn cancelling_a_waiting_call_withdraws_its_request() {
-    let mut client = Client::initialized(json!({"sampling": {}})).await;
-    client.call(7, "ask_model", json!({"prompt": "Hi"})).await;
+    let mut client = initialized(json!({"sampling": {}})).await;
+    client
+        .send_call(7, "ask_model", json!({"prompt": "Hi"}))
+        .await;
     let request = client.recv().await;
     assert_eq!(request["id"], "tw-1");
     client
@@ -341,8 +275,10 @@ async fn cancelling_a_waiting_call_withdraws_its_request() {
 async fn an_unanswered_request_times_out() {
     let server =
         Server::new("test-server", "0.0.1").client_request_timeout(Duration::from_millis(50));
-    let mut client = Client::initialized_with(server, json!({"sampling": {}})).await;
-    client.call(1, "ask_model", json!({"prompt": "Hi"})).await;
+    let mut client = initialized_with(server, json!({"sampling": {}})).await;
+    client
+        .send_call(1, "ask_model", json!({"prompt": "Hi"}))
+        .await;
     assert_eq!(client.recv().await["method"], "sampling/createMessage");
     let withdrawn = client.recv().await;
     assert_eq!(withdrawn["method"], "notifications/cancelled");
@@ -359,8 +295,10 @@ async fn an_unanswered_request_times_out() {
 
 #[tokio::test]
 async fn a_closed_connection_ends_the_wait() {
-    let mut client = Client::initialized(json!({"sampling": {}})).await;
-    client.call(1, "ask_model", json!({"prompt": "Hi"})).await;
+    let mut client = initialized(json!({"sampling": {}})).await;
+    client
+        .send_call(1, "ask_model", json!({"prompt": "Hi"}))
+        .await;
     assert_eq!(client.recv().await["method"], "sampling/createMessage");
     // The input closes; the call still answers, within the grace period.
     assert_eq!(

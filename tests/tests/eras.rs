@@ -5,9 +5,8 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
-use tokio::task::JoinHandle;
 use toolwright::{Registry, Server};
+use toolwright_tests::Client;
 
 mod tools {
     use schemars::JsonSchema;
@@ -99,121 +98,11 @@ mod tools {
     }
 }
 
-const TIMEOUT: Duration = Duration::from_secs(5);
 const VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 
-/// A client on the other end of a server's pipes.
-struct Client {
-    input: Option<DuplexStream>,
-    output: Lines<BufReader<DuplexStream>>,
-    server: JoinHandle<Result<(), toolwright::Error>>,
-}
-
-impl Client {
-    fn start() -> Client {
-        Client::with(Server::new("test-server", "0.0.1").instructions("Add, then greet."))
-    }
-
-    fn with(server: Server) -> Client {
-        let registry = Registry::collect().expect("the test tools do not conflict");
-        let (input, server_input) = tokio::io::duplex(64 * 1024);
-        let (server_output, output) = tokio::io::duplex(64 * 1024);
-        let server = tokio::spawn(server.registry(registry).serve(server_input, server_output));
-        Client {
-            input: Some(input),
-            output: BufReader::new(output).lines(),
-            server,
-        }
-    }
-
-    async fn send(&mut self, message: Value) {
-        let input = self.input.as_mut().expect("the input is open");
-        input
-            .write_all(message.to_string().as_bytes())
-            .await
-            .unwrap();
-        input.write_all(b"\n").await.unwrap();
-    }
-
-    /// The next line the server writes, as JSON.
-    async fn recv(&mut self) -> Value {
-        let line = tokio::time::timeout(TIMEOUT, self.output.next_line())
-            .await
-            .expect("the server answers in time")
-            .unwrap()
-            .expect("the server's output is open");
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
-    }
-
-    /// Sends a request; returns the whole response and the notifications sent before it.
-    async fn exchange(&mut self, id: i64, method: &str, params: Value) -> (Value, Vec<Value>) {
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
-            .await;
-        let mut notifications = Vec::new();
-        loop {
-            let message = self.recv().await;
-            if message.get("id").is_some() {
-                assert_eq!(
-                    message["id"], id,
-                    "a response to another request: {message}"
-                );
-                return (message, notifications);
-            }
-            notifications.push(message);
-        }
-    }
-
-    /// Sends a request and returns the whole response.
-    async fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
-        let (response, notifications) = self.exchange(id, method, params).await;
-        assert_eq!(notifications, Vec::<Value>::new(), "for {method}");
-        response
-    }
-
-    /// The `result` of a request, which must succeed.
-    async fn result(&mut self, id: i64, method: &str, params: Value) -> Value {
-        let response = self.request(id, method, params).await;
-        response
-            .get("result")
-            .unwrap_or_else(|| panic!("not a result: {response}"))
-            .clone()
-    }
-
-    async fn initialize(&mut self) {
-        let response = self
-            .request(
-                0,
-                "initialize",
-                json!({
-                    "protocolVersion": "2025-11-25",
-                    "capabilities": {},
-                    "clientInfo": {"name": "era-tests", "version": "1.0.0"}
-                }),
-            )
-            .await;
-        assert_eq!(response["result"]["protocolVersion"], "2025-11-25");
-        self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-            .await;
-    }
-
-    /// Closes the input; returns every line written after that, once `serve` has ended with `Ok`.
-    async fn finish(mut self) -> Vec<Value> {
-        drop(self.input.take());
-        let mut rest = Vec::new();
-        while let Some(line) = tokio::time::timeout(TIMEOUT, self.output.next_line())
-            .await
-            .expect("the server ends in time")
-            .unwrap()
-        {
-            rest.push(serde_json::from_str(&line).unwrap());
-        }
-        tokio::time::timeout(TIMEOUT, self.server)
-            .await
-            .expect("serve returns in time")
-            .expect("serve does not panic")
-            .expect("serve ends with Ok");
-        rest
-    }
+/// A client of the server most tests here use, which has instructions.
+fn start() -> Client {
+    Client::with(Server::new("test-server", "0.0.1").instructions("Add, then greet."))
 }
 
 /// The 2026-07-28 `_meta` every request of that era carries.
@@ -277,7 +166,7 @@ const ENVELOPE_REFUSED: &str = "this connection speaks the `initialize` handshak
 
 #[tokio::test]
 async fn discover_then_list_then_call_in_the_stateless_era() {
-    let mut client = Client::start();
+    let mut client = start();
     assert_eq!(
         client
             .request(1, "server/discover", json!({"_meta": envelope()}))
@@ -410,7 +299,7 @@ async fn discover_then_list_then_call_in_the_stateless_era() {
 
 #[tokio::test]
 async fn every_stateless_request_needs_a_supported_version_and_the_client_capabilities() {
-    let mut client = Client::start();
+    let mut client = start();
     assert_eq!(
         client
             .result(1, "server/discover", json!({"_meta": envelope()}))
@@ -526,7 +415,7 @@ async fn every_stateless_request_needs_a_supported_version_and_the_client_capabi
 #[tokio::test]
 async fn a_probe_at_an_unknown_version_still_opens_the_stateless_era() {
     // A client probing at a version this server lacks learns the one it has, and probes again.
-    let mut client = Client::start();
+    let mut client = start();
     let mut meta = envelope();
     meta[VERSION_KEY] = json!("2099-01-01");
     assert_eq!(
@@ -551,7 +440,7 @@ async fn a_probe_at_an_unknown_version_still_opens_the_stateless_era() {
 #[tokio::test]
 async fn the_first_request_decides_the_era_of_its_connection() {
     // `initialize` opens the handshake era, even with the 2026 envelope on it.
-    let mut handshake = Client::start();
+    let mut handshake = start();
     let response = handshake
         .request(
             0,
@@ -592,7 +481,7 @@ async fn the_first_request_decides_the_era_of_its_connection() {
     assert_eq!(handshake.finish().await, Vec::<Value>::new());
 
     // A first request without the envelope opens the handshake era too.
-    let mut before_initialize = Client::start();
+    let mut before_initialize = start();
     assert_eq!(
         before_initialize.result(1, "ping", json!({})).await,
         json!({})
@@ -611,7 +500,7 @@ async fn the_first_request_decides_the_era_of_its_connection() {
     before_initialize.finish().await;
 
     // Any request with the envelope opens the stateless era, not only `server/discover`.
-    let mut stateless_era = Client::start();
+    let mut stateless_era = start();
     assert_eq!(
         stateless_era
             .result(1, "tools/list", stateless(json!({})))
@@ -631,7 +520,7 @@ async fn the_first_request_decides_the_era_of_its_connection() {
     stateless_era.finish().await;
 
     // Notifications before the first request decide nothing.
-    let mut late = Client::start();
+    let mut late = start();
     late.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
         .await;
     assert_eq!(
@@ -644,7 +533,7 @@ async fn the_first_request_decides_the_era_of_its_connection() {
 
 #[tokio::test]
 async fn stateless_calls_log_only_when_the_request_asks_and_report_progress() {
-    let mut client = Client::start();
+    let mut client = start();
     client
         .result(1, "server/discover", json!({"_meta": envelope()}))
         .await;
@@ -813,7 +702,7 @@ async fn a_result_that_breaks_the_output_schema_is_a_tool_error_in_debug_builds(
         "isError": true
     });
 
-    let mut handshake = Client::start();
+    let mut handshake = start();
     handshake.initialize().await;
     let call = json!({"name": "tally", "arguments": {}});
     assert_eq!(
@@ -832,7 +721,7 @@ async fn a_result_that_breaks_the_output_schema_is_a_tool_error_in_debug_builds(
     );
     handshake.finish().await;
 
-    let mut stateless_era = Client::start();
+    let mut stateless_era = start();
     assert_eq!(
         stateless_era.result(1, "tools/call", stateless(call)).await,
         complete(broken)

@@ -3,9 +3,8 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
-use tokio::task::JoinHandle;
-use toolwright::{Registry, Server};
+use toolwright::Server;
+use toolwright_tests::Client;
 
 mod tools {
     use tokio::sync::Notify;
@@ -35,74 +34,38 @@ mod tools {
     }
 }
 
-const TIMEOUT: Duration = Duration::from_secs(5);
-
-struct Client {
-    input: Option<DuplexStream>,
-    output: Lines<BufReader<DuplexStream>>,
-    server: JoinHandle<Result<(), toolwright::Error>>,
+/// An initialized client of `server`.
+async fn start(server: Server) -> Client {
+    let mut client = Client::with(server);
+    client.initialize().await;
+    client
 }
 
-impl Client {
-    async fn start(server: Server) -> Client {
-        let (client_in, server_in) = tokio::io::duplex(1 << 16);
-        let (server_out, client_out) = tokio::io::duplex(1 << 16);
-        let server = server.registry(Registry::collect().unwrap());
-        let server = tokio::spawn(server.serve(server_in, server_out));
-        let mut client = Client {
-            input: Some(client_in),
-            output: BufReader::new(client_out).lines(),
-            server,
-        };
-        client
-            .send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-                "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}))
-            .await;
-        assert_eq!(client.read().await["id"], 0);
-        client
-    }
-
-    async fn send(&mut self, message: Value) {
-        let mut line = serde_json::to_vec(&message).unwrap();
-        line.push(b'\n');
-        self.input.as_mut().unwrap().write_all(&line).await.unwrap();
-    }
-
-    async fn call(&mut self, id: u64, tool: &str) {
-        self.send(
-            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool}}),
-        )
+/// Sends `tools/call` for `tool`, with no arguments, without waiting for the response.
+async fn call(client: &mut Client, id: u64, tool: &str) {
+    client
+        .send_request(id, "tools/call", json!({"name": tool}))
         .await;
-    }
-
-    async fn read(&mut self) -> Value {
-        let line = tokio::time::timeout(TIMEOUT, self.output.next_line())
-            .await
-            .expect("an answer within the timeout")
-            .unwrap()
-            .expect("a line");
-        serde_json::from_str(&line).unwrap()
-    }
 }
 
 #[tokio::test]
 async fn calls_past_the_ceiling_wait_while_ping_is_answered() {
-    let mut client = Client::start(Server::new("limits", "0").max_concurrent_calls(1)).await;
-    client.call(1, "hold").await;
-    client.call(2, "quick").await;
+    let mut client = start(Server::new("limits", "0").max_concurrent_calls(1)).await;
+    call(&mut client, 1, "hold").await;
+    call(&mut client, 2, "quick").await;
     client
         .send(json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}))
         .await;
     // The one slot is taken by `hold`: `ping` answers, `quick` waits.
     assert_eq!(
-        client.read().await,
+        client.recv().await,
         json!({"jsonrpc": "2.0", "id": 3, "result": {}})
     );
-    let early = tokio::time::timeout(Duration::from_millis(200), client.output.next_line()).await;
-    assert!(early.is_err(), "`quick` ran past the ceiling: {early:?}");
+    let early = client.recv_within(Duration::from_millis(200)).await;
+    assert_eq!(early, None, "`quick` ran past the ceiling");
     tools::RELEASE.notify_one();
-    let first = client.read().await;
-    let second = client.read().await;
+    let first = client.recv().await;
+    let second = client.recv().await;
     assert_eq!(first["id"], 1, "{first}");
     assert_eq!(first["result"]["content"][0]["text"], "released");
     assert_eq!(second["id"], 2, "{second}");
@@ -112,22 +75,15 @@ async fn calls_past_the_ceiling_wait_while_ping_is_answered() {
 #[tokio::test]
 async fn calls_still_running_after_the_grace_period_are_stopped() {
     let mut client =
-        Client::start(Server::new("limits", "0").shutdown_grace(Duration::from_millis(200))).await;
-    client.call(1, "forever").await;
-    client.call(2, "quick").await;
-    assert_eq!(client.read().await["id"], 2);
+        start(Server::new("limits", "0").shutdown_grace(Duration::from_millis(200))).await;
+    call(&mut client, 1, "forever").await;
+    call(&mut client, 2, "quick").await;
+    assert_eq!(client.recv().await["id"], 2);
     let closed = Instant::now();
-    client.input = None;
-    let served = tokio::time::timeout(TIMEOUT, client.server)
-        .await
-        .expect("the server returns after the grace period")
-        .unwrap();
+    client.close_input();
+    let served = client.served().await;
     assert!(served.is_ok(), "{served:?}");
     assert!(closed.elapsed() >= Duration::from_millis(200));
     // The stopped call sends nothing; the output simply ends.
-    let rest = tokio::time::timeout(TIMEOUT, client.output.next_line())
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(rest, None);
+    assert_eq!(client.rest().await, Vec::<Value>::new());
 }

@@ -4,11 +4,10 @@
 //! relies on.
 
 use std::collections::BTreeSet;
-use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use toolwright::{NameCollision, Profile, ProfileError, Registry, Rendering, render};
+use toolwright_tests::Client;
 
 /// Tools whose signatures are hard to render for clients.
 #[expect(
@@ -1085,40 +1084,12 @@ fn two_tools_that_become_one_name_are_refused_naming_both() {
 
 /// Calls a tool through a server of this binary's tools; returns the `CallToolResult`.
 async fn call(name: &str, arguments: Value) -> Value {
-    let registry = Registry::collect().unwrap();
-    let (mut input, server_input) = tokio::io::duplex(64 * 1024);
-    let (server_output, output) = tokio::io::duplex(64 * 1024);
-    let server = toolwright::Server::new("profiles", "0.0.1").registry(registry);
-    tokio::spawn(server.serve(server_input, server_output));
-    let mut lines = BufReader::new(output).lines();
-    let messages = [
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "profiles", "version": "1.0.0"}
-        }}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-            "name": name, "arguments": arguments
-        }}),
-    ];
-    for message in messages {
-        input
-            .write_all(format!("{message}\n").as_bytes())
-            .await
-            .unwrap();
-    }
-    loop {
-        let line = tokio::time::timeout(Duration::from_secs(5), lines.next_line())
-            .await
-            .expect("the server answers in time")
-            .unwrap()
-            .expect("the server's output is open");
-        let message: Value = serde_json::from_str(&line).unwrap();
-        if message["id"] == 2 {
-            return message["result"].clone();
-        }
-    }
+    let mut client = Client::with(toolwright::Server::new("profiles", "0.0.1"));
+    client.initialize().await;
+    let (result, _notifications) = client
+        .call_notified(2, json!({"name": name, "arguments": arguments}))
+        .await;
+    result
 }
 
 #[tokio::test]

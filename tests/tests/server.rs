@@ -1,11 +1,8 @@
 //! The server in process, over pipes: JSON-RPC lines in, the lines a client reads out.
 
-use std::time::Duration;
-
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
-use tokio::task::JoinHandle;
 use toolwright::{Registry, Server};
+use toolwright_tests::stdio::{Client, initialize_params};
 
 mod tools {
     use std::time::Duration;
@@ -152,140 +149,6 @@ mod tools {
     ) -> String {
         format!("Hello, {name}!")
     }
-}
-
-const TIMEOUT: Duration = Duration::from_secs(5);
-
-/// A client on the other end of a server's pipes.
-struct Client {
-    input: Option<DuplexStream>,
-    output: Lines<BufReader<DuplexStream>>,
-    server: JoinHandle<Result<(), toolwright::Error>>,
-}
-
-impl Client {
-    fn start() -> Client {
-        Client::with(Server::new("test-server", "0.0.1"))
-    }
-
-    fn with(server: Server) -> Client {
-        let registry = Registry::collect().expect("the test tools do not conflict");
-        let (input, server_input) = tokio::io::duplex(64 * 1024);
-        let (server_output, output) = tokio::io::duplex(64 * 1024);
-        let server = tokio::spawn(server.registry(registry).serve(server_input, server_output));
-        Client {
-            input: Some(input),
-            output: BufReader::new(output).lines(),
-            server,
-        }
-    }
-
-    async fn send_line(&mut self, line: &str) {
-        let input = self.input.as_mut().expect("the input is open");
-        input.write_all(line.as_bytes()).await.unwrap();
-        input.write_all(b"\n").await.unwrap();
-    }
-
-    async fn send(&mut self, message: Value) {
-        self.send_line(&message.to_string()).await;
-    }
-
-    async fn notify(&mut self, method: &str, params: Value) {
-        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}))
-            .await;
-    }
-
-    /// The next line the server writes, as JSON.
-    async fn recv(&mut self) -> Value {
-        let line = tokio::time::timeout(TIMEOUT, self.output.next_line())
-            .await
-            .expect("the server answers in time")
-            .unwrap()
-            .expect("the server's output is open");
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
-    }
-
-    /// Sends a request; returns the whole response and the notifications sent before it.
-    async fn exchange(&mut self, id: Value, method: &str, params: Value) -> (Value, Vec<Value>) {
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
-            .await;
-        let mut notifications = Vec::new();
-        loop {
-            let message = self.recv().await;
-            if message.get("id").is_some() {
-                assert_eq!(
-                    message["id"], id,
-                    "a response to another request: {message}"
-                );
-                return (message, notifications);
-            }
-            notifications.push(message);
-        }
-    }
-
-    /// Sends a request and returns the whole response.
-    async fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
-        let (response, notifications) = self.exchange(json!(id), method, params).await;
-        assert_eq!(notifications, Vec::<Value>::new(), "for {method}");
-        response
-    }
-
-    async fn initialize(&mut self) {
-        let response = self
-            .request(0, "initialize", initialize_params("2025-11-25"))
-            .await;
-        assert_eq!(response["result"]["protocolVersion"], "2025-11-25");
-        self.notify("notifications/initialized", json!({})).await;
-    }
-
-    /// Calls a tool; returns the `CallToolResult`.
-    async fn call(&mut self, id: i64, name: &str, arguments: Value) -> Value {
-        let response = self
-            .request(
-                id,
-                "tools/call",
-                json!({"name": name, "arguments": arguments}),
-            )
-            .await;
-        response
-            .get("result")
-            .unwrap_or_else(|| panic!("not a result: {response}"))
-            .clone()
-    }
-
-    /// Sends `tools/call` with these params; returns the `CallToolResult` and the notifications
-    /// sent before it.
-    async fn call_notified(&mut self, id: i64, params: Value) -> (Value, Vec<Value>) {
-        let (response, notifications) = self.exchange(json!(id), "tools/call", params).await;
-        (response["result"].clone(), notifications)
-    }
-
-    /// Closes the input; returns every line written after that, once `serve` has ended with `Ok`.
-    async fn finish(mut self) -> Vec<Value> {
-        drop(self.input.take());
-        let mut rest = Vec::new();
-        while let Some(line) = tokio::time::timeout(TIMEOUT, self.output.next_line())
-            .await
-            .expect("the server ends in time")
-            .unwrap()
-        {
-            rest.push(serde_json::from_str(&line).unwrap());
-        }
-        tokio::time::timeout(TIMEOUT, self.server)
-            .await
-            .expect("serve returns in time")
-            .expect("serve does not panic")
-            .expect("serve ends with Ok");
-        rest
-    }
-}
-
-fn initialize_params(version: &str) -> Value {
-    json!({
-        "protocolVersion": version,
-        "capabilities": {},
-        "clientInfo": {"name": "server-tests", "version": "1.0.0"}
-    })
 }
 
 fn error(id: Value, code: i64, message: &str) -> Value {
@@ -767,7 +630,7 @@ async fn closing_the_input_ends_serve_after_calls_under_way_answer() {
             "params": {"name": "wait_for_release", "arguments": {}}
         }))
         .await;
-    drop(client.input.take());
+    client.close_input();
     // The call is still under way: `serve` waits for it.
     tools::RELEASE.notify_one();
     assert_eq!(
