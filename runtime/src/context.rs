@@ -62,8 +62,8 @@ pub(crate) struct Peer {
     pub(crate) log_level: Arc<AtomicU8>,
     /// The client's `capabilities` and `clientInfo`: from `initialize`, or under protocol
     /// 2026-07-28 from the request's `_meta`.
-    pub(crate) client_capabilities: Option<Value>,
-    pub(crate) client_info: Option<Value>,
+    pub(crate) client_capabilities: Option<Arc<Value>>,
+    pub(crate) client_info: Option<Arc<Value>>,
     pub(crate) requests: Arc<ClientRequests>,
     pub(crate) request_timeout: Duration,
     /// Protocol 2026-07-28, which has no requests to the client.
@@ -263,14 +263,14 @@ impl Context {
     /// under protocol 2026-07-28 the request's `io.modelcontextprotocol/clientCapabilities`.
     /// `None` for a detached context.
     pub fn client_capabilities(&self) -> Option<&Value> {
-        self.inner.peer.as_ref()?.client_capabilities.as_ref()
+        self.inner.peer.as_ref()?.client_capabilities.as_deref()
     }
 
     /// Who the client is (`clientInfo`: `name`, `version`, ...), as it said in `initialize` or
     /// under protocol 2026-07-28 in the request's `io.modelcontextprotocol/clientInfo`, if it
     /// said.
     pub fn client_info(&self) -> Option<&Value> {
-        self.inner.peer.as_ref()?.client_info.as_ref()
+        self.inner.peer.as_ref()?.client_info.as_deref()
     }
 
     /// Asks the client's model for a completion (`sampling/createMessage`) and returns the

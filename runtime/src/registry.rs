@@ -47,6 +47,9 @@ pub struct Tool {
     unstructured_root: Option<String>,
 }
 
+/// How many tools it takes for start-up to derive their schemas on several threads.
+const PARALLEL_FROM: usize = 64;
+
 /// Bytes of JSON, in a buffer that may hold others' too.
 struct Json {
     bytes: Arc<[u8]>,
@@ -215,13 +218,40 @@ impl Registry {
     }
 
     /// A registry of the given registrations only.
+    ///
+    /// Deriving schemas is most of a server's start-up work; with many tools it is shared among
+    /// the machine's cores.
     pub fn from_registrations(
         registrations: impl IntoIterator<Item = &'static ToolRegistration>,
     ) -> Result<Registry, RegistryError> {
+        let registrations: Vec<&'static ToolRegistration> = registrations.into_iter().collect();
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let built: Vec<Result<Tool, Vec<Conflict>>> = if threads > 1
+            && registrations.len() >= PARALLEL_FROM
+        {
+            let share = registrations.len().div_ceil(threads);
+            std::thread::scope(|scope| {
+                let workers: Vec<_> = registrations
+                    .chunks(share)
+                    .map(|chunk| {
+                        scope.spawn(move || chunk.iter().map(|r| Tool::new(r)).collect::<Vec<_>>())
+                    })
+                    .collect();
+                workers
+                    .into_iter()
+                    .flat_map(|worker| match worker.join() {
+                        Ok(built) => built,
+                        Err(panic) => std::panic::resume_unwind(panic),
+                    })
+                    .collect()
+            })
+        } else {
+            registrations.iter().map(|r| Tool::new(r)).collect()
+        };
         let mut conflicts = Vec::new();
-        let mut tools = Vec::new();
-        for registration in registrations {
-            match Tool::new(registration) {
+        let mut tools = Vec::with_capacity(built.len());
+        for result in built {
+            match result {
                 Ok(tool) => tools.push(tool),
                 Err(mut found) => conflicts.append(&mut found),
             }

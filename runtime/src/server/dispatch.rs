@@ -90,8 +90,8 @@ pub(crate) struct Session {
 /// What a client says of itself: its `capabilities` and `clientInfo`.
 #[derive(Clone, Default)]
 struct Client {
-    capabilities: Option<Value>,
-    info: Option<Value>,
+    capabilities: Option<Arc<Value>>,
+    info: Option<Arc<Value>>,
 }
 
 /// Who a call answers to: the log level its messages must pass, and what the client declared.
@@ -434,8 +434,8 @@ impl Dispatcher {
             version: Some(version),
         });
         *session.client() = Client {
-            capabilities: params.get("capabilities").cloned(),
-            info: params.get("clientInfo").cloned(),
+            capabilities: params.get("capabilities").cloned().map(Arc::new),
+            info: params.get("clientInfo").cloned().map(Arc::new),
         };
         let client = params.pointer("/clientInfo/name").and_then(Value::as_str);
         tracing::info!(client, requested, version, "session initialized");
@@ -501,7 +501,7 @@ impl Dispatcher {
         self: &Arc<Self>,
         session: &Arc<Session>,
         id: Value,
-        params: Value,
+        mut params: Value,
         sink: &Sink,
         wire: Wire,
         caller: Caller,
@@ -520,9 +520,10 @@ impl Dispatcher {
                 &format!("unknown tool `{name}`"),
             ));
         };
-        let arguments = match params.get("arguments") {
+        let name = tool.wire_name();
+        let arguments = match params.get_mut("arguments").map(Value::take) {
             None | Some(Value::Null) => Value::Object(Default::default()),
-            Some(args @ Value::Object(_)) => args.clone(),
+            Some(args @ Value::Object(_)) => args,
             Some(_) => {
                 return Step::Reply(jsonrpc::error(
                     &id,
@@ -673,8 +674,8 @@ impl Envelope {
             },
         };
         let client = Client {
-            capabilities: Some(meta[CLIENT_CAPABILITIES_KEY].clone()),
-            info: meta.get(CLIENT_INFO_KEY).cloned(),
+            capabilities: Some(Arc::new(meta[CLIENT_CAPABILITIES_KEY].clone())),
+            info: meta.get(CLIENT_INFO_KEY).cloned().map(Arc::new),
         };
         Ok(Envelope { log_level, client })
     }

@@ -120,8 +120,20 @@ fn error_object(error: Value) -> ErrorObject {
 
 /// A result response.
 pub(crate) fn result(id: &Value, result: &Value) -> Vec<u8> {
-    serde_json::to_vec(&json!({ "jsonrpc": "2.0", "id": id, "result": result }))
-        .expect("a JSON value serialises")
+    /// The response's members in the order a map of them would write: serialised in place,
+    /// without copying the result into a new value first.
+    #[derive(serde::Serialize)]
+    struct Response<'a> {
+        id: &'a Value,
+        jsonrpc: &'static str,
+        result: &'a Value,
+    }
+    serde_json::to_vec(&Response {
+        id,
+        jsonrpc: "2.0",
+        result,
+    })
+    .expect("a JSON value serialises")
 }
 
 /// A result response around a result serialised ahead of time.
