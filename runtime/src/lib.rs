@@ -55,6 +55,7 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod catalog;
 mod content;
 mod context;
 mod manifest;
@@ -64,6 +65,7 @@ mod schema;
 mod server;
 mod tool;
 
+pub use catalog::{Hit, SearchIndex};
 pub use content::{Content, EmbeddedResource, ToolResult};
 pub use context::{ClientRequestError, Context, LogLevel};
 pub use manifest::{Change, Manifest, Severity, diff};

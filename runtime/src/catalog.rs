@@ -1,0 +1,681 @@
+//! The progressive catalog's ranking: which tools answer a query, best first.
+//!
+//! A [`SearchIndex`] is built once over a catalog of tool descriptors and then answers any number
+//! of queries. It works over any list of descriptors as `tools/list` publishes them, so a gateway
+//! that aggregates other servers' tools can rank them too.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::{Manifest, Registry};
+
+/// The parts of a tool that a query is matched against, each with its own weight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Field {
+    Name,
+    Title,
+    Description,
+    Tags,
+    ArgumentNames,
+    ArgumentDescriptions,
+    Initials,
+}
+
+const FIELDS: [Field; 7] = [
+    Field::Name,
+    Field::Title,
+    Field::Description,
+    Field::Tags,
+    Field::ArgumentNames,
+    Field::ArgumentDescriptions,
+    Field::Initials,
+];
+
+impl Field {
+    /// How much one occurrence of a word in this field counts, before length normalisation.
+    /// The name and the tags are words chosen to be found; a title mostly repeats the name;
+    /// arguments say how a tool is called more than what it does.
+    fn weight(self) -> f64 {
+        match self {
+            Field::Name | Field::Tags => 3.0,
+            Field::Title => 1.5,
+            Field::Description => 2.0,
+            Field::ArgumentNames | Field::Initials => 1.0,
+            Field::ArgumentDescriptions => 0.5,
+        }
+    }
+
+    /// How much a field's length lowers its words' weight (BM25's `b`). Names and tags are a
+    /// few words each, so their lengths say little about how much a word matters.
+    fn length_normalisation(self) -> f64 {
+        match self {
+            Field::Name | Field::Title => 0.5,
+            Field::Tags => 0.3,
+            Field::Initials => 0.0,
+            Field::Description | Field::ArgumentNames | Field::ArgumentDescriptions => 0.75,
+        }
+    }
+}
+
+/// How quickly repeated matches stop adding to a tool's score (BM25's `k1`).
+const SATURATION: f64 = 1.2;
+
+/// How much a word that merely starts with a query term counts, against a whole-word match.
+const PREFIX_WEIGHT: f64 = 0.3;
+
+/// How much a tool's score grows when the query holds every word of its name (in proportion
+/// for some of them): `create slack channel` means `create_channel` more than `slack_upload_file`.
+const NAME_COVERAGE: f64 = 0.2;
+
+/// A query term of this many characters or more also matches the start of longer words.
+const PREFIX_MIN_CHARS: usize = 3;
+
+/// English function words, left out of a query that has other words.
+const STOP_WORDS: &[&str] = &[
+    "a", "about", "an", "and", "are", "as", "at", "be", "but", "by", "can", "could", "did", "do",
+    "does", "for", "from", "had", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its",
+    "me", "my", "of", "on", "or", "our", "s", "so", "some", "than", "that", "the", "their", "them",
+    "then", "there", "these", "they", "this", "those", "to", "us", "was", "we", "were", "what",
+    "when", "where", "which", "who", "whom", "why", "will", "with", "would", "you", "your",
+];
+
+/// One tool that matches a query.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Hit {
+    /// The tool's position in the catalog the index was built from.
+    pub index: usize,
+    /// How well the tool matches: higher is better. Scores compare only within one query.
+    pub score: f64,
+}
+
+/// A ranked full-text index over a catalog of tools, built once.
+///
+/// Each tool is read from its `tools/list` descriptor: the words of its `name` (split at `_`,
+/// `-`, `.` and camelCase boundaries), its `title` (or `annotations.title`), its `description`,
+/// the names and descriptions of its arguments (the properties of `inputSchema`, and of each
+/// entry of its `$defs`), and its tags: a `tags` array of strings on the descriptor, a field
+/// outside the protocol that [`SearchIndex::from_registry`] fills from each tool's
+/// `#[mcp_tool(tags = [...])]`.
+///
+/// Ranking is BM25 over those fields, each with its own weight and length normalisation (a name
+/// match counts for more than a match in an argument's description). Words are lowercased and
+/// lightly stemmed, so `branches` finds `branch` and `deleting` finds `delete`; a query term of
+/// three characters or more also finds the words it starts (`repo` finds `repository`), for less.
+/// The initials of two or three name words in a row match too (`pr` finds
+/// `create_pull_request`), a tool scores higher the more of its name words the query holds, and
+/// English function words (`the`, `for`, `my`) are left out of a query that has other words.
+/// Equal scores keep the catalog order.
+///
+/// How well this ranks is measured on a labelled set of 328 tools and 299 queries:
+/// `cargo run -p catalog-eval --release` prints the table, and `BENCHMARKS.md` has it.
+///
+/// ```
+/// use serde_json::json;
+/// use toolwright::SearchIndex;
+///
+/// let tools = [
+///     json!({"name": "list_pull_requests", "description": "List pull requests."}),
+///     json!({"name": "delete_branch", "description": "Delete a branch."}),
+///     json!({"name": "createBranch", "description": "Create a branch from a commit."}),
+/// ];
+/// let index = SearchIndex::new(&tools);
+/// let hits = index.search("deleting branches");
+/// assert_eq!(hits[0].index, 1);
+/// assert_eq!(hits.len(), 2);
+/// ```
+#[derive(Clone, Debug)]
+pub struct SearchIndex {
+    /// Every distinct stemmed word, sorted, so that the words a prefix starts lie together.
+    words: Vec<String>,
+    /// For each word of `words`: where it occurs, as (tool, field, count).
+    postings: Vec<Vec<(usize, usize, u32)>>,
+    /// For each tool and field, the length normalisation divisor of BM25.
+    norms: Vec<[f64; FIELDS.len()]>,
+    /// For each tool, the stemmed words of its name.
+    names: Vec<Vec<String>>,
+}
+
+impl SearchIndex {
+    /// Indexes `tools`, descriptors as `tools/list` publishes them (see [`SearchIndex`] for the
+    /// fields read). A descriptor that is not an object, or lacks a field, simply has no words
+    /// there.
+    pub fn new(tools: &[Value]) -> SearchIndex {
+        SearchIndex::build(tools.iter().map(|tool| {
+            let tags = match tool.get("tags") {
+                Some(Value::Array(tags)) => tags.iter().filter_map(Value::as_str).collect(),
+                _ => Vec::new(),
+            };
+            document(tool, &tags)
+        }))
+    }
+
+    /// Indexes the tools of a manifest, in its order (by name). A manifest holds the protocol's
+    /// fields only, so tags are not searched: [`SearchIndex::from_registry`] has them.
+    pub fn from_manifest(manifest: &Manifest) -> SearchIndex {
+        match &manifest.as_json()["tools"] {
+            Value::Array(tools) => SearchIndex::new(tools),
+            _ => SearchIndex::new(&[]),
+        }
+    }
+
+    /// Indexes the tools of a registry, in its order (by name, the order of its manifest), with
+    /// the tags each tool was registered with.
+    pub fn from_registry(registry: &Registry) -> SearchIndex {
+        SearchIndex::build(
+            registry
+                .tools()
+                .iter()
+                .map(|tool| document(tool.descriptor(), tool.tags())),
+        )
+    }
+
+    fn build(documents: impl Iterator<Item = [Vec<String>; FIELDS.len()]>) -> SearchIndex {
+        let mut postings: BTreeMap<String, Vec<(usize, usize, u32)>> = BTreeMap::new();
+        let mut lengths: Vec<[usize; FIELDS.len()]> = Vec::new();
+        let mut names = Vec::new();
+        for (tool, fields) in documents.enumerate() {
+            names.push(fields[0].iter().map(|word| stem(word)).collect());
+            let mut length = [0; FIELDS.len()];
+            for (field, words) in fields.into_iter().enumerate() {
+                length[field] = words.len();
+                let mut counts: BTreeMap<String, u32> = BTreeMap::new();
+                for word in words {
+                    *counts.entry(stem(&word)).or_default() += 1;
+                }
+                for (word, count) in counts {
+                    postings.entry(word).or_default().push((tool, field, count));
+                }
+            }
+            lengths.push(length);
+        }
+        let mut average = [0.0; FIELDS.len()];
+        for (field, average) in average.iter_mut().enumerate() {
+            let total: usize = lengths.iter().map(|length| length[field]).sum();
+            *average = total as f64 / lengths.len().max(1) as f64;
+        }
+        let norms = lengths
+            .iter()
+            .map(|length| {
+                let mut norm = [1.0; FIELDS.len()];
+                for (i, field) in FIELDS.iter().enumerate() {
+                    if average[i] > 0.0 {
+                        let b = field.length_normalisation();
+                        norm[i] = 1.0 - b + b * length[i] as f64 / average[i];
+                    }
+                }
+                norm
+            })
+            .collect();
+        let (words, postings) = postings.into_iter().unzip();
+        SearchIndex {
+            words,
+            postings,
+            norms,
+            names,
+        }
+    }
+
+    /// How many tools the index holds.
+    pub fn len(&self) -> usize {
+        self.norms.len()
+    }
+
+    /// Whether the index holds no tools.
+    pub fn is_empty(&self) -> bool {
+        self.norms.is_empty()
+    }
+
+    /// The tools that match `query`, best first; tools with equal scores keep their catalog
+    /// order, so the same query always gives the same list. A tool that matches no word of the
+    /// query is left out. A query without words (empty, or only punctuation) lists every tool in
+    /// catalog order, each with a score of zero.
+    pub fn search(&self, query: &str) -> Vec<Hit> {
+        let mut query = words(query);
+        // Function words say nothing about which tool is meant, and as prefixes (`the`, `for`)
+        // they would match `theme` or `format`. A query of nothing else keeps them.
+        if query
+            .iter()
+            .any(|word| !STOP_WORDS.contains(&word.as_str()))
+        {
+            query.retain(|word| !STOP_WORDS.contains(&word.as_str()));
+        }
+        let mut terms: Vec<String> = Vec::new();
+        for word in query {
+            let term = stem(&word);
+            if !terms.contains(&term) {
+                terms.push(term);
+            }
+        }
+        if terms.is_empty() {
+            return (0..self.len())
+                .map(|index| Hit { index, score: 0.0 })
+                .collect();
+        }
+        let tools = self.len() as f64;
+        let mut scores = vec![0.0; self.len()];
+        let mut frequency = vec![0.0; self.len()];
+        for term in &terms {
+            frequency.iter_mut().for_each(|f| *f = 0.0);
+            let mut matched = 0usize;
+            for (word, weight) in self.expand(term) {
+                for &(tool, field, count) in &self.postings[word] {
+                    if frequency[tool] == 0.0 {
+                        matched += 1;
+                    }
+                    frequency[tool] +=
+                        weight * FIELDS[field].weight() * count as f64 / self.norms[tool][field];
+                }
+            }
+            let matched = matched as f64;
+            let rarity = (1.0 + (tools - matched + 0.5) / (matched + 0.5)).ln();
+            for (score, &f) in scores.iter_mut().zip(&frequency) {
+                if f > 0.0 {
+                    *score += rarity * f * (SATURATION + 1.0) / (f + SATURATION);
+                }
+            }
+        }
+        let mut hits: Vec<Hit> = scores
+            .into_iter()
+            .enumerate()
+            .filter(|&(_, score)| score > 0.0)
+            .map(|(index, score)| Hit {
+                index,
+                score: score * (1.0 + NAME_COVERAGE * self.name_coverage(index, &terms)),
+            })
+            .collect();
+        // A stable sort: equal scores keep the catalog order.
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+        hits
+    }
+
+    /// The share of the tool's name words that some query term matches.
+    fn name_coverage(&self, tool: usize, terms: &[String]) -> f64 {
+        let name = &self.names[tool];
+        let covered = name
+            .iter()
+            .filter(|word| terms.iter().any(|term| matches(word, term)))
+            .count();
+        covered as f64 / name.len().max(1) as f64
+    }
+
+    /// The indexed words a stemmed query term matches, each with how much it counts: the term
+    /// itself, and, for a term long enough, every word it starts.
+    fn expand<'a>(&'a self, term: &'a str) -> impl Iterator<Item = (usize, f64)> + 'a {
+        let start = self.words.partition_point(|word| word.as_str() < term);
+        let prefix = term.chars().count() >= PREFIX_MIN_CHARS;
+        self.words[start..]
+            .iter()
+            .take_while(move |word| word.as_str() == term || (prefix && word.starts_with(term)))
+            .enumerate()
+            .map(move |(i, word)| {
+                let weight = if word == term { 1.0 } else { PREFIX_WEIGHT };
+                (start + i, weight)
+            })
+    }
+}
+
+/// Whether a stemmed query term matches a stemmed word: the same word, or a term long enough
+/// that starts it.
+fn matches(word: &str, term: &str) -> bool {
+    word == term || (term.chars().count() >= PREFIX_MIN_CHARS && word.starts_with(term))
+}
+
+/// The words of each field of one descriptor, in the order of [`FIELDS`].
+fn document(tool: &Value, tags: &[&str]) -> [Vec<String>; FIELDS.len()] {
+    let text = |value: Option<&Value>| words(value.and_then(Value::as_str).unwrap_or(""));
+    let title = tool
+        .get("title")
+        .or_else(|| tool.get("annotations").and_then(|a| a.get("title")));
+    let mut argument_names = Vec::new();
+    let mut argument_descriptions = Vec::new();
+    if let Some(schema) = tool.get("inputSchema") {
+        let defs = schema.get("$defs").and_then(Value::as_object);
+        for node in std::iter::once(schema).chain(defs.into_iter().flat_map(|d| d.values())) {
+            let Some(properties) = node.get("properties").and_then(Value::as_object) else {
+                continue;
+            };
+            for (name, property) in properties {
+                argument_names.extend(words(name));
+                argument_descriptions.extend(text(property.get("description")));
+            }
+        }
+    }
+    let name = text(tool.get("name"));
+    let initials = initials(&name);
+    [
+        name,
+        text(title),
+        text(tool.get("description")),
+        tags.iter().flat_map(|tag| words(tag)).collect(),
+        argument_names,
+        argument_descriptions,
+        initials,
+    ]
+}
+
+/// The abbreviations a name's words make: the initials of each run of two or three words in a
+/// row, so that `pr` finds `create_pull_request` and `dm` finds `send_direct_message`.
+fn initials(name: &[String]) -> Vec<String> {
+    (2..=3)
+        .flat_map(|run| name.windows(run))
+        .map(|words| {
+            words
+                .iter()
+                .filter_map(|word| word.chars().next())
+                .collect()
+        })
+        .collect()
+}
+
+/// The lowercase words of `text`. Anything but a letter or a digit separates words, and so does
+/// a camelCase boundary: a capital after a lowercase letter or a digit (`listV2Invoices` gives
+/// `list`, `v2`, `invoices`), or the last capital of a run that a lowercase letter follows
+/// (`HTTPServer` gives `http`, `server`). Digits stay with their letters: `k8s`, `s3`, `v2`.
+fn words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let chars: Vec<char> = text.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if !c.is_alphanumeric() {
+            if !current.is_empty() {
+                out.push(std::mem::take(&mut current));
+            }
+            continue;
+        }
+        let previous = i.checked_sub(1).map(|p| chars[p]);
+        let next = chars.get(i + 1);
+        let boundary = c.is_uppercase()
+            && previous.is_some_and(|p| {
+                p.is_lowercase()
+                    || p.is_numeric()
+                    || (p.is_uppercase() && next.is_some_and(|n| n.is_lowercase()))
+            });
+        if boundary && !current.is_empty() {
+            out.push(std::mem::take(&mut current));
+        }
+        current.extend(c.to_lowercase());
+    }
+    if !current.is_empty() {
+        out.push(current);
+    }
+    out
+}
+
+/// A light stem of a lowercase word: plural and verb endings removed, so that the forms of a
+/// word meet (`branches`, `branch`; `deleting`, `deleted`, `deletes`, `delete`; `entries`,
+/// `entry`). Not a full stemmer: it errs towards leaving a word as it is, and prefix matching
+/// covers much of what it leaves.
+fn stem(word: &str) -> String {
+    if word.chars().count() <= 3 || !word.chars().all(|c| c.is_ascii_lowercase()) {
+        return word.to_owned();
+    }
+    let mut stem = word.to_owned();
+    if let Some(base) = stem.strip_suffix("ies") {
+        stem = format!("{base}y");
+    } else if let Some(base) = stem.strip_suffix("ied") {
+        stem = format!("{base}y");
+    } else if stem.ends_with('s') && !stem.ends_with("ss") && !stem.ends_with("us") {
+        stem.pop();
+    } else if let Some(base) = stem
+        .strip_suffix("ing")
+        .or_else(|| stem.strip_suffix("ed"))
+        .filter(|base| base.len() >= 3 && base.contains(['a', 'e', 'i', 'o', 'u', 'y']))
+    {
+        stem = base.to_owned();
+        // `stopped`, `running`: the doubled consonant belongs to the ending.
+        let bytes = stem.as_bytes();
+        let n = bytes.len();
+        if bytes[n - 1] == bytes[n - 2] && !b"aeioulsz".contains(&bytes[n - 1]) {
+            stem.pop();
+        }
+    }
+    // `delete` and `delet(ing)`, `file` and `file(s)`: a final silent `e` is dropped everywhere.
+    if stem.len() > 3 && stem.ends_with('e') && !stem.ends_with("ee") {
+        stem.pop();
+    }
+    stem
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn names<'a>(tools: &'a [Value], hits: &[Hit]) -> Vec<&'a str> {
+        hits.iter()
+            .map(|hit| tools[hit.index]["name"].as_str().unwrap())
+            .collect()
+    }
+
+    fn search<'a>(tools: &'a [Value], query: &str) -> Vec<&'a str> {
+        names(tools, &SearchIndex::new(tools).search(query))
+    }
+
+    #[test]
+    fn words_split_snake_kebab_dotted_and_camel_case() {
+        assert_eq!(
+            words("create_pull-request.v2"),
+            ["create", "pull", "request", "v2"]
+        );
+        assert_eq!(words("createIssueComment"), ["create", "issue", "comment"]);
+        assert_eq!(words("listHTTPRoutes"), ["list", "http", "routes"]);
+        assert_eq!(words("getV2Report"), ["get", "v2", "report"]);
+        assert_eq!(words("k8s_get_pods"), ["k8s", "get", "pods"]);
+        assert_eq!(words("Über große Dateien"), ["über", "große", "dateien"]);
+        assert!(words(" _-. ").is_empty());
+    }
+
+    #[test]
+    fn stemming_joins_plurals_and_verb_forms() {
+        for forms in [
+            &["branch", "branches"][..],
+            &["delete", "deletes", "deleted", "deleting"],
+            &["entry", "entries"],
+            &["copy", "copies", "copied"],
+            &["stop", "stops", "stopped", "stopping"],
+            &["list", "lists", "listed", "listing"],
+            &["address", "addresses"],
+            &["file", "files"],
+        ] {
+            let stems: Vec<String> = forms.iter().map(|word| stem(word)).collect();
+            assert!(stems.iter().all(|s| *s == stems[0]), "{forms:?}: {stems:?}");
+        }
+        // Short words and words that only look inflected stay whole.
+        assert_eq!(stem("ids"), "ids");
+        assert_eq!(stem("string"), "string");
+        assert_eq!(stem("status"), "status");
+        assert_eq!(stem("class"), "class");
+    }
+
+    #[test]
+    fn inflected_queries_find_the_base_form() {
+        let tools = [
+            json!({"name": "delete_branch", "description": "Remove a branch."}),
+            json!({"name": "list_entries", "description": "Show the journal."}),
+        ];
+        assert_eq!(search(&tools, "deleting branches"), ["delete_branch"]);
+        assert_eq!(search(&tools, "entry"), ["list_entries"]);
+    }
+
+    #[test]
+    fn only_terms_of_three_characters_or_more_match_a_prefix() {
+        let tools = [
+            json!({"name": "get_repository"}),
+            json!({"name": "read_file"}),
+            json!({"name": "re"}),
+        ];
+        assert_eq!(search(&tools, "repo"), ["get_repository"]);
+        assert_eq!(search(&tools, "rep"), ["get_repository"]);
+        // Two characters match whole words only.
+        assert_eq!(search(&tools, "re"), ["re"]);
+        // A prefix match counts for less than the whole word.
+        let tools = [json!({"name": "reader"}), json!({"name": "read"})];
+        assert_eq!(search(&tools, "read"), ["read", "reader"]);
+    }
+
+    #[test]
+    fn a_name_match_outranks_a_description_match() {
+        let tools = [
+            json!({"name": "get_weather", "description": "Current conditions, with a forecast link."}),
+            json!({"name": "get_forecast", "description": "Weather for the next days."}),
+        ];
+        assert_eq!(search(&tools, "forecast"), ["get_forecast", "get_weather"]);
+        assert_eq!(search(&tools, "weather"), ["get_weather", "get_forecast"]);
+    }
+
+    #[test]
+    fn every_field_is_searched() {
+        let tools = [
+            json!({"name": "a", "title": "Ship parcel"}),
+            json!({"name": "b", "annotations": {"title": "Track parcel"}}),
+            json!({"name": "c", "tags": ["logistics"]}),
+            json!({"name": "d", "inputSchema": {"type": "object", "properties": {
+                "trackingNumber": {"type": "string", "description": "Carrier reference"}
+            }}}),
+            json!({"name": "e", "inputSchema": {"type": "object", "$defs": {
+                "Parcel": {"properties": {"weight": {"description": "In kilograms"}}}
+            }}}),
+        ];
+        assert_eq!(search(&tools, "ship"), ["a"]);
+        assert_eq!(search(&tools, "track"), ["b", "d"]);
+        assert_eq!(search(&tools, "logistics"), ["c"]);
+        assert_eq!(search(&tools, "number"), ["d"]);
+        assert_eq!(search(&tools, "carrier"), ["d"]);
+        assert_eq!(search(&tools, "kilograms"), ["e"]);
+        assert_eq!(search(&tools, "weight"), ["e"]);
+    }
+
+    #[test]
+    fn a_shorter_field_with_the_same_match_ranks_first() {
+        let tools = [
+            json!({"name": "create_issue_comment_reply"}),
+            json!({"name": "create_issue"}),
+        ];
+        assert_eq!(
+            search(&tools, "create issue"),
+            ["create_issue", "create_issue_comment_reply"]
+        );
+    }
+
+    #[test]
+    fn equal_scores_keep_the_catalog_order() {
+        let tools = [
+            json!({"name": "send_email"}),
+            json!({"name": "send_message"}),
+            json!({"name": "send_invoice"}),
+        ];
+        let hits = SearchIndex::new(&tools).search("send");
+        assert_eq!(
+            names(&tools, &hits),
+            ["send_email", "send_message", "send_invoice"]
+        );
+        assert_eq!(hits[0].score, hits[2].score);
+    }
+
+    #[test]
+    fn the_initials_of_name_words_match_an_abbreviation() {
+        let tools = [
+            json!({"name": "create_pull_request"}),
+            json!({"name": "send_direct_message"}),
+            json!({"name": "press"}),
+        ];
+        assert_eq!(search(&tools, "pr"), ["create_pull_request"]);
+        assert_eq!(search(&tools, "dm"), ["send_direct_message"]);
+        assert_eq!(search(&tools, "sdm"), ["send_direct_message"]);
+    }
+
+    #[test]
+    fn a_tool_whose_whole_name_the_query_holds_ranks_first() {
+        let tools = [
+            json!({"name": "slack_upload_file", "description": "Upload a file to a channel."}),
+            json!({"name": "create_channel", "description": "Create a public channel."}),
+        ];
+        assert_eq!(
+            search(&tools, "create slack channel"),
+            ["create_channel", "slack_upload_file"]
+        );
+    }
+
+    #[test]
+    fn function_words_are_left_out_unless_nothing_else_remains() {
+        let tools = [
+            json!({"name": "format_theme", "description": "Pick colours."}),
+            json!({"name": "get_weather"}),
+        ];
+        // `the` and `for` would otherwise match `theme` and `format` as prefixes.
+        assert_eq!(search(&tools, "the weather for today"), ["get_weather"]);
+        assert_eq!(search(&tools, "the"), ["format_theme"]);
+    }
+
+    #[test]
+    fn a_registry_is_indexed_with_its_tags() {
+        use crate::tool::{Annotations, Handler, InputSchema, Location, Output, ToolRegistration};
+
+        fn registration(
+            name: &'static str,
+            tags: &'static [&'static str],
+        ) -> &'static ToolRegistration {
+            Box::leak(Box::new(ToolRegistration {
+                name,
+                title: None,
+                description: "A tool.",
+                annotations: Annotations::default(),
+                tags,
+                core: false,
+                provider: "test",
+                input_schema: InputSchema::Literal(r#"{"type": "object"}"#),
+                output_schema: |_| None,
+                handler: Handler::Blocking(|_, _| Output::empty()),
+                location: Location {
+                    file: file!(),
+                    line: line!(),
+                    column: column!(),
+                    module_path: module_path!(),
+                },
+            }))
+        }
+        let registry = Registry::from_registrations([
+            registration("zeta", &["billing"]),
+            registration("alpha", &["weather"]),
+        ])
+        .expect("valid tools");
+        let index = SearchIndex::from_registry(&registry);
+        let found: Vec<&str> = index
+            .search("billing")
+            .iter()
+            .map(|hit| registry.tools()[hit.index].name())
+            .collect();
+        assert_eq!(found, ["zeta"]);
+        // The manifest carries no tags, but names and descriptions are searched all the same.
+        let index = SearchIndex::from_manifest(registry.manifest());
+        assert!(index.search("billing").is_empty());
+        assert_eq!(index.search("alpha")[0].index, 0);
+        assert_eq!(index.len(), 2);
+    }
+
+    #[test]
+    fn a_query_without_words_lists_every_tool_in_order() {
+        let tools = [json!({"name": "b"}), json!({"name": "a"})];
+        let index = SearchIndex::new(&tools);
+        for query in ["", "  ", "?!"] {
+            assert_eq!(
+                index.search(query),
+                [
+                    Hit {
+                        index: 0,
+                        score: 0.0
+                    },
+                    Hit {
+                        index: 1,
+                        score: 0.0
+                    }
+                ]
+            );
+        }
+        assert!(index.search("nothing").is_empty());
+        assert!(SearchIndex::new(&[]).search("anything").is_empty());
+        assert_eq!(index.len(), 2);
+    }
+}
