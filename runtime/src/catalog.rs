@@ -599,6 +599,25 @@ mod tests {
     }
 
     #[test]
+    fn name_coverage_is_the_share_of_name_words_the_query_holds() {
+        let tools = [
+            json!({"name": "create_channel"}),
+            json!({"name": "slack_upload_file"}),
+        ];
+        let index = SearchIndex::new(&tools);
+        let terms = |query: &str| -> Vec<String> { words(query).iter().map(|w| stem(w)).collect() };
+        assert_eq!(index.name_coverage(0, &terms("create slack channel")), 1.0);
+        assert_eq!(
+            index.name_coverage(1, &terms("create slack channel")),
+            1.0 / 3.0
+        );
+        // Stems and prefixes count as they do for matching.
+        assert_eq!(index.name_coverage(1, &terms("slack uploads")), 2.0 / 3.0);
+        assert_eq!(index.name_coverage(0, &terms("chan")), 0.5);
+        assert_eq!(index.name_coverage(0, &terms("ch")), 0.0);
+    }
+
+    #[test]
     fn function_words_are_left_out_unless_nothing_else_remains() {
         let tools = [
             json!({"name": "format_theme", "description": "Pick colours."}),
