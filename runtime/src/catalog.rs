@@ -175,7 +175,12 @@ impl SearchIndex {
         let mut lengths: Vec<[usize; FIELDS.len()]> = Vec::new();
         let mut names = Vec::new();
         for (tool, fields) in documents.enumerate() {
-            names.push(fields[0].iter().map(|word| stem(word)).collect());
+            names.push(
+                fields[Field::Name as usize]
+                    .iter()
+                    .map(|word| stem(word))
+                    .collect(),
+            );
             let mut length = [0; FIELDS.len()];
             for (field, words) in fields.into_iter().enumerate() {
                 length[field] = words.len();
@@ -255,6 +260,9 @@ impl SearchIndex {
         let tools = self.len() as f64;
         let mut scores = vec![0.0; self.len()];
         let mut frequency = vec![0.0; self.len()];
+        // BM25F: a term's occurrences are weighted and length-normalised per field, then summed
+        // and saturated once, so a word found in the name, the tags and the description adds up
+        // to one strong match, not three independent ones.
         for term in &terms {
             frequency.iter_mut().for_each(|f| *f = 0.0);
             let mut matched = 0usize;
