@@ -81,26 +81,21 @@ fn str_of(value: Option<&Value>) -> &str {
 }
 
 fn score(parts: &Parts, terms: &[String]) -> u32 {
-    let points = |part: &[String], term: &str, points: u32| {
-        if part.iter().any(|word| matches(word, term)) {
-            points
-        } else {
-            0
+    let mut total = 0;
+    for term in terms {
+        let found_in = |part: &[String]| part.iter().any(|word| matches(word, term));
+        if parts.name.contains(term) {
+            total += 4;
+        } else if found_in(&parts.name) {
+            total += 2;
         }
-    };
-    terms
-        .iter()
-        .map(|term| {
-            let name = if parts.name.iter().any(|word| word == term) {
-                4
-            } else {
-                points(&parts.name, term, 2)
-            };
-            name + points(&parts.tags, term, 3)
-                + points(&parts.arguments, term, 2)
-                + points(&parts.text, term, 1)
-        })
-        .sum()
+        for (part, points) in [(&parts.tags, 3), (&parts.arguments, 2), (&parts.text, 1)] {
+            if found_in(part) {
+                total += points;
+            }
+        }
+    }
+    total
 }
 
 /// A whole-word match, or a term of three characters or more that starts the word.
@@ -111,30 +106,23 @@ fn matches(word: &str, term: &str) -> bool {
 /// Lowercase words: split at anything but a letter or digit, and before a capital that follows a
 /// lowercase letter or a digit.
 fn words(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut current = String::new();
-    let mut previous: Option<char> = None;
-    for c in text.chars() {
-        if !c.is_alphanumeric() {
-            if !current.is_empty() {
-                out.push(std::mem::take(&mut current));
+    let mut found = Vec::new();
+    for run in text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|run| !run.is_empty())
+    {
+        let mut start = 0;
+        let mut last: Option<char> = None;
+        for (at, c) in run.char_indices() {
+            if c.is_uppercase() && last.is_some_and(|l| l.is_lowercase() || l.is_numeric()) {
+                found.push(run[start..at].to_lowercase());
+                start = at;
             }
-            previous = None;
-            continue;
+            last = Some(c);
         }
-        if c.is_uppercase()
-            && previous.is_some_and(|p| p.is_lowercase() || p.is_numeric())
-            && !current.is_empty()
-        {
-            out.push(std::mem::take(&mut current));
-        }
-        current.extend(c.to_lowercase());
-        previous = Some(c);
+        found.push(run[start..].to_lowercase());
     }
-    if !current.is_empty() {
-        out.push(current);
-    }
-    out
+    found
 }
 
 /// Property names of the schema's root and of each `$defs` entry, without the seed's two wrapper
