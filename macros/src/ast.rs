@@ -67,6 +67,14 @@ pub(crate) enum Output {
 }
 
 impl Tool {
+    /// The parameters that are arguments (not the context), in order.
+    pub(crate) fn arguments(&self) -> impl Iterator<Item = (&Param, &Argument)> {
+        self.params.iter().filter_map(|p| match &p.role {
+            Role::Argument(arg) => Some((p, &**arg)),
+            Role::Context { .. } => None,
+        })
+    }
+
     pub(crate) fn from_fn(mut func: ItemFn, attr: ToolAttr, errors: &mut Errors) -> Tool {
         let mut params = Vec::new();
         for input in &mut func.sig.inputs {

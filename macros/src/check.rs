@@ -157,6 +157,7 @@ pub(crate) fn tool(tool: &Tool, errors: &mut Errors) {
         }
         tags.push(value);
     }
+    context_params(tool, errors);
     if let Some(lit) = &tool.attr.input_schema {
         if let Err(reason) = json::object_schema(&lit.value()) {
             errors.push(syn::Error::new(
@@ -170,112 +171,98 @@ pub(crate) fn tool(tool: &Tool, errors: &mut Errors) {
     }
 }
 
+/// A tool has one call context at most, whatever describes its arguments.
+fn context_params(tool: &Tool, errors: &mut Errors) {
+    let contexts = tool
+        .params
+        .iter()
+        .filter(|param| matches!(param.role, Role::Context { .. }));
+    for extra in contexts.skip(1) {
+        errors.push(syn::Error::new_spanned(
+            &extra.ty,
+            "a tool takes at most one `Context` parameter; remove this one",
+        ));
+    }
+}
+
 /// With a literal input schema nothing is derived from the parameters, so the schema alone must
 /// describe the arguments: one parameter receives the whole arguments object, and nothing on it
 /// may pretend to describe or rename a property.
 fn literal_params(tool: &Tool, errors: &mut Errors) {
-    let mut context_seen = false;
     let mut argument_seen = false;
-    for param in &tool.params {
-        match &param.role {
-            Role::Context { .. } => {
-                if context_seen {
-                    errors.push(syn::Error::new_spanned(
-                        &param.ty,
-                        "a tool takes at most one `Context` parameter; remove this one",
-                    ));
-                }
-                context_seen = true;
-            }
-            Role::Argument(arg) => {
-                if argument_seen {
-                    errors.push(syn::Error::new_spanned(
-                        &param.ty,
-                        "a tool with `input_schema` takes its arguments as one parameter, which \
-                         receives the whole arguments object: take one `serde_json::Value`, \
-                         `serde_json::Map<String, Value>` or `Deserialize` struct instead of \
-                         several",
-                    ));
-                }
-                argument_seen = true;
-                if let Some(span) = arg.attr.span {
-                    errors.push(syn::Error::new(
-                        span,
-                        "`#[arg]` has no effect with `input_schema`: the parameter receives the \
-                         whole arguments object as the schema describes it; remove the attribute",
-                    ));
-                } else if arg.description.is_some() {
-                    errors.push(syn::Error::new(
-                        param.ident.span(),
-                        "with `input_schema`, the parameter is not a property of its own, so its \
-                         doc comment would describe nothing; put descriptions in the schema",
-                    ));
-                }
-            }
+    for (param, arg) in tool.arguments() {
+        if argument_seen {
+            errors.push(syn::Error::new_spanned(
+                &param.ty,
+                "a tool with `input_schema` takes its arguments as one parameter, which \
+                 receives the whole arguments object: take one `serde_json::Value`, \
+                 `serde_json::Map<String, Value>` or `Deserialize` struct instead of \
+                 several",
+            ));
+        }
+        argument_seen = true;
+        if let Some(span) = arg.attr.span {
+            errors.push(syn::Error::new(
+                span,
+                "`#[arg]` has no effect with `input_schema`: the parameter receives the \
+                 whole arguments object as the schema describes it; remove the attribute",
+            ));
+        } else if arg.description.is_some() {
+            errors.push(syn::Error::new(
+                param.ident.span(),
+                "with `input_schema`, the parameter is not a property of its own, so its \
+                 doc comment would describe nothing; put descriptions in the schema",
+            ));
         }
     }
 }
 
 fn params(tool: &Tool, errors: &mut Errors) {
-    let mut context_seen = false;
     let mut properties: Vec<&str> = Vec::new();
-    for param in &tool.params {
-        match &param.role {
-            Role::Context { .. } => {
-                if context_seen {
-                    errors.push(syn::Error::new_spanned(
-                        &param.ty,
-                        "a tool takes at most one `Context` parameter; remove this one",
-                    ));
-                }
-                context_seen = true;
+    for (param, arg) in tool.arguments() {
+        if let Some(flatten) = arg.attr.flatten {
+            if arg.attr.rename.is_some() || arg.attr.default.is_some() {
+                errors.push(syn::Error::new(
+                    flatten,
+                    "`flatten` merges the struct's fields into the arguments, so it \
+                     takes no `rename` or `default`; put those on the struct's fields",
+                ));
+            } else if arg.description.is_some() {
+                errors.push(syn::Error::new(
+                    flatten,
+                    "a flattened parameter is not an argument of its own, so its doc \
+                     comment would describe nothing; document the struct's fields instead",
+                ));
             }
-            Role::Argument(arg) => {
-                if let Some(flatten) = arg.attr.flatten {
-                    if arg.attr.rename.is_some() || arg.attr.default.is_some() {
-                        errors.push(syn::Error::new(
-                            flatten,
-                            "`flatten` merges the struct's fields into the arguments, so it \
-                             takes no `rename` or `default`; put those on the struct's fields",
-                        ));
-                    } else if arg.description.is_some() {
-                        errors.push(syn::Error::new(
-                            flatten,
-                            "a flattened parameter is not an argument of its own, so its doc \
-                             comment would describe nothing; document the struct's fields instead",
-                        ));
-                    }
-                    continue;
-                }
-                if let Some(rename) = &arg.attr.rename
-                    && let Err(reason) = wire_name(&rename.value())
-                {
-                    errors.push(syn::Error::new(
-                        rename.span(),
-                        format!(
-                            "`{}` is not a valid argument name: {reason}",
-                            rename.value()
-                        ),
-                    ));
-                }
-                if properties.contains(&arg.property.as_str()) {
-                    let span = arg
-                        .attr
-                        .rename
-                        .as_ref()
-                        .map_or_else(|| param.ident.span(), LitStr::span);
-                    errors.push(syn::Error::new(
-                        span,
-                        format!(
-                            "two parameters are both named `{}` in the input schema; rename one \
-                             with `#[arg(rename = \"...\")]`",
-                            arg.property
-                        ),
-                    ));
-                }
-                properties.push(&arg.property);
-            }
+            continue;
         }
+        if let Some(rename) = &arg.attr.rename
+            && let Err(reason) = wire_name(&rename.value())
+        {
+            errors.push(syn::Error::new(
+                rename.span(),
+                format!(
+                    "`{}` is not a valid argument name: {reason}",
+                    rename.value()
+                ),
+            ));
+        }
+        if properties.contains(&arg.property.as_str()) {
+            let span = arg
+                .attr
+                .rename
+                .as_ref()
+                .map_or_else(|| param.ident.span(), LitStr::span);
+            errors.push(syn::Error::new(
+                span,
+                format!(
+                    "two parameters are both named `{}` in the input schema; rename one \
+                     with `#[arg(rename = \"...\")]`",
+                    arg.property
+                ),
+            ));
+        }
+        properties.push(&arg.property);
     }
 }
 

@@ -39,14 +39,7 @@ fn generate(tool: &Tool) -> TokenStream {
     let serde_crate = format!("{krate_string}::__private::serde");
     let schemars_crate = format!("{krate_string}::__private::schemars");
 
-    let arguments: Vec<(&Param, &Argument)> = tool
-        .params
-        .iter()
-        .filter_map(|p| match &p.role {
-            Role::Argument(arg) => Some((p, &**arg)),
-            Role::Context { .. } => None,
-        })
-        .collect();
+    let arguments: Vec<(&Param, &Argument)> = tool.arguments().collect();
     // Each argument without a default is a type parameter of the arguments struct, so that the
     // derives hold for any types and the user's types meet a bound only where `#input` names
     // them, at their own spans: a type that cannot be an argument is then one error at that type

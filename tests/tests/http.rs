@@ -267,11 +267,16 @@ impl Http {
 
     /// POSTs in a session, at protocol 2025-11-25.
     async fn in_session(&self, session: &str, body: &Value) -> Answer {
+        self.in_session_at(session, "2025-11-25", body).await
+    }
+
+    /// POSTs in a session with this `MCP-Protocol-Version` header.
+    async fn in_session_at(&self, session: &str, version: &str, body: &Value) -> Answer {
         self.post(
             body,
             &[
                 ("mcp-session-id", session),
-                ("mcp-protocol-version", "2025-11-25"),
+                ("mcp-protocol-version", version),
             ],
         )
         .await
@@ -619,13 +624,11 @@ async fn a_call_that_reports_progress_is_answered_with_events() {
     // broken message.
     let session = http.initialize_at("2025-06-18").await;
     let answer = http
-        .post(
+        .in_session_at(
+            &session,
+            "2025-06-18",
             &json!({"jsonrpc": "2.0", "id": 10, "method": "tools/call",
                 "params": {"name": "count_up", "arguments": {"n": 1}}}),
-            &[
-                ("mcp-session-id", &session),
-                ("mcp-protocol-version", "2025-06-18"),
-            ],
         )
         .await;
     let events = answer.events();
@@ -661,15 +664,7 @@ async fn an_unsupported_protocol_version_header_is_400() {
     let http = Http::start().await;
     let session = http.initialize().await;
     for version in ["invalid-protocol-version", "2000-01-01", "2099-01-01"] {
-        let answer = http
-            .post(
-                &tools_list(1),
-                &[
-                    ("mcp-session-id", &session),
-                    ("mcp-protocol-version", version),
-                ],
-            )
-            .await;
+        let answer = http.in_session_at(&session, version, &tools_list(1)).await;
         assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{version}");
         assert_eq!(answer.error().0, -32600);
         // Before initialize too.
@@ -679,15 +674,7 @@ async fn an_unsupported_protocol_version_header_is_400() {
         assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{version}");
     }
     for version in ["2025-11-25", "2025-06-18", "2025-03-26"] {
-        let answer = http
-            .post(
-                &tools_list(2),
-                &[
-                    ("mcp-session-id", &session),
-                    ("mcp-protocol-version", version),
-                ],
-            )
-            .await;
+        let answer = http.in_session_at(&session, version, &tools_list(2)).await;
         assert_eq!(answer.status, StatusCode::OK, "{version}");
     }
     http.stop().await;
@@ -1075,13 +1062,11 @@ async fn a_client_before_2025_11_25_gets_its_stream_whole() {
     let http = Http::start().await;
     let session = http.initialize_at("2025-06-18").await;
     let answer = http
-        .post(
+        .in_session_at(
+            &session,
+            "2025-06-18",
             &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
                 "params": {"name": "poll_later", "arguments": {"ms": 10}}}),
-            &[
-                ("mcp-session-id", &session),
-                ("mcp-protocol-version", "2025-06-18"),
-            ],
         )
         .await;
     // It could not resume: the request to end the stream is ignored.

@@ -138,11 +138,8 @@ pub(crate) fn result(id: &Value, result: &Value) -> Vec<u8> {
 
 /// A result response around a result serialised ahead of time.
 pub(crate) fn result_bytes(id: &Value, result: &[u8]) -> Vec<u8> {
-    let id = serde_json::to_vec(id).expect("a JSON value serialises");
-    let mut out = Vec::with_capacity(result.len() + id.len() + 40);
-    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-    out.extend_from_slice(&id);
-    out.extend_from_slice(br#","result":"#);
+    let mut out = result_head(id);
+    out.reserve(result.len() + 1);
     out.extend_from_slice(result);
     out.push(b'}');
     out
