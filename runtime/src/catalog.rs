@@ -380,7 +380,7 @@ fn initials(name: &[String]) -> Vec<String> {
 /// a camelCase boundary: a capital after a lowercase letter or a digit (`listV2Invoices` gives
 /// `list`, `v2`, `invoices`), or the last capital of a run that a lowercase letter follows
 /// (`HTTPServer` gives `http`, `server`). Digits stay with their letters: `k8s`, `s3`, `v2`.
-fn words(text: &str) -> Vec<String> {
+pub(crate) fn words(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut current = String::new();
     let chars: Vec<char> = text.chars().collect();

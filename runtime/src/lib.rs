@@ -60,6 +60,7 @@ mod content;
 mod context;
 mod manifest;
 mod names;
+mod progressive;
 mod registry;
 mod schema;
 mod server;
@@ -70,6 +71,7 @@ pub use content::{Content, EmbeddedResource, ToolResult};
 pub use context::{ClientRequestError, Context, LogLevel};
 pub use manifest::{Change, Manifest, Severity, diff};
 pub use names::{CANONICAL_PREFIX, CanonicalName, NameError, is_provider};
+pub use progressive::{Catalog, UnknownCatalog};
 pub use registry::{Conflict, Registry, RegistryError, Tool};
 pub use schema::{
     NameCollision, Profile, ProfileError, ProfileReport, Rendering, UnknownProfile, render,

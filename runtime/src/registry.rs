@@ -124,6 +124,14 @@ pub enum Conflict {
         /// Where the tool is defined.
         location: Location,
     },
+    /// A tool named like a meta-tool of the progressive catalog (`search_tools`, `call_tool`),
+    /// served in that mode.
+    ReservedName {
+        /// The name.
+        name: String,
+        /// Where the tool is defined.
+        location: Location,
+    },
     /// A schema that is not valid JSON Schema 2020-12.
     InvalidSchema {
         /// The tool.
@@ -180,6 +188,12 @@ impl fmt::Display for Conflict {
                 "tool `{tool}` at {location}: `$ref` `{reference}` points to no definition in \
                  the schema"
             ),
+            Conflict::ReservedName { name, location } => write!(
+                f,
+                "tool `{name}` at {location}: the progressive catalog has a tool of its own by \
+                 that name; rename this one with `#[mcp_tool(name = \"...\")]`, or serve the full \
+                 catalog"
+            ),
             Conflict::InvalidSchema {
                 tool,
                 error,
@@ -193,6 +207,10 @@ impl fmt::Display for Conflict {
 }
 
 impl RegistryError {
+    pub(crate) fn new(conflicts: Vec<Conflict>) -> RegistryError {
+        RegistryError { conflicts }
+    }
+
     /// Every conflict found.
     pub fn conflicts(&self) -> &[Conflict] {
         &self.conflicts

@@ -168,3 +168,26 @@ fn a_file_that_is_not_a_manifest_is_refused() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("is not a manifest"), "{stderr}");
 }
+
+#[test]
+fn search_prints_the_tools_best_first() {
+    let output = notes_server(&["--search", "delete a note"]);
+    assert!(output.status.success(), "{output:?}");
+    let text = stdout(&output);
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.starts_with(" 1  ") && first.ends_with("delete_note   Delete a note for good."),
+        "{text}"
+    );
+    assert_eq!(
+        text.lines().count(),
+        10,
+        "every tool has the word `note`: {text}"
+    );
+
+    let none = notes_server(&["--search", "kubernetes"]);
+    assert_eq!(none.status.code(), Some(1));
+    assert_eq!(stdout(&none), "");
+    let stderr = String::from_utf8_lossy(&none.stderr);
+    assert!(stderr.contains("no tool matches `kubernetes`"), "{stderr}");
+}

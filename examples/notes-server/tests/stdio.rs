@@ -54,9 +54,14 @@ struct Ended {
 
 impl NotesServer {
     fn spawn(data: &Path) -> NotesServer {
+        NotesServer::spawn_with(data, &[])
+    }
+
+    fn spawn_with(data: &Path, args: &[&str]) -> NotesServer {
         let mut child = Command::new(env!("CARGO_BIN_EXE_notes-server"))
             .arg("--data")
             .arg(data)
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -324,4 +329,52 @@ fn notes_over_stdio_survive_a_restart() {
         })
     );
     assert_success(&again.finish());
+}
+
+#[test]
+fn the_progressive_catalog_lists_the_core_tools_and_finds_the_others() {
+    let data = TempFile::new("progressive");
+    let mut server = NotesServer::spawn_with(&data.0, &["--catalog", "progressive"]);
+    let init = server.initialize();
+    assert!(
+        init["instructions"]
+            .as_str()
+            .unwrap()
+            .ends_with("call `call_tool` with its name and arguments."),
+        "{init}"
+    );
+    let listed = server.request(1, "tools/list", json!({}));
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "search_tools",
+            "call_tool",
+            "add_note",
+            "list_notes",
+            "search_notes"
+        ]
+    );
+    let found = server.call(2, "search_tools", json!({"query": "tag note"}));
+    assert_eq!(found["structuredContent"]["tools"][0]["name"], "tag_note");
+    let added = server.call(3, "add_note", json!({"title": "T", "body": "B"}));
+    let id = added["structuredContent"]["id"].clone();
+    let tagged = server.call(
+        4,
+        "call_tool",
+        json!({"name": "tag_note", "arguments": {"id": id, "tags": ["x"]}}),
+    );
+    assert_eq!(
+        tagged["structuredContent"]["tags"],
+        json!(["x"]),
+        "{tagged}"
+    );
+    let refused = server.call(5, "call_tool", json!({"name": "search_tools"}));
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert_success(&server.finish());
 }

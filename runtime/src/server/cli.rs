@@ -6,7 +6,10 @@ use std::process::ExitCode;
 use serde_json::Value;
 
 use super::{Server, init_logging};
+use crate::catalog::SearchIndex;
 use crate::manifest::{Severity, diff};
+use crate::progressive::{Catalog, UnknownCatalog};
+use crate::registry::Registry;
 use crate::schema::{Profile, render};
 
 /// The options every toolwright server understands, for its command line.
@@ -62,6 +65,25 @@ pub struct ServerArgs {
     )]
     pub http: Option<String>,
 
+    /// How tools/list presents the tools: full (every tool) or progressive (the core tools, and
+    /// search_tools and call_tool to find and run the others). Overrides the server's code.
+    #[arg(
+        long,
+        value_name = "MODE",
+        value_parser = catalog_mode,
+        conflicts_with_all = ["print_manifest", "diff"],
+    )]
+    pub catalog: Option<Catalog>,
+
+    /// Print the tools that best match QUERY, best first, as the progressive catalog's
+    /// search_tools ranks them, and exit.
+    #[arg(
+        long,
+        value_name = "QUERY",
+        conflicts_with_all = ["print_manifest", "diff", "http", "catalog"],
+    )]
+    pub search: Option<String>,
+
     /// With --http, require `Authorization: Bearer TOKEN` on every request.
     #[arg(
         long,
@@ -85,7 +107,7 @@ pub struct ServerArgs {
 impl ServerArgs {
     /// Whether these options ask to serve, rather than to print something and exit.
     pub fn serves(&self) -> bool {
-        !self.print_manifest && self.diff.is_none()
+        !self.print_manifest && self.diff.is_none() && self.search.is_none()
     }
 }
 
@@ -107,6 +129,9 @@ impl Server {
 
     /// Prints the manifest, diffs it, or serves on stdio or over HTTP, as `args` say.
     pub fn run_with(mut self, args: &ServerArgs) -> ExitCode {
+        if let Some(catalog) = args.catalog {
+            self = self.catalog(catalog);
+        }
         if args.serves() {
             let Some(addr) = &args.http else {
                 return self.run_stdio();
@@ -138,6 +163,9 @@ impl Server {
         for note in registry.manifest().notes() {
             eprintln!("note: {note}");
         }
+        if let Some(query) = &args.search {
+            return print_search(&registry, query);
+        }
         let manifest = registry.manifest().as_json();
         match &args.diff {
             Some(old) => print_diff(old, manifest),
@@ -164,6 +192,41 @@ fn http_addr(value: &str) -> Result<String, String> {
             "expected HOST:PORT (127.0.0.1:8080, [::1]:8080, 0.0.0.0:8080) or a PORT, not `{value}`"
         )),
     }
+}
+
+/// `--catalog`'s value, with the modes listed in `--help` and in the error for another.
+fn catalog_mode(value: &str) -> Result<Catalog, String> {
+    value.parse().map_err(|err: UnknownCatalog| err.to_string())
+}
+
+/// One line per matching tool, best first: rank, score, name and the first line of its
+/// description. Exit status 1 when nothing matches, as `grep` has it.
+fn print_search(registry: &Registry, query: &str) -> ExitCode {
+    let hits = SearchIndex::from_registry(registry).search(query);
+    if hits.is_empty() {
+        eprintln!("no tool matches `{query}`");
+        return ExitCode::FAILURE;
+    }
+    let tools = registry.tools();
+    let width = hits
+        .iter()
+        .map(|hit| tools[hit.index].wire_name().len())
+        .max()
+        .unwrap_or(0);
+    let rank_width = hits.len().to_string().len();
+    let mut out = String::new();
+    for (rank, hit) in hits.iter().enumerate() {
+        let tool = &tools[hit.index];
+        let summary = tool.description().lines().next().unwrap_or("");
+        out.push_str(&format!(
+            "{:>rank_width$}  {:>6.2}  {:<width$}  {summary}\n",
+            rank + 1,
+            hit.score,
+            tool.wire_name(),
+        ));
+    }
+    print!("{out}");
+    ExitCode::SUCCESS
 }
 
 fn print_manifest(manifest: &Value, profile: Profile) -> ExitCode {

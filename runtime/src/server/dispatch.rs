@@ -32,6 +32,7 @@ use super::jsonrpc::{
 use super::requests::ClientRequests;
 use crate::context::{ClientRequestError, Context, Peer};
 use crate::manifest::Manifest;
+use crate::progressive::{CALL_TOOL, Catalog, Progressive, SEARCH_TOOL, unwrap_call};
 use crate::registry::{Registry, Tool};
 use crate::tool::{BoxFuture, Handler, Output, Produced};
 use crate::{LogLevel, ToolResult};
@@ -67,6 +68,23 @@ pub(crate) struct Dispatcher {
     result_meta: Value,
     /// How long a call waits for the client to answer a request of its own.
     client_request_timeout: Duration,
+    /// The progressive catalog's search, in that mode.
+    progressive: Option<Progressive>,
+}
+
+/// What a server's author chose, for [`Dispatcher::new`].
+pub(crate) struct Settings {
+    /// Who the server says it is (`serverInfo`).
+    pub(crate) name: String,
+    pub(crate) version: String,
+    pub(crate) instructions: Option<String>,
+    /// The most tools on one `tools/list` page; `None`: all on one.
+    pub(crate) page_size: Option<usize>,
+    /// How long stateless-era clients may cache what `server/discover` and `tools/list` return.
+    pub(crate) cache_ttl: Duration,
+    /// How long a call waits for the client to answer a request of its own.
+    pub(crate) client_request_timeout: Duration,
+    pub(crate) catalog: Catalog,
 }
 
 /// Where the messages a call sends while it runs (progress, log messages) go: the connection's
@@ -211,18 +229,17 @@ fn has_envelope(params: &Value) -> bool {
 }
 
 impl Dispatcher {
-    /// A dispatcher for these tools. `page_size` bounds the tools on one `tools/list` page
-    /// (`None`: all on one); `cache_ttl` is how long stateless-era clients may cache what
-    /// `server/discover` and `tools/list` return.
-    pub(crate) fn new(
-        registry: Registry,
-        name: String,
-        version: String,
-        instructions: Option<String>,
-        page_size: Option<usize>,
-        cache_ttl: Duration,
-        client_request_timeout: Duration,
-    ) -> Dispatcher {
+    /// A dispatcher for these tools, as `settings` say.
+    pub(crate) fn new(registry: Registry, settings: Settings) -> Dispatcher {
+        let Settings {
+            name,
+            version,
+            instructions,
+            page_size,
+            cache_ttl,
+            client_request_timeout,
+            catalog,
+        } = settings;
         let result_meta = json!({ SERVER_INFO_KEY: { "name": name, "version": version } });
         let ttl_ms = u64::try_from(cache_ttl.as_millis()).unwrap_or(u64::MAX);
         // The tool list and the server's description are the same for every client.
@@ -240,7 +257,21 @@ impl Dispatcher {
         if let Some(instructions) = &instructions {
             discover["instructions"] = json!(instructions);
         }
-        let listing = Listing::new(registry.manifest(), page_size, &cacheable);
+        let progressive = (catalog == Catalog::Progressive).then(|| Progressive::new(&registry));
+        // In progressive mode the list holds the meta-tools, then the core tools.
+        let listed: Option<Vec<Vec<u8>>> = progressive.as_ref().map(|_| {
+            let core = registry.tools().iter().filter(|tool| tool.is_core());
+            Progressive::meta_descriptors(&registry)
+                .into_iter()
+                .chain(core.map(|tool| tool.json().to_vec()))
+                .collect()
+        });
+        let listing = Listing::new(
+            registry.manifest(),
+            listed.as_deref(),
+            page_size,
+            &cacheable,
+        );
         Dispatcher {
             registry,
             name,
@@ -250,6 +281,7 @@ impl Dispatcher {
             discover: serde_json::to_vec(&discover).expect("a JSON value serialises"),
             result_meta,
             client_request_timeout,
+            progressive,
         }
     }
 
@@ -497,6 +529,51 @@ impl Dispatcher {
         result
     }
 
+    /// The tool a `tools/call` runs, and its arguments: the named tool, or in progressive mode
+    /// the tool `call_tool` names. `search_tools` answers here, at once.
+    fn resolve(&self, params: &mut Value) -> Result<(&Tool, Value), Refusal> {
+        let arguments = params.get_mut("arguments").map(Value::take);
+        let Some(name) = params.get("name").and_then(Value::as_str) else {
+            return Err(Refusal::Protocol(
+                "`tools/call` needs a `name` string".to_owned(),
+            ));
+        };
+        let arguments = match arguments {
+            None | Some(Value::Null) => Value::Object(Default::default()),
+            Some(args @ Value::Object(_)) => args,
+            Some(_) => {
+                return Err(Refusal::Protocol(
+                    "`arguments` must be an object".to_owned(),
+                ));
+            }
+        };
+        let Some(progressive) = &self.progressive else {
+            return match self.registry.get(name) {
+                Some(tool) => Ok((tool, arguments)),
+                None => Err(Refusal::Protocol(format!("unknown tool `{name}`"))),
+            };
+        };
+        let unknown = |name: &str| {
+            format!("unknown tool `{name}`: `{SEARCH_TOOL}` finds the tools this server has")
+        };
+        match name {
+            SEARCH_TOOL => Err(Refusal::Tool(
+                progressive.search(&self.registry, &arguments),
+            )),
+            CALL_TOOL => {
+                let (name, arguments) = unwrap_call(arguments).map_err(Refusal::Tool)?;
+                match self.registry.get(&name) {
+                    Some(tool) => Ok((tool, arguments)),
+                    None => Err(Refusal::Tool(ToolResult::error(unknown(&name)))),
+                }
+            }
+            name => match self.registry.get(name) {
+                Some(tool) => Ok((tool, arguments)),
+                None => Err(Refusal::Protocol(unknown(name))),
+            },
+        }
+    }
+
     fn call_tool(
         self: &Arc<Self>,
         session: &Arc<Session>,
@@ -506,32 +583,17 @@ impl Dispatcher {
         wire: Wire,
         caller: Caller,
     ) -> Step {
-        let Some(name) = params.get("name").and_then(Value::as_str) else {
-            return Step::Reply(jsonrpc::error(
-                &id,
-                INVALID_PARAMS,
-                "`tools/call` needs a `name` string",
-            ));
-        };
-        let Some(tool) = self.registry.get(name) else {
-            return Step::Reply(jsonrpc::error(
-                &id,
-                INVALID_PARAMS,
-                &format!("unknown tool `{name}`"),
-            ));
-        };
-        let name = tool.wire_name();
-        let arguments = match params.get_mut("arguments").map(Value::take) {
-            None | Some(Value::Null) => Value::Object(Default::default()),
-            Some(args @ Value::Object(_)) => args,
-            Some(_) => {
-                return Step::Reply(jsonrpc::error(
-                    &id,
-                    INVALID_PARAMS,
-                    "`arguments` must be an object",
-                ));
+        let (tool, arguments) = match self.resolve(&mut params) {
+            Ok(found) => found,
+            Err(Refusal::Protocol(message)) => {
+                return Step::Reply(jsonrpc::error(&id, INVALID_PARAMS, &message));
+            }
+            Err(Refusal::Tool(result)) => {
+                let result = serde_json::to_value(result).expect("a tool result serialises");
+                return Step::Reply(jsonrpc::result(&id, &self.shape(result, wire)));
             }
         };
+        let name = tool.wire_name();
         if let Err(problems) = tool.check_arguments(&arguments) {
             let text = problem_text(&format!("invalid arguments for tool `{name}`"), &problems);
             let result = serde_json::to_value(ToolResult::error(text)).expect("serialises");
@@ -585,6 +647,15 @@ impl Dispatcher {
             outcome.map(|result| jsonrpc::result(&id, &dispatcher.shape(result, wire)))
         }))
     }
+}
+
+/// Why a `tools/call` does not run a tool.
+enum Refusal {
+    /// A malformed request or an unknown tool: a JSON-RPC error.
+    Protocol(String),
+    /// An answer for the model: the progressive catalog's search, or a `call_tool` that cannot
+    /// run what it names.
+    Tool(ToolResult),
 }
 
 /// What the server offers, in both eras.
@@ -693,23 +764,38 @@ struct Listing {
 }
 
 impl Listing {
-    fn new(manifest: &Manifest, page_size: Option<usize>, cacheable: &Value) -> Listing {
+    /// The pages of the manifest's tools, or, when `listed` says, of these tools instead (the
+    /// progressive catalog's).
+    fn new(
+        manifest: &Manifest,
+        listed: Option<&[Vec<u8>]>,
+        page_size: Option<usize>,
+        cacheable: &Value,
+    ) -> Listing {
         let members = serde_json::to_vec(cacheable).expect("a JSON value serialises");
         let stateless_members = members[1..members.len() - 1].to_vec();
-        let tools: Vec<&[u8]> = manifest.tool_bytes().collect();
+        let tools: Vec<&[u8]> = match listed {
+            Some(listed) => listed.iter().map(Vec::as_slice).collect(),
+            None => manifest.tool_bytes().collect(),
+        };
         let size = match page_size {
             Some(size) if tools.len() > size => size,
-            _ => {
+            _ if listed.is_none() => {
                 return Listing {
                     pages: vec![manifest.shared_bytes()],
                     cursors: Vec::new(),
                     stateless_members,
                 };
             }
+            _ => tools.len().max(1),
         };
-        let chunks: Vec<&[&[u8]]> = tools.chunks(size).collect();
+        let chunks: Vec<&[&[u8]]> = if tools.is_empty() {
+            vec![&[]]
+        } else {
+            tools.chunks(size).collect()
+        };
         let cursors: Vec<String> = (1..chunks.len())
-            .map(|page| cursor(manifest, page))
+            .map(|page| cursor(manifest, listed.is_some(), page))
             .collect();
         let pages = chunks
             .iter()
@@ -742,11 +828,13 @@ impl Listing {
     }
 }
 
-/// The cursor for a page: opaque to clients, and tied to this tool list by the manifest's hash,
-/// so a cursor from another build of the server is refused rather than misread.
-fn cursor(manifest: &Manifest, page: usize) -> String {
+/// The cursor for a page: opaque to clients, and tied to this tool list by the manifest's hash
+/// and the catalog mode, so a cursor from another build of the server is refused rather than
+/// misread.
+fn cursor(manifest: &Manifest, progressive: bool, page: usize) -> String {
     let hash = &manifest.sha256()[..16];
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{hash}:{page}"))
+    let mode = if progressive { "p" } else { "" };
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{hash}:{mode}{page}"))
 }
 
 fn set_level(session: &Session, id: &Value, params: &Value) -> Vec<u8> {

@@ -14,8 +14,9 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::Semaphore;
 
-use crate::registry::{Registry, RegistryError};
-use dispatch::Dispatcher;
+use crate::progressive::{self, Catalog};
+use crate::registry::{Conflict, Registry, RegistryError};
+use dispatch::{Dispatcher, Settings};
 
 pub use cli::ServerArgs;
 pub(crate) use dispatch::PROTOCOL_VERSIONS;
@@ -70,6 +71,7 @@ pub struct Server {
     page_size: Option<usize>,
     cache_ttl: Duration,
     client_request_timeout: Duration,
+    catalog: Catalog,
 }
 
 /// Why a server stopped or could not start.
@@ -100,6 +102,7 @@ impl Server {
             page_size: None,
             cache_ttl: DEFAULT_CACHE_TTL,
             client_request_timeout: DEFAULT_CLIENT_REQUEST_TIMEOUT,
+            catalog: Catalog::Full,
         }
     }
 
@@ -178,6 +181,23 @@ impl Server {
         self
     }
 
+    /// How `tools/list` presents the tools (default [`Catalog::Full`]). A server with more tools
+    /// than a model should see at once lists the core ones and lets the model search for the
+    /// rest with [`Catalog::Progressive`]; `--catalog` on the command line overrides this.
+    ///
+    /// ```no_run
+    /// use toolwright::Catalog;
+    ///
+    /// fn main() -> std::process::ExitCode {
+    ///     toolwright::server!().catalog(Catalog::Progressive).run()
+    /// }
+    /// ```
+    #[must_use]
+    pub fn catalog(mut self, catalog: Catalog) -> Server {
+        self.catalog = catalog;
+        self
+    }
+
     /// Serves MCP on standard input and output until the input closes.
     pub async fn serve_stdio(self) -> Result<(), Error> {
         let limits = self.limits();
@@ -248,6 +268,20 @@ impl Server {
 
     fn into_dispatcher(mut self) -> Result<Dispatcher, RegistryError> {
         let registry = self.take_registry()?;
+        if self.catalog == Catalog::Progressive {
+            let reserved: Vec<Conflict> = registry
+                .tools()
+                .iter()
+                .filter(|tool| progressive::is_meta_tool(tool.wire_name()))
+                .map(|tool| Conflict::ReservedName {
+                    name: tool.wire_name().to_owned(),
+                    location: tool.location(),
+                })
+                .collect();
+            if !reserved.is_empty() {
+                return Err(RegistryError::new(reserved));
+            }
+        }
         if registry.is_empty() {
             tracing::warn!(
                 "no tools are registered. Tools defined with #[mcp_tool] in another crate are \
@@ -262,20 +296,22 @@ impl Server {
             server = %self.name,
             version = %self.version,
             tools = registry.len(),
+            catalog = %self.catalog,
             "serving MCP (protocol {}, and {} down to {} with `initialize`)",
             dispatch::STATELESS_VERSIONS[0],
             PROTOCOL_VERSIONS[0],
             PROTOCOL_VERSIONS[PROTOCOL_VERSIONS.len() - 1],
         );
-        Ok(Dispatcher::new(
-            registry,
-            self.name,
-            self.version,
-            self.instructions,
-            self.page_size,
-            self.cache_ttl,
-            self.client_request_timeout,
-        ))
+        let settings = Settings {
+            name: self.name,
+            version: self.version,
+            instructions: progressive::instructions(self.instructions, self.catalog),
+            page_size: self.page_size,
+            cache_ttl: self.cache_ttl,
+            client_request_timeout: self.client_request_timeout,
+            catalog: self.catalog,
+        };
+        Ok(Dispatcher::new(registry, settings))
     }
 }
 

@@ -1,0 +1,588 @@
+//! The progressive catalog: `tools/list` shows the core tools and two meta-tools, and a model
+//! finds the other tools with `search_tools` and runs them with `call_tool`.
+//!
+//! A client that loads hundreds of tool schemas spends tens of thousands of tokens before the
+//! conversation starts, and models choose worse among many tools. In progressive mode the list
+//! stays short; the whole catalog is still there, ranked by [`SearchIndex`], and every tool can
+//! be called, by `call_tool` or directly by name.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde_json::{Map, Value, json};
+
+use crate::ToolResult;
+use crate::catalog::{SearchIndex, words};
+use crate::registry::{Registry, Tool};
+
+/// The meta-tool that searches the catalog.
+pub(crate) const SEARCH_TOOL: &str = "search_tools";
+
+/// The meta-tool that runs a tool by name.
+pub(crate) const CALL_TOOL: &str = "call_tool";
+
+/// The `_meta` key that asks a client to load a tool up front rather than defer it behind its
+/// own tool search (Claude reads it; other clients ignore it).
+const ALWAYS_LOAD: &str = "anthropic/alwaysLoad";
+
+/// Hits on one `search_tools` page when the call sets no `limit`.
+const DEFAULT_LIMIT: u64 = 10;
+
+/// The largest `limit` `search_tools` accepts.
+const MAX_LIMIT: u64 = 50;
+
+/// The longest `query`, in characters; with [`MAX_QUERY_WORDS`] it bounds the work of a call.
+const MAX_QUERY_CHARS: usize = 128;
+
+/// The most distinct words one `query` may hold.
+const MAX_QUERY_WORDS: usize = 16;
+
+/// How many tags the search tool's description names, the most used first; a catalog of
+/// thousands of tools would otherwise make it as long as the list it replaces.
+const OUTLINE_TAGS: usize = 24;
+
+/// What progressive mode adds to the server's instructions.
+const GUIDANCE: &str = "The tool list shows only the core tools. To find any other tool, call \
+    `search_tools` with a few words of what you need; to run a tool the list does not show, \
+    call `call_tool` with its name and arguments.";
+
+/// How `tools/list` presents the tools: chosen with [`Server::catalog`](crate::Server::catalog)
+/// or `--catalog full|progressive` on the command line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Catalog {
+    /// Every tool is listed. The default.
+    #[default]
+    Full,
+    /// The list holds two meta-tools, `search_tools` and `call_tool`, then the core tools
+    /// (`#[mcp_tool(core)]`). `search_tools` ranks the whole catalog for a query; `call_tool`
+    /// runs any tool by name, with the checks of a direct call; a direct `tools/call` of an
+    /// unlisted tool works too. This is not access control: every tool can be found and called.
+    ///
+    /// The server's instructions gain a sentence saying how to find the other tools, after the
+    /// author's own. A tool named `search_tools` or `call_tool` stops the server at start with a
+    /// [`Conflict::ReservedName`](crate::Conflict::ReservedName).
+    Progressive,
+}
+
+impl Catalog {
+    /// Every mode, in the order `--help` lists them.
+    pub const ALL: [Catalog; 2] = [Catalog::Full, Catalog::Progressive];
+
+    /// The mode's name on the command line: `full`, `progressive`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Catalog::Full => "full",
+            Catalog::Progressive => "progressive",
+        }
+    }
+}
+
+impl fmt::Display for Catalog {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Catalog {
+    type Err = UnknownCatalog;
+
+    fn from_str(name: &str) -> Result<Catalog, UnknownCatalog> {
+        Catalog::ALL
+            .into_iter()
+            .find(|c| c.name() == name)
+            .ok_or_else(|| UnknownCatalog(name.to_owned()))
+    }
+}
+
+/// A name that is not a [`Catalog`] mode.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownCatalog(String);
+
+impl fmt::Display for UnknownCatalog {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown catalog `{}`; expected `full` or `progressive`",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for UnknownCatalog {}
+
+/// Whether `name` is a meta-tool's.
+pub(crate) fn is_meta_tool(name: &str) -> bool {
+    name == SEARCH_TOOL || name == CALL_TOOL
+}
+
+/// The server's instructions in this mode: the author's, then the guidance progressive mode
+/// adds. `None` when both are empty.
+pub(crate) fn instructions(author: Option<String>, catalog: Catalog) -> Option<String> {
+    let author = author.filter(|text| !text.trim().is_empty());
+    match (author, catalog) {
+        (author, Catalog::Full) => author,
+        (Some(text), Catalog::Progressive) => Some(format!("{}\n\n{GUIDANCE}", text.trim_end())),
+        (None, Catalog::Progressive) => Some(GUIDANCE.to_owned()),
+    }
+}
+
+/// The catalog in progressive mode: the search index over every tool, built once at start.
+pub(crate) struct Progressive {
+    index: SearchIndex,
+}
+
+impl Progressive {
+    pub(crate) fn new(registry: &Registry) -> Progressive {
+        Progressive {
+            index: SearchIndex::from_registry(registry),
+        }
+    }
+
+    /// The `tools/list` entries of `search_tools` and `call_tool`, serialised.
+    pub(crate) fn meta_descriptors(registry: &Registry) -> [Vec<u8>; 2] {
+        let search = format!(
+            "Search this server's tools. {} A query of a few words matches tool names, titles, \
+             descriptions, tags and arguments, best match first; an empty query lists every tool \
+             in name order. The result gives `total`, the number of matches, and one page of \
+             them: pass `offset` for the next. Use `detail: \"full\"` for a tool's input schema, \
+             then run it with `call_tool`.",
+            outline(
+                registry.len(),
+                registry
+                    .tools()
+                    .iter()
+                    .flat_map(|tool| tool.tags().iter().copied())
+            )
+        );
+        let search = json!({
+            "name": SEARCH_TOOL,
+            "title": "Search tools",
+            "description": search,
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "query": {
+                        "type": "string",
+                        "maxLength": MAX_QUERY_CHARS,
+                        "description": "A few words of what the tool should do, at most 16. \
+                            Empty lists every tool in name order.",
+                    },
+                    "detail": {
+                        "type": "string",
+                        "enum": ["name", "summary", "full"],
+                        "default": "summary",
+                        "description": "How much of each tool to return: `name` only; \
+                            `summary` adds the title, description, tags and annotations; `full` \
+                            adds the input and output schemas.",
+                    },
+                    "limit": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": MAX_LIMIT,
+                        "default": DEFAULT_LIMIT,
+                        "description": "The most tools to return.",
+                    },
+                    "offset": {
+                        "type": "integer",
+                        "minimum": 0,
+                        "default": 0,
+                        "description": "How many matches to skip: the next page starts at the \
+                            previous offset plus its limit.",
+                    },
+                },
+                "additionalProperties": false,
+            },
+            "outputSchema": {
+                "type": "object",
+                "properties": {
+                    "total": {
+                        "type": "integer",
+                        "minimum": 0,
+                        "description": "How many tools match the query.",
+                    },
+                    "tools": {
+                        "type": "array",
+                        "description": "One page of the matching tools, best first.",
+                        "items": {
+                            "type": "object",
+                            "properties": { "name": { "type": "string" } },
+                            "required": ["name"],
+                        },
+                    },
+                },
+                "required": ["total", "tools"],
+            },
+            "annotations": {
+                "readOnlyHint": true,
+                "idempotentHint": true,
+                "openWorldHint": false,
+            },
+            "_meta": { ALWAYS_LOAD: true },
+        });
+        let call = json!({
+            "name": CALL_TOOL,
+            "title": "Call a tool",
+            "description": "Run one of this server's tools by name, including one the tool list \
+                does not show; `search_tools` finds it and gives its input schema. The call is \
+                checked and answered exactly as a direct call of that tool.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "name": {
+                        "type": "string",
+                        "description": "The tool's name, as `search_tools` gives it.",
+                    },
+                    "arguments": {
+                        "type": "object",
+                        "description": "The tool's arguments, as its input schema describes them.",
+                    },
+                },
+                "required": ["name"],
+                "additionalProperties": false,
+            },
+            // The tool it runs is not known in advance: the annotations state the worst case,
+            // so that a client asks before running it.
+            "annotations": {
+                "readOnlyHint": false,
+                "destructiveHint": true,
+                "idempotentHint": false,
+                "openWorldHint": true,
+            },
+            "_meta": { ALWAYS_LOAD: true },
+        });
+        [search, call].map(|tool| serde_json::to_vec(&tool).expect("a JSON value serialises"))
+    }
+
+    /// Runs `search_tools`: one page of the tools that match, or a tool error naming the rule
+    /// the arguments break.
+    pub(crate) fn search(&self, registry: &Registry, arguments: &Value) -> ToolResult {
+        let search = match Search::parse(arguments) {
+            Ok(search) => search,
+            Err(rule) => {
+                return ToolResult::error(format!(
+                    "invalid arguments for tool `{SEARCH_TOOL}`: {rule}"
+                ));
+            }
+        };
+        let hits = self.index.search(&search.query);
+        let tools: Vec<Value> = hits
+            .iter()
+            .skip(search.offset)
+            .take(search.limit)
+            .map(|hit| entry(&registry.tools()[hit.index], search.detail))
+            .collect();
+        let found = json!({ "total": hits.len(), "tools": tools });
+        let text = serde_json::to_string(&found).expect("a JSON value serialises");
+        ToolResult::text(text).with_structured(found)
+    }
+}
+
+/// Reads `call_tool`'s arguments: the name of the tool to run and its arguments (absent is
+/// `{}`), or a tool error saying what is wrong.
+pub(crate) fn unwrap_call(arguments: Value) -> Result<(String, Value), ToolResult> {
+    let invalid = |problem: &str| {
+        ToolResult::error(format!(
+            "invalid arguments for tool `{CALL_TOOL}`: {problem}"
+        ))
+    };
+    let Value::Object(mut arguments) = arguments else {
+        return Err(invalid("they must be an object"));
+    };
+    if let Some(key) = arguments
+        .keys()
+        .find(|key| *key != "name" && *key != "arguments")
+    {
+        return Err(invalid(&format!(
+            "unknown argument `{key}`: `{CALL_TOOL}` takes `name` and `arguments`"
+        )));
+    }
+    let name = match arguments.remove("name") {
+        Some(Value::String(name)) => name,
+        None | Some(Value::Null) => {
+            return Err(invalid(
+                "`name` is required: the name of the tool to run, as `search_tools` gives it",
+            ));
+        }
+        Some(other) => {
+            return Err(invalid(&format!(
+                "`name` must be a string, not {}",
+                kind(&other)
+            )));
+        }
+    };
+    if is_meta_tool(&name) {
+        return Err(ToolResult::error(format!(
+            "`{CALL_TOOL}` runs the catalog's tools, not `{name}`: call `{name}` directly"
+        )));
+    }
+    let inner = match arguments.remove("arguments") {
+        None | Some(Value::Null) => Value::Object(Map::new()),
+        Some(inner @ Value::Object(_)) => inner,
+        Some(other) => {
+            return Err(invalid(&format!(
+                "`arguments` must be an object, not {}",
+                kind(&other)
+            )));
+        }
+    };
+    Ok((name, inner))
+}
+
+/// The checked arguments of one `search_tools` call.
+#[derive(Debug)]
+struct Search {
+    query: String,
+    detail: Detail,
+    limit: usize,
+    offset: usize,
+}
+
+/// How much of each tool `search_tools` returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Detail {
+    Name,
+    Summary,
+    Full,
+}
+
+impl Search {
+    /// Checks the arguments against the rules the input schema states, with a message for the
+    /// first one broken.
+    fn parse(arguments: &Value) -> Result<Search, String> {
+        let Some(arguments) = arguments.as_object() else {
+            return Err("they must be an object".to_owned());
+        };
+        if let Some(key) = arguments
+            .keys()
+            .find(|key| !["query", "detail", "limit", "offset"].contains(&key.as_str()))
+        {
+            return Err(format!(
+                "unknown argument `{key}`: `{SEARCH_TOOL}` takes `query`, `detail`, `limit` and \
+                 `offset`"
+            ));
+        }
+        let given = |key: &str| arguments.get(key).filter(|value| !value.is_null());
+        let query = match given("query") {
+            None => "",
+            Some(Value::String(query)) => query.as_str(),
+            Some(other) => return Err(format!("`query` must be a string, not {}", kind(other))),
+        };
+        // The byte length bounds the character count (4 bytes at most each) without counting.
+        if query.len() > MAX_QUERY_CHARS && query.chars().count() > MAX_QUERY_CHARS {
+            return Err(format!(
+                "`query` must be at most {MAX_QUERY_CHARS} characters, not {}",
+                query.chars().count()
+            ));
+        }
+        let mut distinct: Vec<String> = words(query);
+        distinct.sort_unstable();
+        distinct.dedup();
+        if distinct.len() > MAX_QUERY_WORDS {
+            return Err(format!(
+                "`query` must hold at most {MAX_QUERY_WORDS} distinct words, not {}",
+                distinct.len()
+            ));
+        }
+        let detail = match given("detail").map(|detail| (detail, detail.as_str())) {
+            None => Detail::Summary,
+            Some((_, Some("name"))) => Detail::Name,
+            Some((_, Some("summary"))) => Detail::Summary,
+            Some((_, Some("full"))) => Detail::Full,
+            Some((detail, _)) => {
+                return Err(format!(
+                    "`detail` must be \"name\", \"summary\" or \"full\", not {detail}"
+                ));
+            }
+        };
+        let limit = match given("limit") {
+            None => DEFAULT_LIMIT,
+            Some(limit) => match limit.as_u64() {
+                Some(limit) if (1..=MAX_LIMIT).contains(&limit) => limit,
+                _ => {
+                    return Err(format!(
+                        "`limit` must be an integer from 1 to {MAX_LIMIT}, not {limit}"
+                    ));
+                }
+            },
+        };
+        let offset = match given("offset") {
+            None => 0,
+            Some(offset) => match offset.as_u64() {
+                Some(offset) => offset,
+                None => {
+                    return Err(format!(
+                        "`offset` must be an integer of 0 or more, not {offset}"
+                    ));
+                }
+            },
+        };
+        Ok(Search {
+            query: query.to_owned(),
+            detail,
+            // At most `MAX_LIMIT`.
+            limit: usize::try_from(limit).unwrap_or(usize::MAX),
+            // An offset past the last match gives an empty page, whatever its size.
+            offset: usize::try_from(offset).unwrap_or(usize::MAX),
+        })
+    }
+}
+
+/// What `search_tools` returns of one tool.
+fn entry(tool: &Tool, detail: Detail) -> Value {
+    let descriptor = tool.descriptor();
+    let mut entry = Map::new();
+    entry.insert("name".into(), json!(tool.wire_name()));
+    if detail == Detail::Name {
+        return Value::Object(entry);
+    }
+    let mut copy = |key: &str| {
+        if let Some(value) = descriptor.get(key) {
+            entry.insert(key.into(), value.clone());
+        }
+    };
+    copy("title");
+    copy("description");
+    copy("annotations");
+    if detail == Detail::Full {
+        copy("inputSchema");
+        copy("outputSchema");
+    }
+    if !tool.tags().is_empty() {
+        entry.insert("tags".into(), json!(tool.tags()));
+    }
+    Value::Object(entry)
+}
+
+/// One sentence with the number of tools, and the most used tags with their counts.
+fn outline<'a>(count: usize, tool_tags: impl Iterator<Item = &'a str>) -> String {
+    let mut tags: Vec<(&str, usize)> = Vec::new();
+    for tag in tool_tags {
+        match tags.iter_mut().find(|(name, _)| *name == tag) {
+            Some((_, count)) => *count += 1,
+            None => tags.push((tag, 1)),
+        }
+    }
+    // The most used first; a stable sort keeps equal counts in order of first use.
+    tags.sort_by_key(|&(_, count)| std::cmp::Reverse(count));
+    let mut outline = format!(
+        "The server has {count} tool{}.",
+        if count == 1 { "" } else { "s" }
+    );
+    if !tags.is_empty() {
+        let named: Vec<String> = tags
+            .iter()
+            .take(OUTLINE_TAGS)
+            .map(|(name, count)| format!("{name} ({count})"))
+            .collect();
+        outline.push_str(" Tags: ");
+        outline.push_str(&named.join(", "));
+        if tags.len() > OUTLINE_TAGS {
+            outline.push_str(&format!(" and {} more", tags.len() - OUTLINE_TAGS));
+        }
+        outline.push('.');
+    }
+    outline
+}
+
+/// What kind of JSON value this is, for messages.
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_parse_from_their_names_only() {
+        for catalog in Catalog::ALL {
+            assert_eq!(catalog.name().parse::<Catalog>(), Ok(catalog));
+        }
+        let err = "Progressive".parse::<Catalog>().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown catalog `Progressive`; expected `full` or `progressive`"
+        );
+        assert_eq!(Catalog::default(), Catalog::Full);
+    }
+
+    #[test]
+    fn instructions_put_the_guidance_after_the_authors_text() {
+        assert_eq!(instructions(None, Catalog::Full), None);
+        assert_eq!(instructions(Some(" \n".into()), Catalog::Full), None);
+        assert_eq!(
+            instructions(Some("Notes.".into()), Catalog::Full).as_deref(),
+            Some("Notes.")
+        );
+        assert_eq!(
+            instructions(None, Catalog::Progressive).as_deref(),
+            Some(GUIDANCE)
+        );
+        assert_eq!(
+            instructions(Some("Notes.\n".into()), Catalog::Progressive),
+            Some(format!("Notes.\n\n{GUIDANCE}"))
+        );
+    }
+
+    #[test]
+    fn the_search_rules_hold_at_their_limits() {
+        let at_limits = json!({
+            "query": "é".repeat(MAX_QUERY_CHARS),
+            "detail": "full",
+            "limit": MAX_LIMIT,
+            "offset": u64::MAX,
+        });
+        let search = Search::parse(&at_limits).unwrap();
+        assert_eq!(search.detail, Detail::Full);
+        assert_eq!(search.limit, 50);
+        let nulls = json!({"query": null, "detail": null, "limit": null, "offset": null});
+        let search = Search::parse(&nulls).unwrap();
+        assert_eq!(
+            (search.detail, search.limit, search.offset),
+            (Detail::Summary, 10, 0)
+        );
+        // Words are counted as the search splits them: `listNotes` is two.
+        let camel = |pairs: u32| {
+            let query: Vec<String> = (0..pairs).map(|n| format!("x{n}Y{n}")).collect();
+            Search::parse(&json!({"query": query.join(" ")}))
+        };
+        assert!(camel(8).is_ok());
+        assert_eq!(
+            camel(9).unwrap_err(),
+            "`query` must hold at most 16 distinct words, not 18"
+        );
+    }
+
+    #[test]
+    fn the_outline_names_the_most_used_tags_first() {
+        assert_eq!(outline(1, std::iter::empty()), "The server has 1 tool.");
+        assert_eq!(
+            outline(3, ["b", "a", "a", "c", "b", "a"].into_iter()),
+            "The server has 3 tools. Tags: a (3), b (2), c (1)."
+        );
+        let many: Vec<String> = (0..30).map(|n| format!("t{n}")).collect();
+        let outline = outline(30, many.iter().map(String::as_str));
+        assert!(
+            outline.ends_with("t22 (1), t23 (1) and 6 more."),
+            "{outline}"
+        );
+    }
+
+    #[test]
+    fn call_tool_arguments_default_to_an_empty_object() {
+        let (name, arguments) = unwrap_call(json!({"name": "get_note"})).unwrap();
+        assert_eq!((name.as_str(), arguments), ("get_note", json!({})));
+        let (_, arguments) = unwrap_call(json!({"name": "x", "arguments": null})).unwrap();
+        assert_eq!(arguments, json!({}));
+        let refused = unwrap_call(json!("get_note")).unwrap_err();
+        assert!(refused.is_error());
+    }
+}
