@@ -55,6 +55,7 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+pub mod build;
 mod catalog;
 mod content;
 mod context;
@@ -195,6 +196,27 @@ macro_rules! server {
             ::core::env!("CARGO_PKG_NAME"),
             ::core::env!("CARGO_PKG_VERSION"),
         )
+    };
+}
+
+/// The manifest [`build::emit`] wrote for this crate at build time, as `&'static [u8]`, for
+/// [`Server::embedded_manifest`]. A crate whose build script does not call [`build::emit`] does
+/// not compile with it.
+///
+/// ```ignore
+/// toolwright::server!()
+///     .embedded_manifest(toolwright::embedded_manifest!())
+///     .run()
+/// ```
+#[macro_export]
+macro_rules! embedded_manifest {
+    () => {
+        ::core::include_bytes!(::core::env!(
+            "TOOLWRIGHT_MANIFEST",
+            "no MCP manifest was made for this crate: call `toolwright::build::emit()` from its \
+             build.rs, with the tools crate under [build-dependencies]"
+        ))
+        .as_slice()
     };
 }
 

@@ -47,6 +47,8 @@ pub struct Tool {
     unstructured_root: Option<String>,
 }
 
+mod embedded;
+
 /// How many tools it takes for start-up to derive their schemas on several threads.
 const PARALLEL_FROM: usize = 64;
 
@@ -132,6 +134,14 @@ pub enum Conflict {
         /// Where the tool is defined.
         location: Location,
     },
+    /// The manifest embedded at build time (see [`crate::build`]) does not describe a tool as the
+    /// binary has it: the build script linked other tools, or the same tools built otherwise.
+    EmbeddedMismatch {
+        /// The tool.
+        tool: String,
+        /// How it differs.
+        problem: String,
+    },
     /// A schema that is not valid JSON Schema 2020-12.
     InvalidSchema {
         /// The tool.
@@ -193,6 +203,12 @@ impl fmt::Display for Conflict {
                 "tool `{name}` at {location}: the progressive catalog has a tool of its own by \
                  that name; rename this one with `#[mcp_tool(name = \"...\")]`, or serve the full \
                  catalog"
+            ),
+            Conflict::EmbeddedMismatch { tool, problem } => write!(
+                f,
+                "tool `{tool}`: {problem}; the manifest embedded at build time was made from \
+                 other tools than the ones linked in: build the tools crate with the same \
+                 features under [build-dependencies] as under [dependencies]"
             ),
             Conflict::InvalidSchema {
                 tool,
@@ -300,6 +316,112 @@ impl Registry {
                 }),
                 Err(other) => unreachable!("a valid canonical name namespaces: {other}"),
             }
+        }
+        Registry::assemble(tools, conflicts)
+    }
+
+    /// The tools linked into the binary, described by a manifest made at build time
+    /// ([`crate::build`]) rather than derived now: start-up derives no schema. Each linked tool
+    /// must be in the manifest under its wire name (namespaced if asked) with the same title
+    /// and description, and each tool of the manifest must be linked; debug builds also derive
+    /// every schema and compare the whole manifest.
+    pub(crate) fn embedded(manifest: &[u8], namespaced: bool) -> Result<Registry, RegistryError> {
+        let mismatch = |tool: &str, problem: String| Conflict::EmbeddedMismatch {
+            tool: tool.to_owned(),
+            problem,
+        };
+        let heads = match embedded::read(manifest) {
+            Ok(heads) => heads,
+            Err(error) => {
+                return Err(RegistryError::new(vec![mismatch(
+                    "*",
+                    format!("the embedded manifest cannot be read: {error}"),
+                )]));
+            }
+        };
+        let shared: Arc<[u8]> = manifest.into();
+        let mut conflicts = Vec::new();
+        let mut linked: Vec<(String, &'static ToolRegistration, CanonicalName)> = Vec::new();
+        for registration in inventory::iter::<ToolRegistration> {
+            let canonical = match CanonicalName::new(registration.provider, registration.name) {
+                Ok(canonical) => canonical,
+                Err(_) => {
+                    conflicts.push(mismatch(
+                        registration.name,
+                        "its provider cannot be part of a canonical name".to_owned(),
+                    ));
+                    continue;
+                }
+            };
+            let wire = if namespaced {
+                match canonical.namespaced() {
+                    Ok(name) => name,
+                    Err(_) => {
+                        conflicts.push(mismatch(
+                            registration.name,
+                            "its namespaced name is too long".to_owned(),
+                        ));
+                        continue;
+                    }
+                }
+            } else {
+                registration.name.to_owned()
+            };
+            linked.push((wire, registration, canonical));
+        }
+        linked.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        let mut tools = Vec::with_capacity(heads.len());
+        let mut heads = heads.into_iter().peekable();
+        let mut linked = linked.into_iter().peekable();
+        loop {
+            let order = match (heads.peek(), linked.peek()) {
+                (None, None) => break,
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (Some(head), Some((wire, ..))) => head.name.as_bytes().cmp(wire.as_bytes()),
+            };
+            match order {
+                std::cmp::Ordering::Less => {
+                    let head = heads.next().expect("peeked");
+                    conflicts.push(mismatch(
+                        &head.name,
+                        "it is in the embedded manifest but not linked into the binary".to_owned(),
+                    ));
+                }
+                std::cmp::Ordering::Greater => {
+                    let (wire, registration, _) = linked.next().expect("peeked");
+                    conflicts.push(mismatch(
+                        &wire,
+                        format!(
+                            "it is linked into the binary (at {}) but not in the embedded \
+                             manifest",
+                            registration.location
+                        ),
+                    ));
+                }
+                std::cmp::Ordering::Equal => {
+                    let head = heads.next().expect("peeked");
+                    let (wire, registration, canonical_name) = linked.next().expect("peeked");
+                    if head.title.as_deref() != registration.title
+                        || head.description != registration.description
+                    {
+                        conflicts.push(mismatch(
+                            &wire,
+                            "its title or description differs from the embedded manifest's"
+                                .to_owned(),
+                        ));
+                        continue;
+                    }
+                    match Tool::embedded(registration, wire, canonical_name, &shared, head) {
+                        Ok(tool) => tools.push(tool),
+                        Err(conflict) => conflicts.push(conflict),
+                    }
+                }
+            }
+        }
+        #[cfg(debug_assertions)]
+        if conflicts.is_empty() {
+            conflicts.extend(embedded::compare_derived(&tools, namespaced));
         }
         Registry::assemble(tools, conflicts)
     }
@@ -487,6 +609,50 @@ impl Tool {
             output_check,
             unstructured_root,
         })
+    }
+
+    /// A tool whose JSON is a manifest's, made at build time: `head` says where it lies.
+    fn embedded(
+        registration: &'static ToolRegistration,
+        wire_name: String,
+        canonical_name: CanonicalName,
+        manifest: &Arc<[u8]>,
+        head: embedded::Head,
+    ) -> Result<Tool, Conflict> {
+        let tool = Tool {
+            registration,
+            wire_name,
+            canonical_name,
+            json: Json {
+                bytes: Arc::clone(manifest),
+                range: head.range,
+            },
+            structured: head.structured,
+            descriptor: OnceLock::new(),
+            check: OnceLock::new(),
+            #[cfg(debug_assertions)]
+            output_check: None,
+            unstructured_root: None,
+        };
+        // Debug builds check arguments and results from the start, as with derived schemas.
+        #[cfg(debug_assertions)]
+        let tool = {
+            let mut tool = tool;
+            let problem = |error: String| Conflict::InvalidSchema {
+                tool: tool.wire_name.clone(),
+                error,
+                location: registration.location,
+            };
+            let check = ArgumentCheck::new(tool.input_schema()).map_err(problem)?;
+            let output_check = match tool.output_schema() {
+                Some(schema) => Some(OutputCheck::new(schema).map_err(problem)?),
+                None => None,
+            };
+            let _ = tool.check.set(Ok(check));
+            tool.output_check = output_check;
+            tool
+        };
+        Ok(tool)
     }
 
     /// The tool object read back from its JSON.

@@ -61,9 +61,19 @@ impl Client {
     /// If the registered tools conflict, or outside a Tokio runtime.
     pub fn with(server: Server) -> Client {
         let registry = Registry::collect().expect("the test tools do not conflict");
+        Client::serving(server.registry(registry))
+    }
+
+    /// A client of `server` as it is configured: its tools are the ones it would find itself,
+    /// unless it was given a registry.
+    ///
+    /// # Panics
+    ///
+    /// Outside a Tokio runtime.
+    pub fn serving(server: Server) -> Client {
         let (input, server_input) = tokio::io::duplex(PIPE);
         let (server_output, output) = tokio::io::duplex(PIPE);
-        let server = tokio::spawn(server.registry(registry).serve(server_input, server_output));
+        let server = tokio::spawn(server.serve(server_input, server_output));
         Client {
             input: Some(input),
             output: BufReader::new(output).lines(),

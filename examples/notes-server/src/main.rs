@@ -36,6 +36,7 @@ fn main() -> ExitCode {
         eprintln!("{}", connection_help(&args));
     }
     toolwright::server!()
+        .embedded_manifest(toolwright::embedded_manifest!())
         .instructions(
             "A notebook. Search or list notes before adding one, to avoid duplicates; ids come \
              from list_notes and search_notes.",

@@ -72,6 +72,7 @@ pub struct Server {
     cache_ttl: Duration,
     client_request_timeout: Duration,
     catalog: Catalog,
+    embedded: Option<&'static [u8]>,
 }
 
 /// Why a server stopped or could not start.
@@ -103,6 +104,7 @@ impl Server {
             cache_ttl: DEFAULT_CACHE_TTL,
             client_request_timeout: DEFAULT_CLIENT_REQUEST_TIMEOUT,
             catalog: Catalog::Full,
+            embedded: None,
         }
     }
 
@@ -198,6 +200,19 @@ impl Server {
         self
     }
 
+    /// Serves the tools as the manifest made at build time describes them
+    /// ([`embedded_manifest!`](crate::embedded_manifest), see [`build`](crate::build)): `tools/list`
+    /// is answered from those bytes and start-up derives no schema. Each linked tool must be in
+    /// the manifest with the same name, title and description, and each tool of the manifest must
+    /// be linked, or the server does not start ([`Conflict::EmbeddedMismatch`]); debug builds
+    /// also derive every schema and compare. Ignored when [`registry`](Server::registry) gives
+    /// the tools.
+    #[must_use]
+    pub fn embedded_manifest(mut self, manifest: &'static [u8]) -> Server {
+        self.embedded = Some(manifest);
+        self
+    }
+
     /// Serves MCP on standard input and output until the input closes.
     pub async fn serve_stdio(self) -> Result<(), Error> {
         let limits = self.limits();
@@ -255,9 +270,10 @@ impl Server {
     /// The tools this server serves: the given registry or every linked tool, namespaced if
     /// asked.
     fn take_registry(&mut self) -> Result<Registry, RegistryError> {
-        let registry = match self.registry.take() {
-            Some(registry) => registry,
-            None => Registry::collect()?,
+        let registry = match (self.registry.take(), self.embedded) {
+            (Some(registry), _) => registry,
+            (None, Some(manifest)) => return Registry::embedded(manifest, self.namespaced),
+            (None, None) => Registry::collect()?,
         };
         if self.namespaced {
             registry.namespaced()

@@ -1,0 +1,551 @@
+//! For a server's build script: emit the manifest for the binary to embed, and guard the tools'
+//! contract with a committed snapshot.
+//!
+//! The server crate lists its tools crate under `[build-dependencies]` as well as
+//! `[dependencies]`, and its `build.rs` links the tools in and calls [`emit`]:
+//!
+//! ```no_run
+//! // build.rs
+//! # mod notes_tools { pub fn link() {} }
+//! fn main() {
+//!     // The linker keeps a crate's tools only when something refers to the crate.
+//!     notes_tools::link();
+//!     toolwright::build::emit();
+//! }
+//! ```
+//!
+//! and `main` serves the manifest the build made, so start-up derives no schema:
+//!
+//! ```ignore
+//! toolwright::server!().embedded_manifest(toolwright::embedded_manifest!()).run()
+//! ```
+//!
+//! [`emit`] compares the tools with the snapshot, `mcp-manifest.json` beside the crate's
+//! `Cargo.toml` (commit it), using [`diff`]:
+//!
+//! - no change: nothing to do;
+//! - additive and cosmetic changes: the snapshot is rewritten, and a `cargo:warning` says so;
+//! - a breaking change fails the build with a report naming each tool and change, unless the
+//!   crate's version is a new major one (a new minor one while `0.x`) against the version the
+//!   snapshot records, or `TOOLWRIGHT_ACCEPT_BREAKING=1` is set for one build; the snapshot is
+//!   then rewritten;
+//! - with `CI` set, a snapshot that would be written fails the build instead, so that the
+//!   snapshot a pull request needs gets committed with it.
+//!
+//! A crate without a build script runs the same comparison from a test with
+//! [`Guard::check`].
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::manifest::{Change, Severity, diff};
+use crate::registry::{Registry, RegistryError};
+
+/// The environment variable that accepts breaking changes for one build.
+pub const ACCEPT_BREAKING: &str = "TOOLWRIGHT_ACCEPT_BREAKING";
+
+/// The snapshot's file name, beside the crate's `Cargo.toml` unless [`Guard::snapshot`] says
+/// otherwise.
+pub const SNAPSHOT: &str = "mcp-manifest.json";
+
+/// The manifest's file name in `OUT_DIR`, which [`embedded_manifest!`](crate::embedded_manifest)
+/// includes.
+pub const EMITTED: &str = "mcp-manifest.json";
+
+/// Checks the tools against the snapshot and emits the manifest, as [`Guard::emit`] does with
+/// the defaults: every tool linked into the build script, the snapshot `mcp-manifest.json`
+/// beside the crate's `Cargo.toml`.
+pub fn emit() {
+    Guard::new().emit();
+}
+
+/// The comparison of a crate's tools with its committed snapshot.
+#[derive(Debug, Default)]
+#[must_use]
+pub struct Guard {
+    snapshot: Option<PathBuf>,
+    registry: Option<Registry>,
+    namespaced: bool,
+    package: Option<(String, String)>,
+    ci: Option<bool>,
+    accept_breaking: Option<bool>,
+}
+
+/// What [`Guard::check`] did.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Outcome {
+    /// The snapshot describes the tools and the version already.
+    Unchanged,
+    /// There was no snapshot: it was written.
+    Created {
+        /// Where.
+        snapshot: PathBuf,
+    },
+    /// The snapshot was rewritten: these changes are additive or cosmetic, or the breaking ones
+    /// were accepted (a new major version, or [`ACCEPT_BREAKING`]). No change at all means only
+    /// the version changed.
+    Updated {
+        /// Where.
+        snapshot: PathBuf,
+        /// What changed, breaking first.
+        changes: Vec<Change>,
+    },
+}
+
+/// Why [`Guard::check`] refused the tools.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GuardError {
+    /// The tools conflict, so there is no manifest.
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
+    /// A change breaks callers, and the version does not say so.
+    #[error("{}", breaking_report(.package, .version, .snapshot_version, .snapshot, .changes))]
+    Breaking {
+        /// The crate.
+        package: String,
+        /// Its version now.
+        version: String,
+        /// The version the snapshot records.
+        snapshot_version: String,
+        /// The snapshot.
+        snapshot: PathBuf,
+        /// Every change, breaking first.
+        changes: Vec<Change>,
+    },
+    /// `CI` is set and the snapshot does not describe the tools.
+    #[error("{}", stale_report(.snapshot, .changes, *.missing))]
+    Stale {
+        /// The snapshot.
+        snapshot: PathBuf,
+        /// What changed, breaking first.
+        changes: Vec<Change>,
+        /// Whether there is no snapshot at all.
+        missing: bool,
+    },
+    /// The snapshot cannot be read as one.
+    #[error("{} is not a manifest snapshot: {reason}", .snapshot.display())]
+    Snapshot {
+        /// The file.
+        snapshot: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// A file could not be read or written.
+    #[error("cannot {action} {}: {source}", .path.display())]
+    Io {
+        /// `read` or `write`.
+        action: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        source: io::Error,
+    },
+    /// Cargo did not set a variable the check needs: it runs outside a build script or test.
+    #[error(
+        "the environment variable {0} is not set: run this from a build script or a test, or \
+         name the package and the snapshot with Guard::package and Guard::snapshot"
+    )]
+    Environment(&'static str),
+}
+
+/// The snapshot file: the manifest, and the package it is the contract of.
+#[derive(Serialize)]
+struct Snapshot<'a> {
+    package: &'a str,
+    version: &'a str,
+    tools: &'a Value,
+}
+
+impl Guard {
+    /// The defaults: every tool linked in, the snapshot `mcp-manifest.json` in the directory of
+    /// the crate being built (`CARGO_MANIFEST_DIR`), the package's name and version from Cargo.
+    pub fn new() -> Guard {
+        Guard::default()
+    }
+
+    /// Compares with this snapshot instead; a relative path is relative to the crate's
+    /// directory.
+    pub fn snapshot(mut self, path: impl Into<PathBuf>) -> Guard {
+        self.snapshot = Some(path.into());
+        self
+    }
+
+    /// Checks these tools instead of every tool linked in.
+    pub fn registry(mut self, registry: Registry) -> Guard {
+        self.registry = Some(registry);
+        self
+    }
+
+    /// Checks the tools as a [namespaced](crate::Server::namespaced) server serves them.
+    pub fn namespaced(mut self) -> Guard {
+        self.namespaced = true;
+        self
+    }
+
+    /// The package whose contract this is, instead of `CARGO_PKG_NAME` and
+    /// `CARGO_PKG_VERSION`.
+    pub fn package(mut self, name: impl Into<String>, version: impl Into<String>) -> Guard {
+        self.package = Some((name.into(), version.into()));
+        self
+    }
+
+    /// Whether a snapshot that needs writing is an error rather than written; by default,
+    /// whether the `CI` environment variable is set (to anything but empty, `0` or `false`).
+    pub fn ci(mut self, ci: bool) -> Guard {
+        self.ci = Some(ci);
+        self
+    }
+
+    /// Whether breaking changes are accepted whatever the version; by default, whether
+    /// [`ACCEPT_BREAKING`] is set (to anything but empty, `0` or `false`).
+    pub fn accept_breaking(mut self, accept: bool) -> Guard {
+        self.accept_breaking = Some(accept);
+        self
+    }
+
+    /// For a build script: checks the tools against the snapshot ([`Guard::check`]), writes the
+    /// manifest to `OUT_DIR` for [`embedded_manifest!`](crate::embedded_manifest), and tells
+    /// Cargo when to run again. A refusal is printed with what to do, and fails the build.
+    pub fn emit(self) {
+        let snapshot = match self.snapshot_path() {
+            Ok(path) => path,
+            Err(err) => fail(&err),
+        };
+        println!("cargo:rerun-if-changed={}", snapshot.display());
+        println!("cargo:rerun-if-env-changed={ACCEPT_BREAKING}");
+        println!("cargo:rerun-if-env-changed=CI");
+        let (outcome, manifest) = match self.run() {
+            Ok(done) => done,
+            Err(err) => fail(&err),
+        };
+        match &outcome {
+            Outcome::Unchanged => {}
+            Outcome::Created { snapshot } => println!(
+                "cargo:warning=wrote the MCP manifest snapshot {}: commit it",
+                snapshot.display()
+            ),
+            Outcome::Updated { snapshot, changes } => {
+                println!(
+                    "cargo:warning=updated the MCP manifest snapshot {} ({}): commit it",
+                    snapshot.display(),
+                    summary(changes)
+                );
+                for change in changes {
+                    println!("cargo:warning=  {change}");
+                }
+            }
+        }
+        let Some(out_dir) = std::env::var_os("OUT_DIR") else {
+            fail(&GuardError::Environment("OUT_DIR"));
+        };
+        let emitted = Path::new(&out_dir).join(EMITTED);
+        if let Err(err) = write_if_changed(&emitted, &manifest) {
+            fail(&err);
+        }
+        println!("cargo:rustc-env=TOOLWRIGHT_MANIFEST={}", emitted.display());
+    }
+
+    /// Compares the tools with the snapshot as [`Guard::emit`] does, and writes the snapshot
+    /// when that is what the build would do: when there is none, or the changes are accepted.
+    /// With `CI` set it writes nothing, and a snapshot that needs writing is an error.
+    ///
+    /// ```no_run
+    /// #[test]
+    /// fn the_tools_keep_their_contract() {
+    ///     if let Err(err) = toolwright::build::Guard::new().check() {
+    ///         panic!("{err}");
+    ///     }
+    /// }
+    /// ```
+    pub fn check(self) -> Result<Outcome, GuardError> {
+        self.run().map(|(outcome, _)| outcome)
+    }
+
+    fn snapshot_path(&self) -> Result<PathBuf, GuardError> {
+        let path = self
+            .snapshot
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(SNAPSHOT));
+        if path.is_absolute() {
+            return Ok(path);
+        }
+        let dir = std::env::var_os("CARGO_MANIFEST_DIR")
+            .ok_or(GuardError::Environment("CARGO_MANIFEST_DIR"))?;
+        Ok(Path::new(&dir).join(path))
+    }
+
+    /// The outcome, and the manifest's compact bytes.
+    fn run(mut self) -> Result<(Outcome, Vec<u8>), GuardError> {
+        let snapshot = self.snapshot_path()?;
+        let (package, version) = match self.package.take() {
+            Some(package) => package,
+            None => (
+                std::env::var("CARGO_PKG_NAME")
+                    .map_err(|_| GuardError::Environment("CARGO_PKG_NAME"))?,
+                std::env::var("CARGO_PKG_VERSION")
+                    .map_err(|_| GuardError::Environment("CARGO_PKG_VERSION"))?,
+            ),
+        };
+        let registry = match self.registry.take() {
+            Some(registry) => registry,
+            None => Registry::collect()?,
+        };
+        let registry = if self.namespaced {
+            registry.namespaced()?
+        } else {
+            registry
+        };
+        let manifest = registry.manifest();
+        let text = snapshot_text(&package, &version, &manifest.as_json()["tools"]);
+        let compact = manifest.as_bytes().to_vec();
+        let ci = self.ci.unwrap_or_else(|| flag("CI"));
+        let accept_breaking = self
+            .accept_breaking
+            .unwrap_or_else(|| flag(ACCEPT_BREAKING));
+        let old = match std::fs::read_to_string(&snapshot) {
+            Ok(old) => old,
+            Err(err) if err.kind() == io::ErrorKind::NotFound => {
+                if ci {
+                    return Err(GuardError::Stale {
+                        snapshot,
+                        changes: Vec::new(),
+                        missing: true,
+                    });
+                }
+                write(&snapshot, text.as_bytes())?;
+                return Ok((Outcome::Created { snapshot }, compact));
+            }
+            Err(source) => {
+                return Err(GuardError::Io {
+                    action: "read",
+                    path: snapshot,
+                    source,
+                });
+            }
+        };
+        if old == text {
+            return Ok((Outcome::Unchanged, compact));
+        }
+        let (old_json, snapshot_version) = read_snapshot(&snapshot, &old)?;
+        let changes = diff(&old_json, manifest.as_json());
+        let breaking = changes.iter().any(|c| c.severity == Severity::Breaking);
+        if breaking && !accept_breaking && !is_new_major(&version, &snapshot_version) {
+            return Err(GuardError::Breaking {
+                package,
+                version,
+                snapshot_version,
+                snapshot,
+                changes,
+            });
+        }
+        if ci {
+            return Err(GuardError::Stale {
+                snapshot,
+                changes,
+                missing: false,
+            });
+        }
+        write(&snapshot, text.as_bytes())?;
+        Ok((Outcome::Updated { snapshot, changes }, compact))
+    }
+}
+
+/// The snapshot's text: pretty JSON, keys of the tools sorted, a newline at the end.
+fn snapshot_text(package: &str, version: &str, tools: &Value) -> String {
+    let snapshot = Snapshot {
+        package,
+        version,
+        tools,
+    };
+    let mut text = serde_json::to_string_pretty(&snapshot).expect("a snapshot serialises");
+    text.push('\n');
+    text
+}
+
+/// The manifest a snapshot holds, and the version it records.
+fn read_snapshot(path: &Path, text: &str) -> Result<(Value, String), GuardError> {
+    let invalid = |reason: &str| GuardError::Snapshot {
+        snapshot: path.to_owned(),
+        reason: reason.to_owned(),
+    };
+    let json: Value = serde_json::from_str(text).map_err(|err| invalid(&err.to_string()))?;
+    if !json.get("tools").is_some_and(Value::is_array) {
+        return Err(invalid("it has no `tools` array"));
+    }
+    let version = json
+        .get("version")
+        .and_then(Value::as_str)
+        .ok_or_else(|| invalid("it has no `version` string"))?
+        .to_owned();
+    Ok((json, version))
+}
+
+/// Whether `new` is a release that may break `old`'s callers, as Cargo reads versions: a
+/// greater major version, or while it is 0 a greater minor one (while that is 0 too, a greater
+/// patch). A version that is not `MAJOR.MINOR.PATCH` is never one.
+fn is_new_major(new: &str, old: &str) -> bool {
+    fn level(version: &str) -> Option<(u64, u64, u64)> {
+        let core = version.split(['-', '+']).next()?;
+        let mut parts = core.split('.').map(|part| part.parse::<u64>().ok());
+        let (major, minor, patch) = (parts.next()??, parts.next()??, parts.next()??);
+        Some(match (major, minor) {
+            (0, 0) => (0, 0, patch),
+            (0, minor) => (0, minor, 0),
+            (major, _) => (major, 0, 0),
+        })
+    }
+    matches!((level(new), level(old)), (Some(new), Some(old)) if new > old)
+}
+
+/// Whether an environment variable is set to something other than empty, `0` or `false`.
+fn flag(name: &str) -> bool {
+    std::env::var(name).is_ok_and(|value| !matches!(value.trim(), "" | "0" | "false"))
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), GuardError> {
+    std::fs::write(path, bytes).map_err(|source| GuardError::Io {
+        action: "write",
+        path: path.to_owned(),
+        source,
+    })
+}
+
+/// Writes the file unless it holds these bytes already, so that what depends on it is not
+/// rebuilt for nothing.
+fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), GuardError> {
+    if std::fs::read(path).is_ok_and(|old| old == bytes) {
+        return Ok(());
+    }
+    write(path, bytes)
+}
+
+/// Prints the refusal for Cargo to show, and fails the build script.
+fn fail(err: &GuardError) -> ! {
+    eprintln!("error: {err}");
+    std::process::exit(1);
+}
+
+/// `2 changes: 1 additive, 1 cosmetic`, or that only the version changed.
+fn summary(changes: &[Change]) -> String {
+    if changes.is_empty() {
+        return "the version changed".to_owned();
+    }
+    let count = |severity: Severity| changes.iter().filter(|c| c.severity == severity).count();
+    let mut parts = Vec::new();
+    for (severity, name) in [
+        (Severity::Breaking, "breaking"),
+        (Severity::Additive, "additive"),
+        (Severity::Cosmetic, "cosmetic"),
+    ] {
+        let n = count(severity);
+        if n > 0 {
+            parts.push(format!("{n} {name}"));
+        }
+    }
+    format!(
+        "{} change{}: {}",
+        changes.len(),
+        if changes.len() == 1 { "" } else { "s" },
+        parts.join(", ")
+    )
+}
+
+struct Lines<'a>(&'a [Change]);
+
+impl fmt::Display for Lines<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for change in self.0 {
+            writeln!(f, "  - {change}")?;
+        }
+        Ok(())
+    }
+}
+
+fn breaking_report(
+    package: &str,
+    version: &str,
+    snapshot_version: &str,
+    snapshot: &Path,
+    changes: &[Change],
+) -> String {
+    format!(
+        "the MCP tools of {package} {version} break callers of the contract in {} ({}):\n{}\
+         To accept these changes, either raise the version of {package} above {snapshot_version} \
+         to a new major release ({}), which the snapshot will then record, or build once with \
+         {ACCEPT_BREAKING}=1; otherwise, undo the breaking changes.",
+        snapshot.display(),
+        summary(changes),
+        Lines(changes),
+        next_major(snapshot_version),
+    )
+}
+
+fn stale_report(snapshot: &Path, changes: &[Change], missing: bool) -> String {
+    if missing {
+        return format!(
+            "there is no MCP manifest snapshot {}, and CI is set, so it is not written: build \
+             without CI to write it, then commit it",
+            snapshot.display()
+        );
+    }
+    format!(
+        "the MCP manifest snapshot {} is out of date ({}), and CI is set, so it is not \
+         rewritten:\n{}Build without CI to update it, then commit it.",
+        snapshot.display(),
+        summary(changes),
+        Lines(changes),
+    )
+}
+
+/// The first version after `version` that may break callers: `2.0.0` after `1.4.2`, `0.3.0`
+/// after `0.2.7`.
+fn next_major(version: &str) -> String {
+    let mut parts = version
+        .split(['-', '+'])
+        .next()
+        .unwrap_or("")
+        .split('.')
+        .map(|part| part.parse::<u64>().unwrap_or(0));
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some(0), Some(0), Some(patch)) => format!("0.0.{}", patch + 1),
+        (Some(0), Some(minor), _) => format!("0.{}.0", minor + 1),
+        (Some(major), _, _) => format!("{}.0.0", major + 1),
+        _ => "a new major version".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_major_release_is_the_one_cargo_lets_break() {
+        assert!(is_new_major("2.0.0", "1.9.3"));
+        assert!(is_new_major("0.3.0", "0.2.9"));
+        assert!(is_new_major("0.0.4", "0.0.3"));
+        assert!(is_new_major("1.0.0-rc.1", "0.9.0"));
+        assert!(!is_new_major("1.5.0", "1.4.0"));
+        assert!(!is_new_major("0.2.5", "0.2.4"));
+        assert!(!is_new_major("1.0.0", "1.0.0"));
+        assert!(!is_new_major("1.0", "0.1.0"));
+        assert_eq!(next_major("1.4.2"), "2.0.0");
+        assert_eq!(next_major("0.2.7"), "0.3.0");
+        assert_eq!(next_major("0.0.3"), "0.0.4");
+    }
+
+    #[test]
+    fn the_snapshot_is_pretty_json_with_the_package_first() {
+        let text = snapshot_text("notes", "0.1.0", &serde_json::json!([{"name": "a"}]));
+        assert_eq!(
+            text,
+            "{\n  \"package\": \"notes\",\n  \"version\": \"0.1.0\",\n  \"tools\": [\n    {\n      \
+             \"name\": \"a\"\n    }\n  ]\n}\n"
+        );
+    }
+}

@@ -1,0 +1,179 @@
+//! A server given a manifest made at build time: it serves those bytes, and refuses to start when
+//! they do not describe the tools linked in.
+
+use serde_json::{Value, json};
+use toolwright::{Conflict, Error, Registry, Server, mcp_tool};
+use toolwright_tests::Client;
+
+/// Add two numbers.
+#[mcp_tool(read_only, title = "Addition")]
+fn add(
+    /// The first.
+    a: i64,
+    /// The second.
+    b: i64,
+) -> i64 {
+    a + b
+}
+
+/// Repeat a word.
+#[mcp_tool(read_only)]
+fn repeat(
+    /// The word.
+    word: String,
+    /// How many times.
+    times: u8,
+) -> String {
+    word.repeat(usize::from(times))
+}
+
+/// The manifest the tools of this binary derive, as a build script would emit it.
+fn derived() -> Value {
+    let registry = Registry::collect().expect("the tools do not conflict");
+    registry.manifest().as_json().clone()
+}
+
+/// `manifest` as the `&'static` bytes `embedded_manifest!` gives.
+fn embed(manifest: &Value) -> &'static [u8] {
+    Box::leak(serde_json::to_vec(manifest).unwrap().into_boxed_slice())
+}
+
+/// The conflicts a server with this embedded manifest stops with, as text.
+async fn refusals(manifest: &Value) -> Vec<String> {
+    let server = Server::new("t", "1").embedded_manifest(embed(manifest));
+    let mut client = Client::serving(server);
+    match client.served().await {
+        Err(Error::Registry(err)) => err
+            .conflicts()
+            .iter()
+            .map(|conflict| {
+                assert!(
+                    matches!(conflict, Conflict::EmbeddedMismatch { .. }),
+                    "{conflict:?}"
+                );
+                conflict.to_string()
+            })
+            .collect(),
+        other => panic!("the server started: {other:?}"),
+    }
+}
+
+fn tools(manifest: &mut Value) -> &mut Vec<Value> {
+    manifest["tools"].as_array_mut().unwrap()
+}
+
+#[tokio::test]
+async fn the_embedded_bytes_are_served_and_the_tools_called() {
+    let manifest = derived();
+    let bytes = embed(&manifest);
+    let mut client = Client::serving(Server::new("t", "1").embedded_manifest(bytes));
+    client.initialize().await;
+    let response = client.request(1, "tools/list", json!({})).await;
+    assert_eq!(response["result"], manifest);
+    let sum = client.call(2, "add", json!({"a": 2, "b": 3})).await;
+    assert_eq!(sum["structuredContent"], json!(null));
+    assert_eq!(sum["content"][0]["text"], "5");
+    let refused = client
+        .call(3, "repeat", json!({"word": "a", "times": 300}))
+        .await;
+    assert_eq!(refused["isError"], true, "{refused}");
+    let text = refused["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("`times`: 300"), "{text}");
+}
+
+#[tokio::test]
+async fn a_tool_missing_from_either_side_is_named() {
+    let mut manifest = derived();
+    tools(&mut manifest).retain(|tool| tool["name"] != "repeat");
+    let mut extra = tools(&mut manifest)[0].clone();
+    extra["name"] = json!("gone");
+    tools(&mut manifest).push(extra);
+    tools(&mut manifest).sort_by_key(|tool| tool["name"].as_str().unwrap().to_owned());
+    let refusals = refusals(&manifest).await;
+    assert_eq!(refusals.len(), 2, "{refusals:#?}");
+    assert!(
+        refusals[0].starts_with(
+            "tool `gone`: it is in the embedded manifest but not linked into the binary; the \
+             manifest embedded at build time was made from other tools than the ones linked in"
+        ),
+        "{}",
+        refusals[0]
+    );
+    assert!(
+        refusals[1].starts_with(
+            "tool `repeat`: it is linked into the binary (at tests/tests/embedded.rs:"
+        ) && refusals[1].contains("but not in the embedded manifest"),
+        "{}",
+        refusals[1]
+    );
+}
+
+#[tokio::test]
+async fn a_changed_description_is_named() {
+    let mut manifest = derived();
+    tools(&mut manifest)[0]["description"] = json!("Add up.");
+    assert_eq!(
+        refusals(&manifest).await,
+        [
+            "tool `add`: its title or description differs from the embedded manifest's; the \
+          manifest embedded at build time was made from other tools than the ones linked in: \
+          build the tools crate with the same features under [build-dependencies] as under \
+          [dependencies]"
+        ]
+    );
+}
+
+#[tokio::test]
+#[cfg(debug_assertions)]
+async fn debug_builds_compare_the_schemas_too() {
+    let mut manifest = derived();
+    tools(&mut manifest)[1]["inputSchema"]["properties"]["times"]["maximum"] = json!(9);
+    let refusals = refusals(&manifest).await;
+    assert_eq!(refusals.len(), 1);
+    assert!(
+        refusals[0].starts_with(
+            "tool `repeat`: its schemas or annotations differ from the embedded manifest's"
+        ),
+        "{}",
+        refusals[0]
+    );
+}
+
+#[tokio::test]
+async fn bytes_that_are_not_a_manifest_are_refused() {
+    for broken in [
+        json!({"tools": {}}),
+        json!([]),
+        json!({"tools": [{"title": "x"}]}),
+    ] {
+        let refusals = refusals(&broken).await;
+        assert_eq!(refusals.len(), 1);
+        assert!(
+            refusals[0].starts_with("tool `*`: the embedded manifest cannot be read: "),
+            "{}",
+            refusals[0]
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_namespaced_server_takes_a_namespaced_manifest() {
+    let registry = Registry::collect().unwrap().namespaced().unwrap();
+    let manifest = registry.manifest().as_json().clone();
+    let server = Server::new("t", "1")
+        .namespaced()
+        .embedded_manifest(embed(&manifest));
+    let mut client = Client::serving(server);
+    client.initialize().await;
+    let listed = client.result(1, "tools/list", json!({})).await;
+    assert_eq!(listed, manifest);
+    let sum = client
+        .call(2, "toolwright-tests__add", json!({"a": 1, "b": 1}))
+        .await;
+    assert_eq!(sum["content"][0]["text"], "2");
+    // The plain manifest does not do for a namespaced server.
+    let plain = Server::new("t", "1")
+        .namespaced()
+        .embedded_manifest(embed(&derived()));
+    assert!(Client::serving(plain).served().await.is_err());
+}
