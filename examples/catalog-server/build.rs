@@ -491,7 +491,10 @@ fn tool(verb: &str, noun: &Noun, place: &str) -> Tool {
         ),
         "create" => (
             format!("create_{}", noun.ident),
-            format!("Create a {phrase} {place} and return its id."),
+            format!(
+                "Create a {phrase} {place}, seen by its owner's team unless `visibility` says \
+                 otherwise."
+            ),
             &["destructive = false"],
             vec![
                 Param::new(
