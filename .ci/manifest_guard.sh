@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The build-time manifest guard, as a developer meets it: in a copy of the repository, a new
+# required argument on a notes tool fails `cargo build -p notes-server` with a report naming the
+# tool; making the argument optional builds and rewrites the committed snapshot; with CI set, a
+# stale snapshot fails the build.
+#
+# Run from anywhere: `bash .ci/manifest_guard.sh`. The copy builds into this repository's target
+# directory, so only the workspace's own crates are compiled again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+export CARGO_TARGET_DIR="$root/target/manifest-guard"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+copy="$work/repository"
+mkdir "$copy"
+git ls-files -z | (cd "$root" && xargs -0 cp --parents -t "$copy")
+cd "$copy"
+snapshot=examples/notes-server/mcp-manifest.json
+tool=examples/notes-tools/src/read.rs
+cp "$snapshot" "$work/snapshot.json"
+passed=0
+pass() { passed=$((passed + 1)); echo "ok $passed $*"; }
+fail() { echo "FAILED: $*"; echo "$passed passed, 1 failed"; exit 1; }
+
+unset CI TOOLWRIGHT_ACCEPT_BREAKING
+cargo build -p notes-server 2>"$work/log" || fail "the copy does not build: $(cat "$work/log")"
+cmp -s "$snapshot" "$work/snapshot.json" || fail "a clean build changed the committed snapshot"
+pass "the copy builds and its snapshot is current"
+
+# A new required argument breaks callers of get_note.
+python3 - "$tool" <<'PY'
+import sys
+path = sys.argv[1]
+text = open(path).read()
+old = "    /// The note's id.\n    id: u64,\n) -> Result<Note, NotesError> {"
+assert old in text, "get_note's signature moved"
+new = "    /// The note's id.\n    id: u64,\n    /// The revision to read.\n    revision: u32,\n) -> Result<Note, NotesError> {\n    let _ = revision;"
+open(path, "w").write(text.replace(old, new, 1))
+PY
+if cargo build -p notes-server 2>"$work/log"; then
+    fail "a new required argument built"
+fi
+grep -q 'breaking: get_note input /properties/revision: new required argument `revision`' "$work/log" \
+    || fail "the report does not name the tool and the change: $(cat "$work/log")"
+grep -q 'TOOLWRIGHT_ACCEPT_BREAKING=1' "$work/log" || fail "the report does not say how to accept"
+cmp -s "$snapshot" "$work/snapshot.json" || fail "a refused build changed the snapshot"
+pass "a new required argument fails the build, naming get_note"
+grep -A3 'breaking: get_note' "$work/log" | sed 's/^/    /'
+
+# An optional argument is additive: the build goes on and rewrites the snapshot.
+sed -i 's/    revision: u32,/    revision: Option<u32>,/' "$tool"
+cargo build -p notes-server 2>"$work/log" || fail "an optional argument fails: $(cat "$work/log")"
+grep -q 'updated the MCP manifest snapshot' "$work/log" || fail "no warning: $(cat "$work/log")"
+grep -q '"revision"' "$snapshot" || fail "the snapshot was not rewritten"
+pass "an optional argument builds, and the snapshot is rewritten with a warning"
+grep 'warning' "$work/log" | sed 's/^/    /'
+
+# With CI set, the stale snapshot fails the build instead of being rewritten.
+cp "$work/snapshot.json" "$snapshot"
+if CI=true cargo build -p notes-server 2>"$work/log"; then
+    fail "CI=true built with a stale snapshot"
+fi
+grep -q 'is out of date (1 change: 1 additive), and CI is set' "$work/log" \
+    || fail "CI=true fails without saying why: $(cat "$work/log")"
+cmp -s "$snapshot" "$work/snapshot.json" || fail "CI=true rewrote the snapshot"
+pass "CI=true fails on the stale snapshot and leaves it alone"
+
+echo "$passed passed, 0 failed"
