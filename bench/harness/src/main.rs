@@ -84,6 +84,10 @@ fn run() -> io::Result<()> {
     // `--quick`: every runtime measure, printed only; no compile times, BENCHMARKS.md untouched.
     let quick = std::env::args().skip(1).any(|arg| arg == "--quick");
     let workspace = Workspace::locate()?;
+    // `--embedded`: toolwright against itself, the manifest made at build time against at start.
+    if std::env::args().skip(1).any(|arg| arg == "--embedded") {
+        return embedded(&workspace);
+    }
     progress(&format!("building both servers with {ALL_TOOLS} tools"));
     workspace.build_servers(ALL_TOOLS)?;
     let binaries = Framework::BOTH.map(|framework| workspace.binary(framework));
@@ -283,6 +287,87 @@ fn run() -> io::Result<()> {
     }
     report::write_benchmarks_md(&workspace, &setting, &method(), &rows, &targets)?;
     progress("wrote BENCHMARKS.md");
+    Ok(())
+}
+
+/// The toolwright server that derives its schemas at start, and the one that serves the manifest
+/// its build made: the same tools, from `toolwright-bench-tools`'s generator.
+const AT_START: &str = "toolwright-bench-server";
+const EMBEDDED: &str = "toolwright-embedded-bench-server";
+
+/// `--embedded`: time from spawn to the first `tools/list` answer, and memory after a list and a
+/// call, for the 1,000-tool server deriving its manifest at start and serving the embedded one.
+/// Prints a table; `BENCHMARKS.md` records it by hand.
+fn embedded(workspace: &Workspace) -> io::Result<()> {
+    progress(&format!(
+        "building {AT_START} and {EMBEDDED} with {ALL_TOOLS} tools"
+    ));
+    workspace.build_packages(&[AT_START, EMBEDDED], ALL_TOOLS)?;
+    let binaries = [AT_START, EMBEDDED].map(|package| workspace.package_binary(package));
+    progress("startup: spawn, initialize, first tools/list");
+    let mut startup: [Samples; 2] = Default::default();
+    let mut memory: [[f64; 3]; 2] = Default::default();
+    for round in 0..STARTUP_WARMUP + STARTUP_SPAWNS {
+        let order = if round.is_multiple_of(2) {
+            [0, 1]
+        } else {
+            [1, 0]
+        };
+        for i in order {
+            let start = std::time::Instant::now();
+            let mut connection = Connection::spawn(Framework::Toolwright, &binaries[i], None)?;
+            connection.initialize()?;
+            let (_, list) = connection.call("tools/list", "{}")?;
+            let elapsed = start.elapsed();
+            check_tool_count(Framework::Toolwright, &list, ALL_TOOLS)?;
+            if round >= STARTUP_WARMUP {
+                startup[i].push(elapsed);
+            }
+            if round == STARTUP_WARMUP {
+                connection.call("tools/call", SUM.1)?;
+                let mib = |kib: u64| kib as f64 / 1024.0;
+                memory[i] = [
+                    connection.peak_memory()? as f64 / (1024.0 * 1024.0),
+                    mib(connection.status_kib("RssAnon")?),
+                    mib(connection.status_kib("RssFile")?),
+                ];
+            }
+            connection.close()?;
+        }
+    }
+    let ms = |samples: &Samples, figure: fn(&Samples) -> Duration| secs(figure(samples)) * 1e3;
+    println!(
+        "\n| {ALL_TOOLS} tools | schemas derived at start | manifest embedded at build | ratio |"
+    );
+    println!("| --- | ---: | ---: | ---: |");
+    for (label, figure) in [
+        (
+            "startup to first tools/list, median",
+            Samples::median as fn(&Samples) -> Duration,
+        ),
+        ("startup to first tools/list, p99", Samples::p99),
+    ] {
+        let [at_start, embedded] = [ms(&startup[0], figure), ms(&startup[1], figure)];
+        println!(
+            "| {label} (of {STARTUP_SPAWNS}) | {at_start:.2} ms | {embedded:.2} ms | {:.1}× \
+             faster |",
+            at_start / embedded
+        );
+    }
+    for (i, label) in [
+        "peak memory (VmHWM) after a list and a call",
+        "· heap and stacks (RssAnon)",
+        "· the binary's touched pages (RssFile)",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let [at_start, embedded] = [memory[0][i], memory[1][i]];
+        println!(
+            "| {label} | {at_start:.1} MiB | {embedded:.1} MiB | {:.2}× |",
+            at_start / embedded
+        );
+    }
     Ok(())
 }
 

@@ -110,7 +110,27 @@ impl Workspace {
         Ok(times)
     }
 
+    /// Builds these packages with `tools` tools each, in release mode, beside the harness.
+    pub(crate) fn build_packages(&self, packages: &[&str], tools: usize) -> io::Result<()> {
+        self.cargo_build_packages(packages, tools, &self.target)
+    }
+
+    /// A package's release binary, as built by [`build_packages`](Workspace::build_packages).
+    pub(crate) fn package_binary(&self, package: &str) -> PathBuf {
+        self.target.join("release").join(package)
+    }
+
     fn cargo_build(&self, servers: &[Framework], tools: usize, target: &Path) -> io::Result<()> {
+        let packages: Vec<&str> = servers.iter().map(|server| server.package()).collect();
+        self.cargo_build_packages(&packages, tools, target)
+    }
+
+    fn cargo_build_packages(
+        &self,
+        packages: &[&str],
+        tools: usize,
+        target: &Path,
+    ) -> io::Result<()> {
         let mut command = Command::new(&self.cargo);
         command
             .args(["build", "--release", "--quiet", "--manifest-path"])
@@ -118,8 +138,8 @@ impl Workspace {
             .arg("--target-dir")
             .arg(target)
             .env("BENCH_TOOL_COUNT", tools.to_string());
-        for server in servers {
-            command.args(["-p", server.package()]);
+        for package in packages {
+            command.args(["-p", package]);
         }
         let status = command.status()?;
         if !status.success() {
