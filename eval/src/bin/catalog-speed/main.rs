@@ -8,6 +8,7 @@
 mod generate;
 
 use std::alloc::System;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -60,6 +61,18 @@ fn verdict(met: bool) -> &'static str {
 fn first_page(index: &SearchIndex, query: &str) -> (Vec<toolwright::Hit>, usize) {
     let hits = index.search(query);
     (hits.iter().take(PAGE).copied().collect(), hits.len())
+}
+
+/// A digest of every hit (position and exact score) of every query: a change to the index's
+/// internals that leaves it alone has changed no ranking.
+fn fingerprint(index: &SearchIndex, queries: &[(&str, String)]) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    for (_, query) in queries {
+        for hit in index.search(query) {
+            (hit.index, hit.score.to_bits()).hash(&mut hasher);
+        }
+    }
+    hasher.finish()
 }
 
 fn main() {
@@ -158,4 +171,9 @@ fn main() {
             micros(*durations.last().expect("not empty")),
         );
     }
+    println!();
+    println!(
+        "Rankings fingerprint: {:016x}",
+        fingerprint(&index, &queries)
+    );
 }
