@@ -34,549 +34,134 @@ impl Choices {
         self.below(100) < percent
     }
 
-    pub(crate) fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
+    pub(crate) fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len())]
     }
 }
 
-/// A domain: its services (used as name prefixes and tags), its nouns, and the thing its nouns
-/// belong to.
+/// A domain: its name, its services (used as name prefixes and tags), its nouns, and the thing
+/// its nouns belong to.
 struct Domain {
     name: &'static str,
-    services: &'static [&'static str],
-    nouns: &'static [&'static str],
+    services: Vec<&'static str>,
+    nouns: Vec<&'static str>,
     parent: &'static str,
 }
 
-const fn domain(
-    name: &'static str,
-    services: &'static [&'static str],
-    nouns: &'static [&'static str],
-    parent: &'static str,
-) -> Domain {
-    Domain {
-        name,
-        services,
-        nouns,
-        parent,
-    }
-}
-
-const DOMAINS: [Domain; 40] = [
-    domain(
-        "code",
-        &["github", "gitlab", "gh", "bitbucket"],
-        &[
-            "repository",
-            "issue",
-            "pull_request",
-            "branch",
-            "commit",
-            "release",
-            "tag",
-            "review",
-        ],
-        "repository",
-    ),
-    domain(
-        "ci",
-        &["circleci", "jenkins", "actions"],
-        &["pipeline", "job", "workflow", "artifact", "runner", "build"],
-        "project",
-    ),
-    domain(
-        "files",
-        &["fs", "dropbox", "gdrive", "box"],
-        &[
-            "file",
-            "directory",
-            "folder",
-            "symlink",
-            "permission",
-            "upload",
-        ],
-        "drive",
-    ),
-    domain(
-        "calendar",
-        &["gcal", "outlook", "cal"],
-        &[
-            "event",
-            "calendar",
-            "invitation",
-            "reminder",
-            "availability",
-            "room",
-        ],
-        "calendar",
-    ),
-    domain(
-        "email",
-        &["gmail", "smtp", "mail"],
-        &["email", "draft", "thread", "label", "attachment", "filter"],
-        "mailbox",
-    ),
-    domain(
-        "chat",
-        &["slack", "teams", "discord"],
-        &["message", "channel", "reaction", "thread", "user", "emoji"],
-        "workspace",
-    ),
-    domain(
-        "sql",
-        &["postgres", "mysql", "sqlite", "db"],
-        &["table", "row", "query", "index", "schema", "migration"],
-        "database",
-    ),
-    domain(
-        "documents",
-        &["mongo", "dynamo", "firestore"],
-        &["document", "collection", "item", "index", "stream"],
-        "database",
-    ),
-    domain(
-        "cache",
-        &["redis", "memcached"],
-        &["key", "value", "hash", "stream", "set", "ttl"],
-        "instance",
-    ),
-    domain(
-        "kubernetes",
-        &["k8s", "kube", "helm"],
-        &[
-            "pod",
-            "deployment",
-            "service",
-            "namespace",
-            "secret",
-            "chart",
-            "node",
-            "log",
-        ],
-        "cluster",
-    ),
-    domain(
-        "cloud",
-        &["aws", "ec2", "s3", "gcp", "azure"],
-        &[
-            "instance", "bucket", "object", "volume", "snapshot", "function", "role",
-        ],
-        "account",
-    ),
-    domain(
-        "payments",
-        &["stripe", "paypal", "adyen"],
-        &[
-            "payment",
-            "refund",
-            "invoice",
-            "charge",
-            "payout",
-            "subscription",
-            "customer",
-            "dispute",
-        ],
-        "account",
-    ),
-    domain(
-        "crm",
-        &["salesforce", "hubspot", "crm"],
-        &[
-            "contact",
-            "lead",
-            "deal",
-            "company",
-            "note",
-            "opportunity",
-            "pipeline",
-        ],
-        "organization",
-    ),
-    domain(
-        "wiki",
-        &["notion", "confluence", "wiki"],
-        &["page", "database", "block", "space", "comment", "template"],
-        "workspace",
-    ),
-    domain(
-        "tracker",
-        &["jira", "linear", "asana"],
-        &[
-            "ticket", "issue", "sprint", "epic", "project", "label", "cycle",
-        ],
-        "project",
-    ),
-    domain(
-        "maps",
-        &["maps", "geo", "osm"],
-        &[
-            "place",
-            "route",
-            "address",
-            "direction",
-            "distance",
-            "location",
-        ],
-        "region",
-    ),
-    domain(
-        "weather",
-        &["weather", "forecast"],
-        &[
-            "forecast",
-            "condition",
-            "alert",
-            "temperature",
-            "observation",
-        ],
-        "location",
-    ),
-    domain(
-        "travel",
-        &["flights", "hotels", "trips"],
-        &["flight", "hotel", "booking", "itinerary", "fare", "seat"],
-        "trip",
-    ),
-    domain(
-        "web",
-        &["web", "browser", "http"],
-        &["page", "url", "screenshot", "link", "request", "cookie"],
-        "site",
-    ),
-    domain(
-        "notes",
-        &["notes", "obsidian", "evernote"],
-        &["note", "notebook", "tag", "attachment", "backlink"],
-        "vault",
-    ),
-    domain(
-        "monitoring",
-        &["datadog", "grafana", "prometheus"],
-        &[
-            "metric",
-            "dashboard",
-            "alert",
-            "monitor",
-            "incident",
-            "trace",
-        ],
-        "service",
-    ),
-    domain(
-        "logging",
-        &["loki", "splunk", "elastic"],
-        &["log", "query", "index", "stream", "saved_search"],
-        "cluster",
-    ),
-    domain(
-        "support",
-        &["zendesk", "intercom", "freshdesk"],
-        &[
-            "ticket",
-            "conversation",
-            "macro",
-            "agent",
-            "article",
-            "customer",
-        ],
-        "helpdesk",
-    ),
-    domain(
-        "hr",
-        &["workday", "bamboo", "hr"],
-        &[
-            "employee",
-            "position",
-            "leave_request",
-            "payslip",
-            "review",
-            "department",
-        ],
-        "company",
-    ),
-    domain(
-        "accounting",
-        &["quickbooks", "xero", "ledger"],
-        &[
-            "account",
-            "journal_entry",
-            "bill",
-            "expense",
-            "vendor",
-            "tax_rate",
-        ],
-        "ledger",
-    ),
-    domain(
-        "ecommerce",
-        &["shopify", "woo", "shop"],
-        &[
-            "product",
-            "order",
-            "cart",
-            "variant",
-            "coupon",
-            "fulfillment",
-            "inventory",
-        ],
-        "store",
-    ),
-    domain(
-        "marketing",
-        &["mailchimp", "sendgrid", "ads"],
-        &[
-            "campaign",
-            "audience",
-            "segment",
-            "template",
-            "subscriber",
-            "ad_group",
-        ],
-        "account",
-    ),
-    domain(
-        "analytics",
-        &["ga", "mixpanel", "amplitude"],
-        &[
-            "report",
-            "event",
-            "funnel",
-            "cohort",
-            "dimension",
-            "segment",
-        ],
-        "property",
-    ),
-    domain(
-        "design",
-        &["figma", "canva", "sketch"],
-        &["file", "frame", "component", "comment", "style", "asset"],
-        "team",
-    ),
-    domain(
-        "video",
-        &["youtube", "vimeo", "zoom"],
-        &[
-            "video",
-            "playlist",
-            "meeting",
-            "recording",
-            "transcript",
-            "caption",
-        ],
-        "channel",
-    ),
-    domain(
-        "music",
-        &["spotify", "music"],
-        &["track", "album", "playlist", "artist", "queue"],
-        "library",
-    ),
-    domain(
-        "social",
-        &["twitter", "linkedin", "mastodon"],
-        &["post", "follower", "mention", "profile", "hashtag"],
-        "profile",
-    ),
-    domain(
-        "security",
-        &["vault", "okta", "auth0"],
-        &["secret", "user", "group", "policy", "token", "session"],
-        "tenant",
-    ),
-    domain(
-        "dns",
-        &["cloudflare", "route53", "dns"],
-        &["record", "zone", "certificate", "domain", "firewall_rule"],
-        "zone",
-    ),
-    domain(
-        "containers",
-        &["docker", "podman", "registry"],
-        &["container", "image", "volume", "network", "tag"],
-        "host",
-    ),
-    domain(
-        "iot",
-        &["homeassistant", "hue", "iot"],
-        &["device", "sensor", "scene", "automation", "light"],
-        "home",
-    ),
-    domain(
-        "learning",
-        &["canvas", "moodle", "lms"],
-        &[
-            "course",
-            "assignment",
-            "grade",
-            "student",
-            "quiz",
-            "submission",
-        ],
-        "school",
-    ),
-    domain(
-        "legal",
-        &["docusign", "contracts", "esign"],
-        &["contract", "envelope", "signature", "clause", "template"],
-        "account",
-    ),
-    domain(
-        "shipping",
-        &["fedex", "ups", "shipping"],
-        &[
-            "shipment",
-            "parcel",
-            "label",
-            "rate",
-            "tracking_number",
-            "pickup",
-        ],
-        "account",
-    ),
-    domain(
-        "ml",
-        &["huggingface", "openai", "ml"],
-        &[
-            "model",
-            "dataset",
-            "embedding",
-            "fine_tune",
-            "completion",
-            "prompt",
-        ],
-        "project",
-    ),
+/// The domains, one a line: `name | services | nouns | parent`, lists separated by spaces.
+const DOMAINS: [&str; 40] = [
+    "code | github gitlab gh bitbucket | repository issue pull_request branch commit release tag review | repository",
+    "ci | circleci jenkins actions | pipeline job workflow artifact runner build | project",
+    "files | fs dropbox gdrive box | file directory folder symlink permission upload | drive",
+    "calendar | gcal outlook cal | event calendar invitation reminder availability room | calendar",
+    "email | gmail smtp mail | email draft thread label attachment filter | mailbox",
+    "chat | slack teams discord | message channel reaction thread user emoji | workspace",
+    "sql | postgres mysql sqlite db | table row query index schema migration | database",
+    "documents | mongo dynamo firestore | document collection item index stream | database",
+    "cache | redis memcached | key value hash stream set ttl | instance",
+    "kubernetes | k8s kube helm | pod deployment service namespace secret chart node log | cluster",
+    "cloud | aws ec2 s3 gcp azure | instance bucket object volume snapshot function role | account",
+    "payments | stripe paypal adyen | payment refund invoice charge payout subscription customer dispute | account",
+    "crm | salesforce hubspot crm | contact lead deal company note opportunity pipeline | organization",
+    "wiki | notion confluence wiki | page database block space comment template | workspace",
+    "tracker | jira linear asana | ticket issue sprint epic project label cycle | project",
+    "maps | maps geo osm | place route address direction distance location | region",
+    "weather | weather forecast | forecast condition alert temperature observation | location",
+    "travel | flights hotels trips | flight hotel booking itinerary fare seat | trip",
+    "web | web browser http | page url screenshot link request cookie | site",
+    "notes | notes obsidian evernote | note notebook tag attachment backlink | vault",
+    "monitoring | datadog grafana prometheus | metric dashboard alert monitor incident trace | service",
+    "logging | loki splunk elastic | log query index stream saved_search | cluster",
+    "support | zendesk intercom freshdesk | ticket conversation macro agent article customer | helpdesk",
+    "hr | workday bamboo hr | employee position leave_request payslip review department | company",
+    "accounting | quickbooks xero ledger | account journal_entry bill expense vendor tax_rate | ledger",
+    "ecommerce | shopify woo shop | product order cart variant coupon fulfillment inventory | store",
+    "marketing | mailchimp sendgrid ads | campaign audience segment template subscriber ad_group | account",
+    "analytics | ga mixpanel amplitude | report event funnel cohort dimension segment | property",
+    "design | figma canva sketch | file frame component comment style asset | team",
+    "video | youtube vimeo zoom | video playlist meeting recording transcript caption | channel",
+    "music | spotify music | track album playlist artist queue | library",
+    "social | twitter linkedin mastodon | post follower mention profile hashtag | profile",
+    "security | vault okta auth0 | secret user group policy token session | tenant",
+    "dns | cloudflare route53 dns | record zone certificate domain firewall_rule | zone",
+    "containers | docker podman registry | container image volume network tag | host",
+    "iot | homeassistant hue iot | device sensor scene automation light | home",
+    "learning | canvas moodle lms | course assignment grade student quiz submission | school",
+    "legal | docusign contracts esign | contract envelope signature clause template | account",
+    "shipping | fedex ups shipping | shipment parcel label rate tracking_number pickup | account",
+    "ml | huggingface openai ml | model dataset embedding fine_tune completion prompt | project",
 ];
+
+fn domains() -> Vec<Domain> {
+    DOMAINS
+        .iter()
+        .map(|line| {
+            let [name, services, nouns, parent] = parts(line);
+            Domain {
+                name,
+                services: services.split(' ').collect(),
+                nouns: nouns.split(' ').collect(),
+                parent,
+            }
+        })
+        .collect()
+}
 
 /// A verb, how a description starts with it, and the arguments it usually takes.
 struct Verb {
     word: &'static str,
     /// `{n}` is the noun, `{ns}` its plural, `{p}` the parent, `{s}` the service.
     description: &'static str,
-    arguments: &'static [&'static str],
+    arguments: Vec<&'static str>,
 }
 
-const fn verb(
-    word: &'static str,
-    description: &'static str,
-    arguments: &'static [&'static str],
-) -> Verb {
-    Verb {
-        word,
-        description,
-        arguments,
-    }
-}
-
-const VERBS: [Verb; 22] = [
-    verb(
-        "list",
-        "List the {ns} of a {p} in {s}.",
-        &["parent", "limit", "cursor", "sort", "include_archived"],
-    ),
-    verb(
-        "get",
-        "Get one {n} by its id, with all of its fields.",
-        &["id", "fields"],
-    ),
-    verb(
-        "create",
-        "Create a new {n} in a {p}.",
-        &["parent", "name", "description", "labels", "dry_run"],
-    ),
-    verb(
-        "update",
-        "Update the fields of an existing {n}.",
-        &["id", "name", "description", "status"],
-    ),
-    verb(
-        "delete",
-        "Delete a {n} permanently from {s}.",
-        &["id", "force", "dry_run"],
-    ),
-    verb(
-        "search",
-        "Search {ns} by keyword across a {p}.",
-        &["query", "limit", "since", "until"],
-    ),
-    verb(
-        "archive",
-        "Archive a {n} so that it no longer shows in lists.",
-        &["id", "reason"],
-    ),
-    verb(
-        "restore",
-        "Restore a {n} that was archived or deleted.",
-        &["id"],
-    ),
-    verb(
-        "export",
-        "Export {ns} as CSV or JSON.",
-        &["parent", "format", "since"],
-    ),
-    verb(
-        "import",
-        "Import {ns} into a {p} from a file.",
-        &["parent", "url", "format", "dry_run"],
-    ),
-    verb(
-        "sync",
-        "Synchronise {ns} between {s} and a local copy.",
-        &["parent", "since", "direction"],
-    ),
-    verb(
-        "share",
-        "Share a {n} with a user or a group.",
-        &["id", "email", "role"],
-    ),
-    verb(
-        "move",
-        "Move a {n} to another {p}.",
-        &["id", "target", "keep_copy"],
-    ),
-    verb(
-        "copy",
-        "Copy a {n}, with its settings, into a {p}.",
-        &["id", "target", "name"],
-    ),
-    verb(
-        "watch",
-        "Subscribe to changes of a {n} and receive notifications.",
-        &["id", "webhook_url", "events"],
-    ),
-    verb("approve", "Approve a pending {n}.", &["id", "comment"]),
-    verb(
-        "assign",
-        "Assign a {n} to a member of the {p}.",
-        &["id", "assignee", "notify"],
-    ),
-    verb(
-        "count",
-        "Count the {ns} of a {p} that match a filter.",
-        &["parent", "filter"],
-    ),
-    verb(
-        "summarize",
-        "Summarise recent activity on {ns}.",
-        &["parent", "since", "max_words"],
-    ),
-    verb(
-        "validate",
-        "Check that a {n} is well formed before it is saved.",
-        &["body", "strict"],
-    ),
-    verb(
-        "schedule",
-        "Schedule a {n} to run or be sent later.",
-        &["id", "at", "timezone", "repeat"],
-    ),
-    verb(
-        "fetch",
-        "Fetch the latest state of a {n} from {s}.",
-        &["id", "refresh"],
-    ),
+/// The verbs, one a line: `verb | description | arguments`, arguments separated by spaces.
+const VERBS: [&str; 22] = [
+    "list | List the {ns} of a {p} in {s}. | parent limit cursor sort include_archived",
+    "get | Get one {n} by its id, with all of its fields. | id fields",
+    "create | Create a new {n} in a {p}. | parent name description labels dry_run",
+    "update | Update the fields of an existing {n}. | id name description status",
+    "delete | Delete a {n} permanently from {s}. | id force dry_run",
+    "search | Search {ns} by keyword across a {p}. | query limit since until",
+    "archive | Archive a {n} so that it no longer shows in lists. | id reason",
+    "restore | Restore a {n} that was archived or deleted. | id",
+    "export | Export {ns} as CSV or JSON. | parent format since",
+    "import | Import {ns} into a {p} from a file. | parent url format dry_run",
+    "sync | Synchronise {ns} between {s} and a local copy. | parent since direction",
+    "share | Share a {n} with a user or a group. | id email role",
+    "move | Move a {n} to another {p}. | id target keep_copy",
+    "copy | Copy a {n}, with its settings, into a {p}. | id target name",
+    "watch | Subscribe to changes of a {n} and receive notifications. | id webhook_url events",
+    "approve | Approve a pending {n}. | id comment",
+    "assign | Assign a {n} to a member of the {p}. | id assignee notify",
+    "count | Count the {ns} of a {p} that match a filter. | parent filter",
+    "summarize | Summarise recent activity on {ns}. | parent since max_words",
+    "validate | Check that a {n} is well formed before it is saved. | body strict",
+    "schedule | Schedule a {n} to run or be sent later. | id at timezone repeat",
+    "fetch | Fetch the latest state of a {n} from {s}. | id refresh",
 ];
+
+fn verbs() -> Vec<Verb> {
+    VERBS
+        .iter()
+        .map(|line| {
+            let [word, description, arguments] = parts(line);
+            Verb {
+                word,
+                description,
+                arguments: arguments.split(' ').collect(),
+            }
+        })
+        .collect()
+}
+
+/// The `|`-separated parts of a line of one of the tables above.
+fn parts<const N: usize>(line: &'static str) -> [&'static str; N] {
+    let parts: Vec<&str> = line.split('|').map(str::trim).collect();
+    parts
+        .try_into()
+        .unwrap_or_else(|_| panic!("{N} parts in `{line}`"))
+}
 
 /// An argument's JSON type and description; `{n}` and `{p}` as in [`Verb::description`].
 fn argument(name: &str) -> (&'static str, &'static str) {
@@ -724,14 +309,15 @@ fn capitalised(text: &str) -> String {
 
 /// `count` tool descriptors, as `tools/list` publishes them, with a `tags` array each.
 pub(crate) fn catalog(count: usize) -> Vec<Value> {
+    let (domains, verbs) = (domains(), verbs());
     let mut choices = Choices::new(10_000);
     let mut taken = std::collections::HashSet::new();
     let mut tools = Vec::with_capacity(count);
     for i in 0..count {
-        let domain = &DOMAINS[i % DOMAINS.len()];
-        let service = *choices.pick(domain.services);
-        let noun = *choices.pick(domain.nouns);
-        let verb = choices.pick(&VERBS);
+        let domain = &domains[i % domains.len()];
+        let service = choices.pick(&domain.services);
+        let noun = choices.pick(&domain.nouns);
+        let verb = &verbs[choices.below(verbs.len())];
         let object = if verb.description.contains("{ns}") && choices.chance(70) {
             plural(noun)
         } else {
@@ -753,7 +339,7 @@ pub(crate) fn catalog(count: usize) -> Vec<Value> {
         };
         let mut name = join(&words);
         while !taken.insert(name.clone()) {
-            words.push(*choices.pick(&QUALIFIERS));
+            words.push(choices.pick(&QUALIFIERS));
             name = join(&words);
             if words.len() > 5 {
                 name = format!("{}_{i}", join(&words[..3]));
@@ -766,7 +352,7 @@ pub(crate) fn catalog(count: usize) -> Vec<Value> {
         if choices.chance(60) {
             description.push(' ');
             description.push_str(&fill(
-                *choices.pick(&SECOND_SENTENCES),
+                choices.pick(&SECOND_SENTENCES),
                 noun,
                 domain.parent,
                 service,
@@ -864,6 +450,7 @@ const NONSENSE: [&str; 6] = [
 
 /// `count` queries over `tools`, each with its style, in a mixed order.
 pub(crate) fn queries(tools: &[Value], count: usize) -> Vec<(&'static str, String)> {
+    let domains = domains();
     let mut choices = Choices::new(5);
     let total: usize = STYLES.iter().map(|&(_, share)| share).sum();
     (0..count)
@@ -877,7 +464,7 @@ pub(crate) fn queries(tools: &[Value], count: usize) -> Vec<(&'static str, Strin
                     found
                 })
                 .map_or("keyword", |&(style, _)| style);
-            let tool = choices.pick(tools);
+            let tool = &tools[choices.below(tools.len())];
             let name = tool["name"].as_str().unwrap_or_default();
             let name_words: Vec<String> = name
                 .split(|c: char| c == '_' || c.is_uppercase())
@@ -885,15 +472,15 @@ pub(crate) fn queries(tools: &[Value], count: usize) -> Vec<(&'static str, Strin
                 .map(str::to_lowercase)
                 .collect();
             let description = tool["description"].as_str().unwrap_or_default();
-            let domain = choices.pick(&DOMAINS);
-            let noun = *choices.pick(domain.nouns);
+            let domain = &domains[choices.below(domains.len())];
+            let noun = choices.pick(&domain.nouns);
             let query = match style {
                 "keyword" => {
                     let take = 1 + choices.below(name_words.len().clamp(1, 3));
                     let skip = choices.below(name_words.len() - take + 1);
                     name_words[skip..skip + take].join(" ")
                 }
-                "paraphrase" => fill(*choices.pick(&REQUESTS), noun, domain.parent, ""),
+                "paraphrase" => fill(choices.pick(&REQUESTS), noun, domain.parent, ""),
                 "description words" => {
                     let words: Vec<&str> = description.split_whitespace().collect();
                     let take = (2 + choices.below(3)).min(words.len());
@@ -901,16 +488,16 @@ pub(crate) fn queries(tools: &[Value], count: usize) -> Vec<(&'static str, Strin
                     words[skip..skip + take].join(" ")
                 }
                 "prefix" => noun.chars().take(3 + choices.below(3)).collect(),
-                "common word" => (*choices.pick(&COMMON_WORDS)).to_owned(),
+                "common word" => choices.pick(&COMMON_WORDS).to_owned(),
                 "long" => {
                     let mut words: Vec<String> = name_words.clone();
                     words.extend(["for", "the"].map(String::from));
                     words.push(domain.parent.replace('_', " "));
-                    words.push(choices.pick(domain.services).to_string());
+                    words.push(choices.pick(&domain.services).to_string());
                     words.truncate(6);
                     words.join(" ")
                 }
-                "no match" => (*choices.pick(&NONSENSE)).to_owned(),
+                "no match" => choices.pick(&NONSENSE).to_owned(),
                 _ => String::new(),
             };
             (style, query)
