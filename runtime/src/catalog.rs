@@ -5,6 +5,7 @@
 //! that aggregates other servers' tools can rank them too.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 use serde_json::Value;
 
@@ -128,12 +129,39 @@ pub struct Hit {
 pub struct SearchIndex {
     /// Every distinct stemmed word, sorted, so that the words a prefix starts lie together.
     words: Vec<String>,
-    /// For each word of `words`: where it occurs, as (tool, field, count).
-    postings: Vec<Vec<(usize, usize, u32)>>,
+    /// Where each word's postings start in `postings`, and, last, where the final word's end.
+    /// One flat list rather than one per word saves an allocation, a header and spare capacity
+    /// per word.
+    starts: Vec<u32>,
+    /// Where each word occurs: the postings of the first word of `words`, then of the second,
+    /// and so on; each word's in catalog order, and by field within a tool.
+    postings: Vec<Posting>,
     /// For each tool and field, the length normalisation divisor of BM25.
     norms: Vec<[f64; FIELDS.len()]>,
-    /// For each tool, the stemmed words of its name.
-    names: Vec<Vec<String>>,
+    /// The words of each tool's name, as positions in `words`, one tool after another: a query
+    /// term matches a range of `words`, so name coverage compares numbers, not strings.
+    names: Vec<u32>,
+    /// Where each tool's name starts in `names`, and, last, where the final tool's ends.
+    name_starts: Vec<u32>,
+}
+
+/// The occurrences of one word in one field of one tool. Postings are most of an index, so they
+/// are kept small: 8 bytes, where `(usize, usize, u32)` took 24.
+#[derive(Clone, Copy, Debug)]
+struct Posting {
+    /// The tool's position in the catalog.
+    tool: u32,
+    /// How many times the word occurs in the field; a word repeated more than 65,535 times in
+    /// one field counts 65,535 times.
+    count: u16,
+    /// The field, as a position in [`FIELDS`].
+    field: u8,
+}
+
+/// A position or a count as the index stores it. A catalog of four billion tools or words would
+/// not fit in memory to begin with.
+fn compact(n: usize) -> u32 {
+    u32::try_from(n).expect("fewer than 2^32 tools, words and postings")
 }
 
 impl SearchIndex {
@@ -171,9 +199,9 @@ impl SearchIndex {
     }
 
     fn build(documents: impl Iterator<Item = [Vec<String>; FIELDS.len()]>) -> SearchIndex {
-        let mut postings: BTreeMap<String, Vec<(usize, usize, u32)>> = BTreeMap::new();
+        let mut postings: BTreeMap<String, Vec<Posting>> = BTreeMap::new();
         let mut lengths: Vec<[usize; FIELDS.len()]> = Vec::new();
-        let mut names = Vec::new();
+        let mut names: Vec<Vec<String>> = Vec::new();
         for (tool, fields) in documents.enumerate() {
             names.push(
                 fields[Field::Name as usize]
@@ -184,12 +212,16 @@ impl SearchIndex {
             let mut length = [0; FIELDS.len()];
             for (field, words) in fields.into_iter().enumerate() {
                 length[field] = words.len();
-                let mut counts: BTreeMap<String, u32> = BTreeMap::new();
+                let mut counts: BTreeMap<String, usize> = BTreeMap::new();
                 for word in words {
                     *counts.entry(stem(&word)).or_default() += 1;
                 }
                 for (word, count) in counts {
-                    postings.entry(word).or_default().push((tool, field, count));
+                    postings.entry(word).or_default().push(Posting {
+                        tool: compact(tool),
+                        count: u16::try_from(count).unwrap_or(u16::MAX),
+                        field: field as u8,
+                    });
                 }
             }
             lengths.push(length);
@@ -212,12 +244,33 @@ impl SearchIndex {
                 norm
             })
             .collect();
-        let (words, postings) = postings.into_iter().unzip();
+        let mut words = Vec::with_capacity(postings.len());
+        let mut starts = Vec::with_capacity(postings.len() + 1);
+        let mut flat = Vec::with_capacity(postings.values().map(Vec::len).sum());
+        for (word, postings) in postings {
+            words.push(word);
+            starts.push(compact(flat.len()));
+            flat.extend(postings);
+        }
+        starts.push(compact(flat.len()));
+        // Every word of a name is in `words`: the name is a field, indexed like the others.
+        let mut name_words = Vec::with_capacity(names.iter().map(Vec::len).sum());
+        let mut name_starts = Vec::with_capacity(names.len() + 1);
+        for name in &names {
+            name_starts.push(compact(name_words.len()));
+            name_words.extend(name.iter().map(|word| {
+                let position = words.binary_search(word).expect("a name word is indexed");
+                compact(position)
+            }));
+        }
+        name_starts.push(compact(name_words.len()));
         SearchIndex {
             words,
-            postings,
+            starts,
+            postings: flat,
             norms,
-            names,
+            names: name_words,
+            name_starts,
         }
     }
 
@@ -257,22 +310,30 @@ impl SearchIndex {
                 .map(|index| Hit { index, score: 0.0 })
                 .collect();
         }
+        let matches = self.matches(&terms);
         let tools = self.len() as f64;
         let mut scores = vec![0.0; self.len()];
         let mut frequency = vec![0.0; self.len()];
         // BM25F: a term's occurrences are weighted and length-normalised per field, then summed
         // and saturated once, so a word found in the name, the tags and the description adds up
         // to one strong match, not three independent ones.
-        for term in &terms {
+        for (term, words) in terms.iter().zip(&matches) {
             frequency.iter_mut().for_each(|f| *f = 0.0);
             let mut matched = 0usize;
-            for (word, weight) in self.expand(term) {
-                for &(tool, field, count) in &self.postings[word] {
+            for word in words.clone() {
+                let weight = if self.words[word] == *term {
+                    1.0
+                } else {
+                    PREFIX_WEIGHT
+                };
+                let postings = self.starts[word] as usize..self.starts[word + 1] as usize;
+                for posting in &self.postings[postings] {
+                    let (tool, field) = (posting.tool as usize, posting.field as usize);
                     if frequency[tool] == 0.0 {
                         matched += 1;
                     }
-                    frequency[tool] +=
-                        weight * FIELDS[field].weight() * count as f64 / self.norms[tool][field];
+                    frequency[tool] += weight * FIELDS[field].weight() * f64::from(posting.count)
+                        / self.norms[tool][field];
                 }
             }
             let matched = matched as f64;
@@ -289,7 +350,7 @@ impl SearchIndex {
             .filter(|&(_, score)| score > 0.0)
             .map(|(index, score)| Hit {
                 index,
-                score: score * (1.0 + NAME_COVERAGE * self.name_coverage(index, &terms)),
+                score: score * (1.0 + NAME_COVERAGE * self.name_coverage(index, &matches)),
             })
             .collect();
         // A stable sort: equal scores keep the catalog order.
@@ -297,36 +358,35 @@ impl SearchIndex {
         hits
     }
 
-    /// The share of the tool's name words that some query term matches.
-    fn name_coverage(&self, tool: usize, terms: &[String]) -> f64 {
-        let name = &self.names[tool];
+    /// The share of the tool's name words that some query term matches, given the words each
+    /// term matches (see [`SearchIndex::matches`]).
+    fn name_coverage(&self, tool: usize, matches: &[Range<usize>]) -> f64 {
+        let name =
+            &self.names[self.name_starts[tool] as usize..self.name_starts[tool + 1] as usize];
         let covered = name
             .iter()
-            .filter(|word| terms.iter().any(|term| matches(word, term)))
+            .filter(|&&word| matches.iter().any(|words| words.contains(&(word as usize))))
             .count();
         covered as f64 / name.len().max(1) as f64
     }
 
-    /// The indexed words a stemmed query term matches, each with how much it counts: the term
-    /// itself, and, for a term long enough, every word it starts.
-    fn expand<'a>(&'a self, term: &'a str) -> impl Iterator<Item = (usize, f64)> + 'a {
-        let start = self.words.partition_point(|word| word.as_str() < term);
-        let prefix = term.chars().count() >= PREFIX_MIN_CHARS;
-        self.words[start..]
+    /// For each stemmed query term, the indexed words it matches, as positions in `words`: the
+    /// term itself, and, for a term long enough, every word it starts. The words a term starts
+    /// follow it in sorted order, so they make one range.
+    fn matches(&self, terms: &[String]) -> Vec<Range<usize>> {
+        terms
             .iter()
-            .take_while(move |word| word.as_str() == term || (prefix && word.starts_with(term)))
-            .enumerate()
-            .map(move |(i, word)| {
-                let weight = if word == term { 1.0 } else { PREFIX_WEIGHT };
-                (start + i, weight)
+            .map(|term| {
+                let start = self.words.partition_point(|word| word < term);
+                let prefix = term.chars().count() >= PREFIX_MIN_CHARS;
+                let len = self.words[start..]
+                    .iter()
+                    .take_while(|word| *word == term || (prefix && word.starts_with(term.as_str())))
+                    .count();
+                start..start + len
             })
+            .collect()
     }
-}
-
-/// Whether a stemmed query term matches a stemmed word: the same word, or a term long enough
-/// that starts it.
-fn matches(word: &str, term: &str) -> bool {
-    word == term || (term.chars().count() >= PREFIX_MIN_CHARS && word.starts_with(term))
 }
 
 /// The words of each field of one descriptor, in the order of [`FIELDS`].
@@ -613,16 +673,22 @@ mod tests {
             json!({"name": "slack_upload_file"}),
         ];
         let index = SearchIndex::new(&tools);
-        let terms = |query: &str| -> Vec<String> { words(query).iter().map(|w| stem(w)).collect() };
-        assert_eq!(index.name_coverage(0, &terms("create slack channel")), 1.0);
+        let matches = |query: &str| {
+            let terms: Vec<String> = words(query).iter().map(|w| stem(w)).collect();
+            index.matches(&terms)
+        };
         assert_eq!(
-            index.name_coverage(1, &terms("create slack channel")),
+            index.name_coverage(0, &matches("create slack channel")),
+            1.0
+        );
+        assert_eq!(
+            index.name_coverage(1, &matches("create slack channel")),
             1.0 / 3.0
         );
         // Stems and prefixes count as they do for matching.
-        assert_eq!(index.name_coverage(1, &terms("slack uploads")), 2.0 / 3.0);
-        assert_eq!(index.name_coverage(0, &terms("chan")), 0.5);
-        assert_eq!(index.name_coverage(0, &terms("ch")), 0.0);
+        assert_eq!(index.name_coverage(1, &matches("slack uploads")), 2.0 / 3.0);
+        assert_eq!(index.name_coverage(0, &matches("chan")), 0.5);
+        assert_eq!(index.name_coverage(0, &matches("ch")), 0.0);
     }
 
     #[test]
