@@ -190,12 +190,13 @@ impl SearchIndex {
     /// Indexes the tools of a registry, in its order (by name, the order of its manifest), with
     /// the tags each tool was registered with.
     pub fn from_registry(registry: &Registry) -> SearchIndex {
-        SearchIndex::build(
-            registry
-                .tools()
-                .iter()
-                .map(|tool| document(tool.descriptor(), tool.tags())),
-        )
+        // Each descriptor is read for the index and dropped, rather than kept by the tool
+        // (`Tool::descriptor` keeps what it reads): a server in progressive mode has many tools.
+        SearchIndex::build(registry.tools().iter().map(|tool| {
+            let descriptor: Value =
+                serde_json::from_slice(tool.json()).expect("a tool's own JSON reads back");
+            document(&descriptor, tool.tags())
+        }))
     }
 
     fn build(documents: impl Iterator<Item = [Vec<String>; FIELDS.len()]>) -> SearchIndex {

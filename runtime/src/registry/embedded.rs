@@ -4,12 +4,13 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use serde::Deserialize;
-use serde_json::value::RawValue;
+use serde::de::IgnoredAny;
 
 #[cfg(debug_assertions)]
 use super::{Conflict, Registry, Tool};
 
 /// What start-up needs of one tool of an embedded manifest.
+#[derive(Debug)]
 pub(crate) struct Head {
     pub(crate) name: String,
     pub(crate) title: Option<String>,
@@ -18,12 +19,6 @@ pub(crate) struct Head {
     pub(crate) range: Range<usize>,
     /// Whether it has an `outputSchema`.
     pub(crate) structured: bool,
-}
-
-#[derive(Deserialize)]
-struct Document<'a> {
-    #[serde(borrow)]
-    tools: Vec<&'a RawValue>,
 }
 
 /// The members of a tool that start-up compares; the schemas are skipped unparsed.
@@ -35,25 +30,30 @@ struct Fields<'a> {
     title: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     description: Cow<'a, str>,
-    #[serde(rename = "outputSchema", borrow, default)]
-    output_schema: Option<&'a RawValue>,
+    #[serde(rename = "outputSchema", default)]
+    output_schema: Option<IgnoredAny>,
 }
+
+/// How a manifest's bytes begin and end: [`Manifest`](crate::Manifest)'s compact form.
+const HEAD: &[u8] = br#"{"tools":["#;
+const TAIL: &[u8] = b"]}";
 
 /// Each tool of the manifest, in its order (by name), or why it cannot be read.
 pub(crate) fn read(manifest: &[u8]) -> Result<Vec<Head>, String> {
-    let document: Document<'_> = serde_json::from_slice(manifest).map_err(|e| e.to_string())?;
-    let start = manifest.as_ptr() as usize;
-    let mut heads = Vec::with_capacity(document.tools.len());
-    for raw in document.tools {
-        let json = raw.get();
-        // The raw value borrows from `manifest`: its address says where it lies.
-        let offset = json.as_ptr() as usize - start;
-        let fields: Fields<'_> = serde_json::from_str(json).map_err(|e| e.to_string())?;
+    let tools = manifest
+        .strip_prefix(HEAD)
+        .and_then(|rest| rest.strip_suffix(TAIL))
+        .ok_or("it is not a manifest's compact JSON, `{\"tools\":[...]}`")?;
+    let mut heads = Vec::new();
+    for range in objects(tools)? {
+        let json = &tools[range.clone()];
+        let fields: Fields<'_> = serde_json::from_slice(json).map_err(|e| e.to_string())?;
+        let range = range.start + HEAD.len()..range.end + HEAD.len();
         heads.push(Head {
             name: fields.name.into_owned(),
             title: fields.title.map(Cow::into_owned),
             description: fields.description.into_owned(),
-            range: offset..offset + json.len(),
+            range,
             structured: fields.output_schema.is_some(),
         });
     }
@@ -64,6 +64,55 @@ pub(crate) fn read(manifest: &[u8]) -> Result<Vec<Head>, String> {
         return Err("its tools are not sorted by name".to_owned());
     }
     Ok(heads)
+}
+
+/// Where each object of a JSON array's elements (`{...},{...}`, without the brackets) lies.
+/// Strings are skipped whole, so braces inside them do not count; each object's own syntax is
+/// left to the parser that reads it.
+fn objects(elements: &[u8]) -> Result<Vec<Range<usize>>, String> {
+    let mut ranges = Vec::new();
+    let (mut depth, mut start) = (0usize, 0);
+    let (mut in_string, mut escaped) = (false, false);
+    let mut expect_object = true;
+    for (i, &byte) in elements.iter().enumerate() {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' if depth > 0 => in_string = true,
+            b'{' if depth == 0 && expect_object => {
+                start = i;
+                depth = 1;
+                expect_object = false;
+            }
+            b'{' | b'[' if depth > 0 => depth += 1,
+            b'}' | b']' if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    ranges.push(start..i + 1);
+                }
+            }
+            b',' if depth == 0 && !expect_object => expect_object = true,
+            _ if depth > 0 => {}
+            other => {
+                return Err(format!(
+                    "unexpected `{}` at byte {} of its tools",
+                    char::from(other),
+                    i + HEAD.len()
+                ));
+            }
+        }
+    }
+    if depth > 0 || (expect_object && !ranges.is_empty()) {
+        return Err("its tools array ends early".to_owned());
+    }
+    Ok(ranges)
 }
 
 /// Derives every linked tool's schemas, as a server without an embedded manifest does, and
@@ -92,4 +141,43 @@ pub(crate) fn compare_derived(tools: &[Tool], namespaced: bool) -> Vec<Conflict>
                 .to_owned(),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn objects_are_found_whatever_their_strings_hold() {
+        let elements = br#"{"a":"}{","b":[{}]},{"c":"\"}"}"#;
+        let ranges = objects(elements).unwrap();
+        let found: Vec<&[u8]> = ranges.iter().map(|r| &elements[r.clone()]).collect();
+        assert_eq!(found, [&br#"{"a":"}{","b":[{}]}"#[..], br#"{"c":"\"}"}"#]);
+        assert!(objects(b"").unwrap().is_empty());
+        for broken in [&b"{"[..], b"{},", b"[]", b"{} {}", b"{},,{}", b"1"] {
+            assert!(
+                objects(broken).is_err(),
+                "{}",
+                String::from_utf8_lossy(broken)
+            );
+        }
+    }
+
+    #[test]
+    fn a_manifest_reads_as_its_tools_in_order() {
+        let manifest = br#"{"tools":[{"description":"A.","name":"a","outputSchema":{}},{"name":"b","title":"B"}]}"#;
+        let heads = read(manifest).unwrap();
+        assert_eq!(heads.len(), 2);
+        assert_eq!(
+            &manifest[heads[1].range.clone()],
+            br#"{"name":"b","title":"B"}"#
+        );
+        assert!(heads[0].structured && !heads[1].structured);
+        assert_eq!(heads[1].title.as_deref(), Some("B"));
+        let unsorted = br#"{"tools":[{"name":"b"},{"name":"a"}]}"#;
+        assert_eq!(
+            read(unsorted).unwrap_err(),
+            "its tools are not sorted by name"
+        );
+    }
 }
