@@ -423,7 +423,16 @@ impl Registry {
         if conflicts.is_empty() {
             conflicts.extend(embedded::compare_derived(&tools, namespaced));
         }
-        Registry::assemble(tools, conflicts)
+        if !conflicts.is_empty() {
+            return Err(RegistryError { conflicts });
+        }
+        // The tools are in the manifest's order, and their JSON lies in its bytes already.
+        let ranges = tools
+            .iter()
+            .map(|tool| (tool.wire_name.clone(), tool.json.range.clone()))
+            .collect();
+        let manifest = Manifest::from_shared(shared, ranges);
+        Ok(Registry { tools, manifest })
     }
 
     /// Sorts the tools by wire name and refuses duplicates, naming every definition.

@@ -58,6 +58,19 @@ impl Manifest {
         }
     }
 
+    /// A manifest already serialised, such as one made at build time: `tools` says each tool's
+    /// wire name and where its JSON lies in `bytes`, in name order.
+    pub(crate) fn from_shared(bytes: Arc<[u8]>, tools: Vec<(String, Range<usize>)>) -> Manifest {
+        Manifest {
+            bytes,
+            tools,
+            notes: Vec::new(),
+            json: OnceLock::new(),
+            sha256: OnceLock::new(),
+            tool_sha256: OnceLock::new(),
+        }
+    }
+
     /// The SHA-256 of the whole manifest's bytes, in lowercase hex.
     pub fn sha256(&self) -> &str {
         self.sha256.get_or_init(|| sha256_hex(&self.bytes))

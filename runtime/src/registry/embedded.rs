@@ -45,17 +45,31 @@ pub(crate) fn read(manifest: &[u8]) -> Result<Vec<Head>, String> {
         .and_then(|rest| rest.strip_suffix(TAIL))
         .ok_or("it is not a manifest's compact JSON, `{\"tools\":[...]}`")?;
     let mut heads = Vec::new();
-    for range in objects(tools)? {
-        let json = &tools[range.clone()];
-        let fields: Fields<'_> = serde_json::from_slice(json).map_err(|e| e.to_string())?;
-        let range = range.start + HEAD.len()..range.end + HEAD.len();
+    let mut at = 0;
+    while at < tools.len() {
+        if !heads.is_empty() {
+            if tools[at] != b',' {
+                return Err(format!("expected `,` at byte {}", at + HEAD.len()));
+            }
+            at += 1;
+        }
+        // One pass of the parser per tool: it skips the schemas, and says where the tool ends.
+        let mut stream =
+            serde_json::Deserializer::from_slice(&tools[at..]).into_iter::<Fields<'_>>();
+        let fields = match stream.next() {
+            Some(Ok(fields)) => fields,
+            Some(Err(error)) => return Err(error.to_string()),
+            None => return Err("its tools array ends early".to_owned()),
+        };
+        let end = at + stream.byte_offset();
         heads.push(Head {
             name: fields.name.into_owned(),
             title: fields.title.map(Cow::into_owned),
             description: fields.description.into_owned(),
-            range,
+            range: at + HEAD.len()..end + HEAD.len(),
             structured: fields.output_schema.is_some(),
         });
+        at = end;
     }
     if !heads
         .windows(2)
@@ -64,55 +78,6 @@ pub(crate) fn read(manifest: &[u8]) -> Result<Vec<Head>, String> {
         return Err("its tools are not sorted by name".to_owned());
     }
     Ok(heads)
-}
-
-/// Where each object of a JSON array's elements (`{...},{...}`, without the brackets) lies.
-/// Strings are skipped whole, so braces inside them do not count; each object's own syntax is
-/// left to the parser that reads it.
-fn objects(elements: &[u8]) -> Result<Vec<Range<usize>>, String> {
-    let mut ranges = Vec::new();
-    let (mut depth, mut start) = (0usize, 0);
-    let (mut in_string, mut escaped) = (false, false);
-    let mut expect_object = true;
-    for (i, &byte) in elements.iter().enumerate() {
-        if in_string {
-            match byte {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match byte {
-            b'"' if depth > 0 => in_string = true,
-            b'{' if depth == 0 && expect_object => {
-                start = i;
-                depth = 1;
-                expect_object = false;
-            }
-            b'{' | b'[' if depth > 0 => depth += 1,
-            b'}' | b']' if depth > 0 => {
-                depth -= 1;
-                if depth == 0 {
-                    ranges.push(start..i + 1);
-                }
-            }
-            b',' if depth == 0 && !expect_object => expect_object = true,
-            _ if depth > 0 => {}
-            other => {
-                return Err(format!(
-                    "unexpected `{}` at byte {} of its tools",
-                    char::from(other),
-                    i + HEAD.len()
-                ));
-            }
-        }
-    }
-    if depth > 0 || (expect_object && !ranges.is_empty()) {
-        return Err("its tools array ends early".to_owned());
-    }
-    Ok(ranges)
 }
 
 /// Derives every linked tool's schemas, as a server without an embedded manifest does, and
@@ -146,22 +111,6 @@ pub(crate) fn compare_derived(tools: &[Tool], namespaced: bool) -> Vec<Conflict>
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn objects_are_found_whatever_their_strings_hold() {
-        let elements = br#"{"a":"}{","b":[{}]},{"c":"\"}"}"#;
-        let ranges = objects(elements).unwrap();
-        let found: Vec<&[u8]> = ranges.iter().map(|r| &elements[r.clone()]).collect();
-        assert_eq!(found, [&br#"{"a":"}{","b":[{}]}"#[..], br#"{"c":"\"}"}"#]);
-        assert!(objects(b"").unwrap().is_empty());
-        for broken in [&b"{"[..], b"{},", b"[]", b"{} {}", b"{},,{}", b"1"] {
-            assert!(
-                objects(broken).is_err(),
-                "{}",
-                String::from_utf8_lossy(broken)
-            );
-        }
-    }
 
     #[test]
     fn a_manifest_reads_as_its_tools_in_order() {
