@@ -32,6 +32,10 @@
 //! - with `CI` set, a snapshot that would be written fails the build instead, so that the
 //!   snapshot a pull request needs gets committed with it.
 //!
+//! The snapshot is compared by content, so line endings and formatting do not matter. When the
+//! build rewrites it, Cargo sees the file changed and runs the build script once more on the next
+//! build, which then finds it current.
+//!
 //! A crate without a build script runs the same comparison from a test with
 //! [`Guard::check`].
 
@@ -146,6 +150,14 @@ pub enum GuardError {
         /// What the system said.
         source: io::Error,
     },
+    /// No tool is linked in, so there is no contract to guard: the tools crate was dropped by the
+    /// linker.
+    #[error(
+        "no MCP tool is linked into the build script: call something of the tools crate before \
+         toolwright::build::emit() (a `link()` function, a constructor), since the linker drops \
+         a crate nothing refers to; the crate must be under [build-dependencies] too"
+    )]
+    NoTools,
     /// Cargo did not set a variable the check needs: it runs outside a build script or test.
     #[error(
         "the environment variable {0} is not set: run this from a build script or a test, or \
@@ -301,6 +313,9 @@ impl Guard {
         } else {
             registry
         };
+        if registry.is_empty() {
+            return Err(GuardError::NoTools);
+        }
         let manifest = registry.manifest();
         let text = snapshot_text(&package, &version, &manifest.as_json()["tools"]);
         let compact = manifest.as_bytes().to_vec();
@@ -333,6 +348,14 @@ impl Guard {
             return Ok((Outcome::Unchanged, compact));
         }
         let (old_json, snapshot_version) = read_snapshot(&snapshot, &old)?;
+        // Only the layout differs (line endings of a checkout, another formatter): the contract
+        // is the same, so the file is left as it is.
+        if snapshot_version == version
+            && old_json.get("package").and_then(Value::as_str) == Some(package.as_str())
+            && old_json["tools"] == manifest.as_json()["tools"]
+        {
+            return Ok((Outcome::Unchanged, compact));
+        }
         let changes = diff(&old_json, manifest.as_json());
         let breaking = changes.iter().any(|c| c.severity == Severity::Breaking);
         if breaking && !accept_breaking && !is_new_major(&version, &snapshot_version) {
@@ -408,12 +431,22 @@ fn flag(name: &str) -> bool {
     std::env::var(name).is_ok_and(|value| !matches!(value.trim(), "" | "0" | "false"))
 }
 
+/// Writes the file whole or not at all: the bytes go to a file beside it, renamed over it, so
+/// that a build running at the same time never reads half of it.
 fn write(path: &Path, bytes: &[u8]) -> Result<(), GuardError> {
-    std::fs::write(path, bytes).map_err(|source| GuardError::Io {
-        action: "write",
-        path: path.to_owned(),
-        source,
-    })
+    let mut partial = path.as_os_str().to_owned();
+    partial.push(format!(".{}.tmp", std::process::id()));
+    let partial = PathBuf::from(partial);
+    std::fs::write(&partial, bytes)
+        .and_then(|()| std::fs::rename(&partial, path))
+        .map_err(|source| {
+            let _ = std::fs::remove_file(&partial);
+            GuardError::Io {
+                action: "write",
+                path: path.to_owned(),
+                source,
+            }
+        })
 }
 
 /// Writes the file unless it holds these bytes already, so that what depends on it is not

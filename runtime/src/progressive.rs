@@ -391,7 +391,8 @@ impl Search {
             Some((_, Some("full"))) => Detail::Full,
             Some((detail, _)) => {
                 return Err(format!(
-                    "`detail` must be \"name\", \"summary\" or \"full\", not {detail}"
+                    "`detail` must be \"name\", \"summary\" or \"full\", not {}",
+                    shown(detail)
                 ));
             }
         };
@@ -401,7 +402,8 @@ impl Search {
                 Some(limit) if (1..=MAX_LIMIT).contains(&limit) => limit,
                 _ => {
                     return Err(format!(
-                        "`limit` must be an integer from 1 to {MAX_LIMIT}, not {limit}"
+                        "`limit` must be an integer from 1 to {MAX_LIMIT}, not {}",
+                        shown(limit)
                     ));
                 }
             },
@@ -412,7 +414,8 @@ impl Search {
                 Some(offset) => offset,
                 None => {
                     return Err(format!(
-                        "`offset` must be an integer of 0 or more, not {offset}"
+                        "`offset` must be an integer of 0 or more, not {}",
+                        shown(offset)
                     ));
                 }
             },
@@ -483,6 +486,16 @@ fn outline<'a>(count: usize, tool_tags: impl Iterator<Item = &'a str>) -> String
         outline.push('.');
     }
     outline
+}
+
+/// A value the client sent, for a message: as JSON, cut short past 40 characters.
+fn shown(value: &Value) -> String {
+    const MAX: usize = 40;
+    let text = value.to_string();
+    match text.char_indices().nth(MAX) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text,
+    }
 }
 
 /// What kind of JSON value this is, for messages.
@@ -574,6 +587,15 @@ mod tests {
             outline.ends_with("t22 (1), t23 (1) and 6 more."),
             "{outline}"
         );
+    }
+
+    #[test]
+    fn values_in_messages_are_cut_short() {
+        assert_eq!(shown(&json!(51)), "51");
+        let long = json!("x".repeat(100));
+        assert_eq!(shown(&long), format!("\"{}…", "x".repeat(39)));
+        let refused = Search::parse(&json!({"detail": "y".repeat(10_000)})).unwrap_err();
+        assert!(refused.len() < 120, "{refused}");
     }
 
     #[test]

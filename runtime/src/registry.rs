@@ -49,6 +49,12 @@ pub struct Tool {
 
 mod embedded;
 
+/// What to do when the embedded manifest describes other tools than the ones linked in.
+const REBUILT_OTHERWISE: &str = "the manifest embedded at build time was made from other tools \
+    than the ones linked in: build the tools crate with the same features under \
+    [build-dependencies] as under [dependencies], and make the build script and the server agree \
+    on namespacing (Guard::namespaced, Server::namespaced)";
+
 /// How many tools it takes for start-up to derive their schemas on several threads.
 const PARALLEL_FROM: usize = 64;
 
@@ -204,12 +210,9 @@ impl fmt::Display for Conflict {
                  that name; rename this one with `#[mcp_tool(name = \"...\")]`, or serve the full \
                  catalog"
             ),
-            Conflict::EmbeddedMismatch { tool, problem } => write!(
-                f,
-                "tool `{tool}`: {problem}; the manifest embedded at build time was made from \
-                 other tools than the ones linked in: build the tools crate with the same \
-                 features under [build-dependencies] as under [dependencies]"
-            ),
+            Conflict::EmbeddedMismatch { tool, problem } => {
+                write!(f, "tool `{tool}`: {problem}")
+            }
             Conflict::InvalidSchema {
                 tool,
                 error,
@@ -335,7 +338,11 @@ impl Registry {
             Err(error) => {
                 return Err(RegistryError::new(vec![mismatch(
                     "*",
-                    format!("the embedded manifest cannot be read: {error}"),
+                    format!(
+                        "the embedded manifest cannot be read: {error}; pass \
+                         `toolwright::embedded_manifest!()`, the bytes toolwright::build::emit() \
+                         wrote"
+                    ),
                 )]));
             }
         };
@@ -385,7 +392,7 @@ impl Registry {
                     let head = heads.next().expect("peeked");
                     conflicts.push(mismatch(
                         &head.name,
-                        "it is in the embedded manifest but not linked into the binary".to_owned(),
+                        format!("it is in the embedded manifest but not linked into the binary; {REBUILT_OTHERWISE}"),
                     ));
                 }
                 std::cmp::Ordering::Greater => {
@@ -394,7 +401,7 @@ impl Registry {
                         &wire,
                         format!(
                             "it is linked into the binary (at {}) but not in the embedded \
-                             manifest",
+                             manifest; {REBUILT_OTHERWISE}",
                             registration.location
                         ),
                     ));
@@ -404,11 +411,14 @@ impl Registry {
                     let (wire, registration, canonical_name) = linked.next().expect("peeked");
                     if head.title.as_deref() != registration.title
                         || head.description != registration.description
+                        || head.annotations != registration.annotations
                     {
                         conflicts.push(mismatch(
                             &wire,
-                            "its title or description differs from the embedded manifest's"
-                                .to_owned(),
+                            format!(
+                                "its title, description or annotations differ from the embedded \
+                                 manifest's; {REBUILT_OTHERWISE}"
+                            ),
                         ));
                         continue;
                     }

@@ -238,3 +238,33 @@ fn a_file_that_is_not_a_snapshot_is_refused() {
         );
     }
 }
+
+#[test]
+fn line_endings_and_layout_do_not_make_a_snapshot_stale() {
+    let dir = Dir::new();
+    guard(&dir.snapshot(), "1.0.0").check().unwrap();
+    let text = std::fs::read_to_string(dir.snapshot()).unwrap();
+    let crlf = text.replace('\n', "\r\n");
+    std::fs::write(dir.snapshot(), &crlf).unwrap();
+    let outcome = guard(&dir.snapshot(), "1.0.0").ci(true).check().unwrap();
+    assert!(matches!(outcome, Outcome::Unchanged), "{outcome:?}");
+    assert_eq!(std::fs::read_to_string(dir.snapshot()).unwrap(), crlf);
+}
+
+#[test]
+fn a_build_script_without_tools_is_told_to_link_them() {
+    let dir = Dir::new();
+    let empty = toolwright::Registry::from_registrations([]).unwrap();
+    let err = guard(&dir.snapshot(), "1.0.0")
+        .registry(empty)
+        .check()
+        .unwrap_err();
+    assert!(matches!(err, GuardError::NoTools), "{err}");
+    assert!(
+        err.to_string().starts_with(
+            "no MCP tool is linked into the build script: call something of the tools crate"
+        ),
+        "{err}"
+    );
+    assert!(!dir.snapshot().exists());
+}

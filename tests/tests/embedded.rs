@@ -112,15 +112,18 @@ async fn a_tool_missing_from_either_side_is_named() {
 async fn a_changed_description_is_named() {
     let mut manifest = derived();
     tools(&mut manifest)[0]["description"] = json!("Add up.");
-    assert_eq!(
-        refusals(&manifest).await,
-        [
-            "tool `add`: its title or description differs from the embedded manifest's; the \
-          manifest embedded at build time was made from other tools than the ones linked in: \
-          build the tools crate with the same features under [build-dependencies] as under \
-          [dependencies]"
-        ]
-    );
+    let expected = "tool `add`: its title, description or annotations differ from the \
+        embedded manifest's; the manifest embedded at build time was made from other tools than \
+        the ones linked in: build the tools crate with the same features under \
+        [build-dependencies] as under [dependencies], and make the build script and the server \
+        agree on namespacing (Guard::namespaced, Server::namespaced)";
+    assert_eq!(refusals(&manifest).await, [expected]);
+    // Release builds check the annotations too, without deriving anything.
+    let mut manifest = derived();
+    tools(&mut manifest)[1]["annotations"]["readOnlyHint"] = json!(false);
+    let refusals = refusals(&manifest).await;
+    assert_eq!(refusals.len(), 1);
+    assert!(refusals[0].starts_with("tool `repeat`: its title, description or annotations"));
 }
 
 #[tokio::test]
@@ -132,7 +135,8 @@ async fn debug_builds_compare_the_schemas_too() {
     assert_eq!(refusals.len(), 1);
     assert!(
         refusals[0].starts_with(
-            "tool `repeat`: its schemas or annotations differ from the embedded manifest's"
+            "tool `repeat`: its schemas differ from the embedded manifest's (debug builds derive \
+             them to check); the manifest embedded"
         ),
         "{}",
         refusals[0]

@@ -414,3 +414,20 @@ async fn the_stateless_era_pages_the_progressive_list_too() {
     assert_eq!(found["resultType"], "complete");
     assert_eq!(found["structuredContent"]["tools"][0]["name"], "list_tags");
 }
+
+#[tokio::test]
+async fn a_cursor_of_the_full_catalog_is_refused_by_the_progressive_one() {
+    open_notebook();
+    let mut full = Client::with(Server::new("t", "1").page_size(3));
+    full.initialize().await;
+    let first = full.result(1, "tools/list", json!({})).await;
+    let cursor = first["nextCursor"].clone();
+    assert!(cursor.is_string(), "{first}");
+
+    let mut client = Client::with(progressive().page_size(3));
+    client.initialize().await;
+    let response = client
+        .request(1, "tools/list", json!({"cursor": cursor}))
+        .await;
+    assert_eq!(response["error"]["code"], -32602, "{response}");
+}

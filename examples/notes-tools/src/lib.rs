@@ -9,13 +9,13 @@ pub mod read;
 
 pub use notebook::{Note, Notebook, NotesError, notebook, open};
 
-/// Tags as stored: trimmed, lowercase, sorted, without repeats.
 /// Links this crate's tools into a binary that uses nothing else of it, such as a build script
 /// that calls `toolwright::build::emit()`: the linker keeps a crate's tools only when something
 /// refers to the crate.
 #[inline(never)]
 pub fn link() {}
 
+/// Tags as stored: trimmed, lowercase, sorted, without repeats.
 fn normalise_tags<S: AsRef<str>>(tags: &[S]) -> Result<Vec<String>, NotesError> {
     let mut out: Vec<String> = Vec::with_capacity(tags.len());
     for tag in tags {

@@ -8,6 +8,7 @@ use serde::de::IgnoredAny;
 
 #[cfg(debug_assertions)]
 use super::{Conflict, Registry, Tool};
+use crate::tool::Annotations;
 
 /// What start-up needs of one tool of an embedded manifest.
 #[derive(Debug)]
@@ -19,6 +20,8 @@ pub(crate) struct Head {
     pub(crate) range: Range<usize>,
     /// Whether it has an `outputSchema`.
     pub(crate) structured: bool,
+    /// Its behaviour hints.
+    pub(crate) annotations: Annotations,
 }
 
 /// The members of a tool that start-up compares; the schemas are skipped unparsed.
@@ -32,6 +35,18 @@ struct Fields<'a> {
     description: Cow<'a, str>,
     #[serde(rename = "outputSchema", default)]
     output_schema: Option<IgnoredAny>,
+    #[serde(default)]
+    annotations: Hints,
+}
+
+/// The hints of a tool's `annotations`; its `title` there, if any, is skipped.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct Hints {
+    read_only_hint: Option<bool>,
+    destructive_hint: Option<bool>,
+    idempotent_hint: Option<bool>,
+    open_world_hint: Option<bool>,
 }
 
 /// How a manifest's bytes begin and end: [`Manifest`](crate::Manifest)'s compact form.
@@ -68,6 +83,12 @@ pub(crate) fn read(manifest: &[u8]) -> Result<Vec<Head>, String> {
             description: fields.description.into_owned(),
             range: at + HEAD.len()..end + HEAD.len(),
             structured: fields.output_schema.is_some(),
+            annotations: Annotations {
+                read_only: fields.annotations.read_only_hint,
+                destructive: fields.annotations.destructive_hint,
+                idempotent: fields.annotations.idempotent_hint,
+                open_world: fields.annotations.open_world_hint,
+            },
         });
         at = end;
     }
@@ -101,9 +122,11 @@ pub(crate) fn compare_derived(tools: &[Tool], namespaced: bool) -> Vec<Conflict>
         })
         .map(|tool| Conflict::EmbeddedMismatch {
             tool: tool.wire_name().to_owned(),
-            problem: "its schemas or annotations differ from the embedded manifest's (debug \
-                      builds derive them to check)"
-                .to_owned(),
+            problem: format!(
+                "its schemas differ from the embedded manifest's (debug builds derive them to \
+                 check); {}",
+                super::REBUILT_OTHERWISE
+            ),
         })
         .collect()
 }

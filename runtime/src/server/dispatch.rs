@@ -794,8 +794,14 @@ impl Listing {
         } else {
             tools.chunks(size).collect()
         };
+        // Cursors are tied to what is listed: the manifest, or the progressive list's own bytes
+        // (which tools are core is not in the manifest).
+        let list_hash = match listed {
+            Some(listed) => crate::manifest::sha256_hex(&listed.concat()),
+            None => manifest.sha256().to_owned(),
+        };
         let cursors: Vec<String> = (1..chunks.len())
-            .map(|page| cursor(manifest, listed.is_some(), page))
+            .map(|page| cursor(&list_hash, page))
             .collect();
         let pages = chunks
             .iter()
@@ -828,13 +834,12 @@ impl Listing {
     }
 }
 
-/// The cursor for a page: opaque to clients, and tied to this tool list by the manifest's hash
-/// and the catalog mode, so a cursor from another build of the server is refused rather than
+/// The cursor for a page: opaque to clients, and tied to this tool list by its hash, so a cursor
+/// from another build of the server, or from the other catalog mode, is refused rather than
 /// misread.
-fn cursor(manifest: &Manifest, progressive: bool, page: usize) -> String {
-    let hash = &manifest.sha256()[..16];
-    let mode = if progressive { "p" } else { "" };
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{hash}:{mode}{page}"))
+fn cursor(list_hash: &str, page: usize) -> String {
+    let hash = &list_hash[..16];
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{hash}:{page}"))
 }
 
 fn set_level(session: &Session, id: &Value, params: &Value) -> Vec<u8> {
