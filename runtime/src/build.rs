@@ -36,6 +36,10 @@
 //! build rewrites it, Cargo sees the file changed and runs the build script once more on the next
 //! build, which then finds it current.
 //!
+//! Nothing is compared, only emitted, when `TOOLWRIGHT_SKIP_GUARD` is set, or when the crate is
+//! built from a package Cargo unpacked (a dependency from a registry, `cargo package`'s check):
+//! the snapshot is then not the developer's to update.
+//!
 //! A crate without a build script runs the same comparison from a test with
 //! [`Guard::check`].
 
@@ -51,6 +55,9 @@ use crate::registry::{Registry, RegistryError};
 
 /// The environment variable that accepts breaking changes for one build.
 pub const ACCEPT_BREAKING: &str = "TOOLWRIGHT_ACCEPT_BREAKING";
+
+/// The environment variable that turns the comparison off: the manifest is still emitted.
+pub const SKIP: &str = "TOOLWRIGHT_SKIP_GUARD";
 
 /// The snapshot's file name, beside the crate's `Cargo.toml` unless [`Guard::snapshot`] says
 /// otherwise.
@@ -85,6 +92,9 @@ pub struct Guard {
 pub enum Outcome {
     /// The snapshot describes the tools and the version already.
     Unchanged,
+    /// Nothing was compared: [`SKIP`] is set, or the crate is built from a package (a registry
+    /// download, `cargo package`'s check), where the snapshot is not the developer's to update.
+    Skipped,
     /// There was no snapshot: it was written.
     Created {
         /// Where.
@@ -232,12 +242,13 @@ impl Guard {
         println!("cargo:rerun-if-changed={}", snapshot.display());
         println!("cargo:rerun-if-env-changed={ACCEPT_BREAKING}");
         println!("cargo:rerun-if-env-changed=CI");
+        println!("cargo:rerun-if-env-changed={SKIP}");
         let (outcome, manifest) = match self.run() {
             Ok(done) => done,
             Err(err) => fail(&err),
         };
         match &outcome {
-            Outcome::Unchanged => {}
+            Outcome::Unchanged | Outcome::Skipped => {}
             Outcome::Created { snapshot } => println!(
                 "cargo:warning=wrote the MCP manifest snapshot {}: commit it",
                 snapshot.display()
@@ -319,6 +330,9 @@ impl Guard {
         let manifest = registry.manifest();
         let text = snapshot_text(&package, &version, &manifest.as_json()["tools"]);
         let compact = manifest.as_bytes().to_vec();
+        if flag(SKIP) || is_unpacked(&package, &version) {
+            return Ok((Outcome::Skipped, compact));
+        }
         let ci = self.ci.unwrap_or_else(|| flag("CI"));
         let accept_breaking = self
             .accept_breaking
@@ -424,6 +438,19 @@ fn is_new_major(new: &str, old: &str) -> bool {
         })
     }
     matches!((level(new), level(old)), (Some(new), Some(old)) if new > old)
+}
+
+/// Whether the crate being built is a package Cargo unpacked, in a directory named
+/// `<name>-<version>`: a dependency downloaded from a registry, or `cargo package` checking
+/// its archive. A developer's checkout is not named so.
+fn is_unpacked(package: &str, version: &str) -> bool {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .is_some_and(|dir| is_package_dir(Path::new(&dir), package, version))
+}
+
+fn is_package_dir(dir: &Path, package: &str, version: &str) -> bool {
+    dir.file_name()
+        .is_some_and(|name| name.to_str() == Some(&format!("{package}-{version}")))
 }
 
 /// Whether an environment variable is set to something other than empty, `0` or `false`.
@@ -570,6 +597,23 @@ mod tests {
         assert_eq!(next_major("1.4.2"), "2.0.0");
         assert_eq!(next_major("0.2.7"), "0.3.0");
         assert_eq!(next_major("0.0.3"), "0.0.4");
+    }
+
+    #[test]
+    fn unpacked_packages_are_told_from_checkouts() {
+        let registry = Path::new("/home/u/.cargo/registry/src/index.crates.io-1/notes-0.3.1");
+        assert!(is_package_dir(registry, "notes", "0.3.1"));
+        assert!(is_package_dir(
+            Path::new("/w/target/package/notes-0.3.1"),
+            "notes",
+            "0.3.1"
+        ));
+        assert!(!is_package_dir(Path::new("/w/notes"), "notes", "0.3.1"));
+        assert!(!is_package_dir(
+            Path::new("/w/notes-0.3.0"),
+            "notes",
+            "0.3.1"
+        ));
     }
 
     #[test]
