@@ -40,13 +40,14 @@ give that tool's outputSchema; that is expected.
 """
 
 import json
-import os
 import re
 import sys
 
 import anyio
-from mcp import Client, MCPError, StdioServerParameters
+from mcp import Client, MCPError
 from mcp.types import CallToolResult, TextContent
+
+from mcp_checks import TIMEOUT, CheckFailed, Checks, reported, server_command, stdio_params, text_of
 
 TOTAL = 1000
 TAGS = ["billing", "calendar", "chat", "crm", "docs", "hr", "monitoring", "repos", "storage",
@@ -55,29 +56,6 @@ CORE_TOOLS = ["list_calendar_events", "list_repositories", "search_contacts", "s
 SAMPLES = 20
 SUMMARY_KEYS = {"name", "description", "title", "tags", "annotations"}
 ALWAYS_LOAD = "anthropic/alwaysLoad"
-TIMEOUT = 30.0  # seconds per request; the SDK's default is to wait forever
-
-
-class CheckFailed(Exception):
-    pass
-
-
-class Checks:
-    def __init__(self) -> None:
-        self.passed = 0
-        self.label = ""
-
-    def ok(self, cond: object, name: str, detail: object = "") -> None:
-        if not cond:
-            raise CheckFailed(f"[{self.label}] {name}: {detail}")
-        self.passed += 1
-        print(f"ok {self.passed:3} [{self.label}] {name}")
-
-
-def text_of(result: CallToolResult) -> str:
-    return "\n".join(c.text for c in result.content if isinstance(c, TextContent))
-
-
 def mentions(text: str, word: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(word)}(?!\w)", text) is not None
 
@@ -285,33 +263,18 @@ async def run_suite(c: Checks, client: Client) -> None:
 
 
 async def main(command: list[str]) -> int:
-    command = [*command, "--catalog", "progressive"]
-    # Pass the caller's whole environment (the SDK otherwise only forwards HOME, PATH, ...),
-    # so e.g. RUST_LOG or RUST_BACKTRACE reach the server; its stderr goes to ours.
-    params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
+    params = stdio_params([*command, "--catalog", "progressive"])
     c = Checks()
-    try:
+
+    async def both_modes() -> None:
         for mode in ("auto", "legacy"):
             c.label = mode
             with anyio.fail_after(10 * TIMEOUT):
                 async with Client(params, mode=mode, read_timeout_seconds=TIMEOUT) as client:
                     await run_suite(c, client)
-    except Exception as e:  # CheckFailed, or anything the SDK/server threw mid-check
-        while len(getattr(e, "exceptions", ())) == 1:
-            e = e.exceptions[0]  # the SDK's task groups wrap whatever escapes `async with`
-        msg = str(e) if isinstance(e, CheckFailed) else f"[{c.label}] {type(e).__name__}: {e}"
-        print(f"FAIL {msg}")
-        print(f"{c.passed} passed, 1 failed")
-        return 1
-    print(f"{c.passed} passed, 0 failed")
-    return 0
+
+    return await reported(c, both_modes)
 
 
 if __name__ == "__main__":
-    argv = sys.argv[1:]
-    if argv[:1] == ["--"]:
-        argv = argv[1:]
-    if not argv or argv[0] in ("-h", "--help"):
-        print(__doc__, file=sys.stdout if argv else sys.stderr)
-        sys.exit(0 if argv else 2)
-    sys.exit(anyio.run(main, argv))
+    sys.exit(anyio.run(main, server_command(sys.argv[1:], __doc__)))

@@ -47,7 +47,6 @@ RuntimeError on a mismatch; such an exception is reported as a failure of the ch
 
 import contextlib
 import json
-import os
 import re
 import signal
 import socket
@@ -60,35 +59,14 @@ from jsonschema import Draft202012Validator
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.types import INVALID_PARAMS, CallToolResult, TextContent
 
+from mcp_checks import TIMEOUT, CheckFailed, Checks, reported, server_command, stdio_params, text_of
+
 EXPECTED_ERA = {  # mode -> (protocol version, how it was negotiated), on stdio and over HTTP
     "auto": ("2026-07-28", "server/discover"),
     "legacy": ("2025-11-25", "initialize"),
 }
 REQUIRED_TOOLS = ["add_note", "delete_note", "get_note", "list_notes", "search_notes",
                   "tag_note", "untag_note", "update_note"]
-TIMEOUT = 30.0  # seconds per request; the SDK's default is to wait forever
-
-
-class CheckFailed(Exception):
-    pass
-
-
-class Checks:
-    def __init__(self) -> None:
-        self.passed = 0
-        self.label = ""
-
-    def ok(self, cond: object, name: str, detail: object = "") -> None:
-        if not cond:
-            raise CheckFailed(f"[{self.label}] {name}: {detail}")
-        self.passed += 1
-        print(f"ok {self.passed:3} [{self.label}] {name}")
-
-
-def text_of(result: CallToolResult) -> str:
-    return "\n".join(c.text for c in result.content if isinstance(c, TextContent))
-
-
 def mentions(result: CallToolResult, word: str) -> bool:
     return re.search(rf"\b{re.escape(word)}\b", text_of(result)) is not None
 
@@ -299,11 +277,10 @@ async def serving(c: Checks, transport: str, command: list[str], params: StdioSe
 
 
 async def main(command: list[str], transport: str = "stdio") -> int:
-    # Pass the caller's whole environment (the SDK otherwise only forwards HOME, PATH, ...),
-    # so e.g. RUST_LOG or RUST_BACKTRACE reach the server; its stderr goes to ours.
-    params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
+    params = stdio_params(command)
     c = Checks()
-    try:
+
+    async def both_modes() -> None:
         for mode in ("auto", "legacy"):
             c.label = mode if transport == "stdio" else f"{transport} {mode}"
             with anyio.fail_after(10 * TIMEOUT):
@@ -322,15 +299,8 @@ async def main(command: list[str], transport: str = "stdio") -> int:
                          f"server named itself: {info.name if info else '?'} "
                          f"{info.version if info else ''}".rstrip(), repr(info))
                     await run_suite(c, client)
-    except Exception as e:  # CheckFailed, or anything the SDK/server threw mid-check
-        while len(getattr(e, "exceptions", ())) == 1:
-            e = e.exceptions[0]  # the SDK's task groups wrap whatever escapes `async with`
-        msg = str(e) if isinstance(e, CheckFailed) else f"[{c.label}] {type(e).__name__}: {e}"
-        print(f"FAIL {msg}")
-        print(f"{c.passed} passed, 1 failed")
-        return 1
-    print(f"{c.passed} passed, 0 failed")
-    return 0
+
+    return await reported(c, both_modes)
 
 
 if __name__ == "__main__":
@@ -338,9 +308,4 @@ if __name__ == "__main__":
     transport = "stdio"
     if argv[:1] == ["--http"]:
         transport, argv = "http", argv[1:]
-    if argv[:1] == ["--"]:
-        argv = argv[1:]
-    if not argv or argv[0] in ("-h", "--help"):
-        print(__doc__, file=sys.stdout if argv else sys.stderr)
-        sys.exit(0 if argv else 2)
-    sys.exit(anyio.run(main, argv, transport))
+    sys.exit(anyio.run(main, server_command(argv, __doc__), transport))
