@@ -7,40 +7,9 @@
 
 use std::process::ExitCode;
 
-use toolwright::schemars::JsonSchema;
-use toolwright::serde::Serialize;
-use toolwright::{Registry, ToolRegistration, mcp_tool};
+use toolwright::{Registry, ToolRegistration};
 
-/// What every `tool_NNNN` returns: an object, so the tools have an `outputSchema`.
-#[derive(Serialize, JsonSchema)]
-#[serde(crate = "toolwright::serde")]
-#[schemars(crate = "toolwright::schemars")]
-struct Sum {
-    /// `a + b`, wrapping on overflow.
-    sum: i64,
-    /// The label the call gave.
-    label: String,
-}
-
-include!(concat!(env!("OUT_DIR"), "/tools.rs"));
-
-/// Returns the text unchanged.
-#[mcp_tool(read_only, idempotent)]
-fn echo(
-    /// The text to return.
-    text: String,
-) -> String {
-    text
-}
-
-/// Returns the text unchanged, from an `async fn`.
-#[mcp_tool(read_only, idempotent)]
-async fn echo_async(
-    /// The text to return.
-    text: String,
-) -> String {
-    text
-}
+include!("../../bench_tools.rs");
 
 fn main() -> ExitCode {
     let limit = match tool_limit(std::env::args().skip(1)) {
