@@ -328,11 +328,11 @@ impl Guard {
             return Err(GuardError::NoTools);
         }
         let manifest = registry.manifest();
-        let text = snapshot_text(&package, &version, &manifest.as_json()["tools"]);
         let compact = manifest.as_bytes().to_vec();
         if flag(SKIP) || is_unpacked(&package, &version) {
             return Ok((Outcome::Skipped, compact));
         }
+        let text = snapshot_text(&package, &version, &manifest.as_json()["tools"]);
         let ci = self.ci.unwrap_or_else(|| flag("CI"));
         let accept_breaking = self
             .accept_breaking

@@ -51,6 +51,7 @@ async fn search(client: &mut Client, id: i64, arguments: Value) -> Value {
     structured.clone()
 }
 
+/// The tool names of a `tools/list` result or of a search's result, in order.
 fn names(found: &Value) -> Vec<&str> {
     found["tools"]
         .as_array()
@@ -71,9 +72,8 @@ async fn the_list_holds_the_meta_tools_then_the_core_tools() {
     let mut client = client().await;
     let listed = client.result(1, "tools/list", json!({})).await;
     let tools = listed["tools"].as_array().unwrap();
-    let listed_names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(
-        listed_names,
+        names(&listed),
         [
             "search_tools",
             "call_tool",
@@ -392,16 +392,8 @@ async fn the_stateless_era_pages_the_progressive_list_too() {
     let second = client
         .result(3, "tools/list", json!({"_meta": meta, "cursor": cursor}))
         .await;
-    let page = |result: &Value| -> Vec<String> {
-        result["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["name"].as_str().unwrap().to_owned())
-            .collect()
-    };
-    assert_eq!(page(&first), ["search_tools", "call_tool", "add_note"]);
-    assert_eq!(page(&second), ["list_notes", "search_notes"]);
+    assert_eq!(names(&first), ["search_tools", "call_tool", "add_note"]);
+    assert_eq!(names(&second), ["list_notes", "search_notes"]);
     assert_eq!(second["resultType"], "complete");
     assert!(second.get("nextCursor").is_none(), "{second}");
     let found = client

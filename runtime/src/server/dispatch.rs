@@ -787,13 +787,10 @@ impl Listing {
                     stateless_members,
                 };
             }
-            _ => tools.len().max(1),
+            // The progressive list on one page: it always holds the two meta-tools.
+            _ => tools.len(),
         };
-        let chunks: Vec<&[&[u8]]> = if tools.is_empty() {
-            vec![&[]]
-        } else {
-            tools.chunks(size).collect()
-        };
+        let chunks: Vec<&[&[u8]]> = tools.chunks(size).collect();
         // Cursors are tied to what is listed: the manifest, or the progressive list's own bytes
         // (which tools are core is not in the manifest).
         let list_hash = match listed {
