@@ -26,11 +26,22 @@ pub(crate) struct ToolAttr {
     pub(crate) krate: Option<Path>,
     /// The input schema as literal JSON, served unchanged instead of the derived one.
     pub(crate) input_schema: Option<LitStr>,
+    /// The `ui://` URI of the tool's MCP Apps view.
+    pub(crate) ui: Option<LitStr>,
+    /// Who may call the tool (`"model"`, `"app"`); `None` when not written.
+    pub(crate) visibility: Option<Visibility>,
     /// Every option seen, so a repeated one is reported once, on its second spelling.
     seen: Vec<String>,
     /// Whether an option could not be read (an unknown name, a malformed value). It may have been
     /// meant as the description, so a missing description is not reported on top of it.
     pub(crate) incomplete: bool,
+}
+
+/// `visibility = [...]` as written: the list's span, for a list with nothing in it, and its
+/// entries.
+pub(crate) struct Visibility {
+    pub(crate) span: Span,
+    pub(crate) entries: Vec<LitStr>,
 }
 
 /// A boolean option and where it was written.
@@ -53,6 +64,8 @@ const TOOL_OPTIONS: &[&str] = &[
     "blocking",
     "provider",
     "input_schema",
+    "ui",
+    "visibility",
     "crate",
 ];
 
@@ -108,7 +121,17 @@ impl ToolAttr {
             "open_world" => self.open_world = Some(flag(meta, &key)?),
             "core" => self.core = Some(flag(meta, &key)?),
             "blocking" => self.blocking = Some(flag(meta, &key)?),
-            "tags" => self.tags = string_list(meta)?,
+            "ui" => self.ui = Some(string_value(meta, &key)?),
+            "tags" => {
+                let usage = "`tags` takes a list of strings: `tags = [\"notes\", \"search\"]`";
+                self.tags = string_list(meta, usage)?.1;
+            }
+            "visibility" => {
+                let usage = "`visibility` takes a list of who may call the tool: \
+                             `visibility = [\"model\", \"app\"]`";
+                let (span, entries) = string_list(meta, usage)?;
+                self.visibility = Some(Visibility { span, entries });
+            }
             "crate" => {
                 let value = meta
                     .value()
@@ -181,14 +204,15 @@ fn flag(meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<Flag> {
     }
 }
 
-fn string_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
-    let usage = "`tags` takes a list of strings: `tags = [\"notes\", \"search\"]`";
+/// A list of string literals, and the list's span.
+fn string_list(meta: &ParseNestedMeta<'_>, usage: &str) -> syn::Result<(Span, Vec<LitStr>)> {
     let value = meta.value().map_err(|_| meta.error(usage))?;
     let expr: Expr = value.parse()?;
     let Expr::Array(array) = expr else {
         return Err(syn::Error::new_spanned(expr, usage));
     };
-    array
+    let span = array.bracket_token.span.join();
+    let entries = array
         .elems
         .into_iter()
         .map(|elem| match elem {
@@ -198,7 +222,8 @@ fn string_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
             }) => Ok(lit),
             other => Err(syn::Error::new_spanned(other, usage)),
         })
-        .collect()
+        .collect::<syn::Result<_>>()?;
+    Ok((span, entries))
 }
 
 /// The options of `#[arg(...)]` on one parameter.

@@ -157,6 +157,12 @@ pub(crate) fn tool(tool: &Tool, errors: &mut Errors) {
         }
         tags.push(value);
     }
+    if let Some(lit) = &tool.attr.ui {
+        ui_uri(lit, errors);
+    }
+    if let Some(visibility) = &tool.attr.visibility {
+        visibility_list(visibility, errors);
+    }
     context_params(tool, errors);
     if let Some(lit) = &tool.attr.input_schema {
         if let Err(reason) = json::object_schema(&lit.value()) {
@@ -272,6 +278,57 @@ fn non_empty(lit: &LitStr, option: &str, errors: &mut Errors) {
             lit.span(),
             format!("`{option}` cannot be empty"),
         ));
+    }
+}
+
+/// A tool's view is a `ui://` resource that names something, as the MCP Apps extension has it.
+fn ui_uri(lit: &LitStr, errors: &mut Errors) {
+    let value = lit.value();
+    let problem = if !value.starts_with("ui://") {
+        "the MCP Apps extension serves views as `ui://` resources"
+    } else if value.len() == "ui://".len() {
+        "it names no view after `ui://`"
+    } else if value.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        "a URI holds no whitespace"
+    } else {
+        return;
+    };
+    errors.push(syn::Error::new(
+        lit.span(),
+        format!(
+            "`ui` is the `ui://` URI of the tool's view, such as `\"ui://notes/board.html\"`, \
+             and `{value:?}` is not one: {problem}"
+        ),
+    ));
+}
+
+/// `visibility` lists `"model"`, `"app"` or both, each once.
+fn visibility_list(visibility: &crate::attr::Visibility, errors: &mut Errors) {
+    if visibility.entries.is_empty() {
+        errors.push(syn::Error::new(
+            visibility.span,
+            "an empty `visibility` leaves no one who may call the tool: list `\"model\"`, \
+             `\"app\"` or both, or remove it for both",
+        ));
+    }
+    let mut seen: Vec<String> = Vec::new();
+    for entry in &visibility.entries {
+        let value = entry.value();
+        if value != "model" && value != "app" {
+            errors.push(syn::Error::new(
+                entry.span(),
+                format!(
+                    "unknown visibility `{value}`; expected `\"model\"` (the model may call the \
+                     tool) or `\"app\"` (the server's views may)"
+                ),
+            ));
+        } else if seen.contains(&value) {
+            errors.push(syn::Error::new(
+                entry.span(),
+                format!("visibility `{value}` is listed twice; keep one"),
+            ));
+        }
+        seen.push(value);
     }
 }
 

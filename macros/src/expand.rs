@@ -136,6 +136,15 @@ fn generate(tool: &Tool) -> TokenStream {
     let open_world = option_flag(tool.attr.open_world);
     let core = tool.attr.core.is_some_and(|f| f.value);
     let tags = &tool.attr.tags;
+    let ui_uri = option_str(tool.attr.ui.as_ref().map(syn::LitStr::value));
+    let visibility = match &tool.attr.visibility {
+        Some(visibility) => {
+            let has = |who: &str| visibility.entries.iter().any(|e| e.value() == who);
+            let (model, app) = (has("model"), has("app"));
+            quote!(::core::option::Option::Some(#tw::Visibility { model: #model, app: #app }))
+        }
+        None => quote!(::core::option::Option::None),
+    };
     let provider = match &tool.attr.provider {
         Some(lit) => quote!(#lit),
         None => quote!(::core::env!("CARGO_PKG_NAME")),
@@ -204,6 +213,10 @@ fn generate(tool: &Tool) -> TokenStream {
                     tags: &[#(#tags),*],
                     core: #core,
                     provider: #provider,
+                    ui: #tw::ToolUi {
+                        resource_uri: #ui_uri,
+                        visibility: #visibility,
+                    },
                     input_schema: #input_schema,
                     output_schema: __toolwright_output_schema,
                     handler: #handler,

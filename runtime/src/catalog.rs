@@ -9,7 +9,7 @@ use std::ops::Range;
 
 use serde_json::Value;
 
-use crate::{Manifest, Registry};
+use crate::{Manifest, Registry, Tool};
 
 /// The parts of a tool that a query is matched against, each with its own weight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -190,9 +190,14 @@ impl SearchIndex {
     /// Indexes the tools of a registry, in its order (by name, the order of its manifest), with
     /// the tags each tool was registered with.
     pub fn from_registry(registry: &Registry) -> SearchIndex {
+        SearchIndex::from_tools(registry.tools().iter())
+    }
+
+    /// Indexes these tools, in this order, with their tags.
+    pub(crate) fn from_tools<'a>(tools: impl Iterator<Item = &'a Tool>) -> SearchIndex {
         // Each descriptor is read for the index and dropped, rather than kept by the tool
         // (`Tool::descriptor` keeps what it reads): a server in progressive mode has many tools.
-        SearchIndex::build(registry.tools().iter().map(|tool| {
+        SearchIndex::build(tools.map(|tool| {
             let descriptor: Value =
                 serde_json::from_slice(tool.json()).expect("a tool's own JSON reads back");
             document(&descriptor, tool.tags())
@@ -719,6 +724,7 @@ mod tests {
                 tags,
                 core: false,
                 provider: "test",
+                ui: crate::apps::ToolUi::NONE,
                 input_schema: InputSchema::Literal(r#"{"type": "object"}"#),
                 output_schema: |_| None,
                 handler: Handler::Blocking(|_, _| Output::empty()),

@@ -55,6 +55,7 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+pub mod apps;
 pub mod build;
 mod catalog;
 mod content;
@@ -220,6 +221,37 @@ macro_rules! embedded_manifest {
     };
 }
 
+/// Declares an MCP Apps view: a [`UiResource`](apps::UiResource) served as a `ui://` resource,
+/// collected by the linker like tools, from any crate of the binary. Tools name it with
+/// `#[mcp_tool(ui = "ui://...")]`; see [`apps`].
+///
+/// The builder runs at compile time, so a URI outside `ui://` or a domain that is not an origin
+/// fails the build.
+///
+/// ```
+/// toolwright::ui_resource!(
+///     toolwright::apps::UiResource::new("ui://notes/board.html", "<!doctype html><title>Board</title>")
+///         .title("Notes board")
+///         .prefers_border(true)
+/// );
+/// ```
+#[macro_export]
+macro_rules! ui_resource {
+    ($resource:expr $(,)?) => {
+        $crate::__private::inventory::submit! {
+            $crate::apps::UiResourceRegistration {
+                resource: $resource,
+                location: $crate::Location {
+                    file: ::core::file!(),
+                    line: ::core::line!(),
+                    column: ::core::column!(),
+                    module_path: ::core::module_path!(),
+                },
+            }
+        }
+    };
+}
+
 /// Submits a registration to the linker-collected registry. The choice of `inventory` lives here
 /// and in `registry.rs` only.
 #[doc(hidden)]
@@ -234,6 +266,7 @@ macro_rules! __register_tool {
 /// notice.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::apps::{ToolUi, Visibility};
     pub use crate::tool::{
         Annotations, BoxFuture, Handler, InputSchema, IsContext, Location, Output, ToolArgument,
         ToolOutput, ToolRegistration, parse_arguments, parse_literal_arguments,

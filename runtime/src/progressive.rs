@@ -127,20 +127,29 @@ pub(crate) fn instructions(author: Option<String>, catalog: Catalog) -> Option<S
     }
 }
 
-/// The catalog in progressive mode: the search index over every tool, built once at start.
+/// The catalog in progressive mode: the search index over every tool the model may call, built
+/// once at start.
 pub(crate) struct Progressive {
     index: SearchIndex,
+    /// The registry's index of each indexed tool: tools only views call are left out.
+    searched: Vec<usize>,
 }
 
 impl Progressive {
     pub(crate) fn new(registry: &Registry) -> Progressive {
+        let tools = registry.tools();
+        let searched: Vec<usize> = (0..tools.len())
+            .filter(|&i| !tools[i].is_app_only())
+            .collect();
         Progressive {
-            index: SearchIndex::from_registry(registry),
+            index: SearchIndex::from_tools(searched.iter().map(|&i| &tools[i])),
+            searched,
         }
     }
 
     /// The `tools/list` entries of `search_tools` and `call_tool`, serialised.
     pub(crate) fn meta_descriptors(registry: &Registry) -> [Vec<u8>; 2] {
+        let model_tools = || registry.tools().iter().filter(|tool| !tool.is_app_only());
         let search = format!(
             "Search this server's tools. {} A query of a few words matches tool names, titles, \
              descriptions, tags and arguments, best match first; an empty query lists every tool \
@@ -148,11 +157,8 @@ impl Progressive {
              them: pass `offset` for the next. Use `detail: \"full\"` for a tool's input schema, \
              then run it with `call_tool`.",
             outline(
-                registry.len(),
-                registry
-                    .tools()
-                    .iter()
-                    .flat_map(|tool| tool.tags().iter().copied())
+                model_tools().count(),
+                model_tools().flat_map(|tool| tool.tags().iter().copied())
             )
         );
         let search = json!({
@@ -254,6 +260,16 @@ impl Progressive {
         [search, call].map(|tool| serde_json::to_vec(&tool).expect("a JSON value serialises"))
     }
 
+    /// The tools the model may call that match `query`, best first, with their scores.
+    pub(crate) fn ranked<'r>(&self, registry: &'r Registry, query: &str) -> Vec<(&'r Tool, f64)> {
+        let tools = registry.tools();
+        self.index
+            .search(query)
+            .into_iter()
+            .map(|hit| (&tools[self.searched[hit.index]], hit.score))
+            .collect()
+    }
+
     /// Runs `search_tools`: one page of the tools that match, or a tool error naming the rule
     /// the arguments break.
     pub(crate) fn search(&self, registry: &Registry, arguments: &Value) -> ToolResult {
@@ -265,12 +281,12 @@ impl Progressive {
                 ));
             }
         };
-        let hits = self.index.search(&search.query);
+        let hits = self.ranked(registry, &search.query);
         let tools: Vec<Value> = hits
             .iter()
             .skip(search.offset)
             .take(search.limit)
-            .map(|hit| entry(&registry.tools()[hit.index], search.detail))
+            .map(|(tool, _)| entry(tool, search.detail))
             .collect();
         let found = json!({ "total": hits.len(), "tools": tools });
         let text = serde_json::to_string(&found).expect("a JSON value serialises");

@@ -8,6 +8,7 @@ use serde_json::{Map, Value, json};
 
 #[cfg(debug_assertions)]
 use crate::ToolResult;
+use crate::apps::{ToolUi, UiResource, UiResourceRegistration};
 use crate::manifest::Manifest;
 use crate::names::{CanonicalName, MAX_WIRE_NAME_LEN, NameError, is_wire_name};
 #[cfg(debug_assertions)]
@@ -20,6 +21,8 @@ use crate::tool::{Annotations, Handler, InputSchema, Location, ToolRegistration}
 pub struct Registry {
     tools: Vec<Tool>,
     manifest: Manifest,
+    /// The MCP Apps views, sorted by URI.
+    resources: Vec<&'static UiResourceRegistration>,
 }
 
 /// One tool, ready to list and call.
@@ -148,6 +151,26 @@ pub enum Conflict {
         /// How it differs.
         problem: String,
     },
+    /// A tool's `ui` names a view that no [`ui_resource!`](crate::ui_resource) declares.
+    MissingUiResource {
+        /// The tool.
+        tool: String,
+        /// The `ui://` URI it names.
+        uri: String,
+        /// Where the tool is defined.
+        location: Location,
+        /// The URIs that are declared, for a typo.
+        declared: Vec<String>,
+    },
+    /// Two UI resources have one URI.
+    DuplicateUiResource {
+        /// The URI.
+        uri: String,
+        /// Where the first is declared.
+        first: Location,
+        /// Where the second is declared.
+        second: Location,
+    },
     /// A schema that is not valid JSON Schema 2020-12.
     InvalidSchema {
         /// The tool.
@@ -210,6 +233,27 @@ impl fmt::Display for Conflict {
                  that name; rename this one with `#[mcp_tool(name = \"...\")]`, or serve the full \
                  catalog"
             ),
+            Conflict::MissingUiResource {
+                tool,
+                uri,
+                location,
+                declared,
+            } => {
+                write!(
+                    f,
+                    "tool `{tool}` at {location}: its view `{uri}` is not a declared UI \
+                     resource; declare it with `toolwright::ui_resource!(UiResource::new(\"{uri}\", \
+                     ...))` in a crate the server links, or fix the tool's `ui`"
+                )?;
+                match declared.as_slice() {
+                    [] => write!(f, " (no UI resource is declared)"),
+                    declared => write!(f, " (declared: {})", declared.join(", ")),
+                }
+            }
+            Conflict::DuplicateUiResource { uri, first, second } => write!(
+                f,
+                "two UI resources have the URI `{uri}`: one at {first}, one at {second}; keep one"
+            ),
             Conflict::EmbeddedMismatch { tool, problem } => {
                 write!(f, "tool `{tool}`: {problem}")
             }
@@ -250,16 +294,29 @@ impl std::error::Error for RegistryError {}
 
 impl Registry {
     /// Every tool registered with `#[mcp_tool]` in the binary.
+    /// Every tool registered with `#[mcp_tool]` in the binary, and every MCP Apps view declared
+    /// with [`ui_resource!`](crate::ui_resource).
     pub fn collect() -> Result<Registry, RegistryError> {
-        Registry::from_registrations(inventory::iter::<ToolRegistration>)
+        Registry::from_parts(
+            inventory::iter::<ToolRegistration>,
+            inventory::iter::<UiResourceRegistration>,
+        )
     }
 
-    /// A registry of the given registrations only.
+    /// A registry of the given registrations only, without UI resources.
+    pub fn from_registrations(
+        registrations: impl IntoIterator<Item = &'static ToolRegistration>,
+    ) -> Result<Registry, RegistryError> {
+        Registry::from_parts(registrations, [])
+    }
+
+    /// A registry of the given tools and UI resources only.
     ///
     /// Deriving schemas is most of a server's start-up work; with many tools it is shared among
     /// the machine's cores.
-    pub fn from_registrations(
+    pub fn from_parts(
         registrations: impl IntoIterator<Item = &'static ToolRegistration>,
+        resources: impl IntoIterator<Item = &'static UiResourceRegistration>,
     ) -> Result<Registry, RegistryError> {
         let registrations: Vec<&'static ToolRegistration> = registrations.into_iter().collect();
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -293,7 +350,7 @@ impl Registry {
                 Err(mut found) => conflicts.append(&mut found),
             }
         }
-        Registry::assemble(tools, conflicts)
+        Registry::assemble(tools, resources.into_iter().collect(), conflicts)
     }
 
     /// The same tools, each on the wire as `<provider>__<tool>`, for a server that serves the
@@ -320,7 +377,7 @@ impl Registry {
                 Err(other) => unreachable!("a valid canonical name namespaces: {other}"),
             }
         }
-        Registry::assemble(tools, conflicts)
+        Registry::assemble(tools, self.resources, conflicts)
     }
 
     /// The tools linked into the binary, described by a manifest made at build time
@@ -409,15 +466,20 @@ impl Registry {
                 std::cmp::Ordering::Equal => {
                     let head = heads.next().expect("peeked");
                     let (wire, registration, canonical_name) = linked.next().expect("peeked");
+                    let ui = &registration.ui;
+                    let visibility = ui
+                        .visibility
+                        .map(|v| v.audiences().into_iter().map(str::to_owned).collect());
                     if head.title.as_deref() != registration.title
                         || head.description != registration.description
                         || head.annotations != registration.annotations
+                        || head.ui != (ui.resource_uri.map(str::to_owned), visibility)
                     {
                         conflicts.push(mismatch(
                             &wire,
                             format!(
-                                "its title, description or annotations differ from the embedded \
-                                 manifest's; {REBUILT_OTHERWISE}"
+                                "its title, description, annotations or MCP Apps `ui` differ \
+                                 from the embedded manifest's; {REBUILT_OTHERWISE}"
                             ),
                         ));
                         continue;
@@ -433,6 +495,13 @@ impl Registry {
         if conflicts.is_empty() {
             conflicts.extend(embedded::compare_derived(&tools, namespaced));
         }
+        let resources = match sorted_resources(inventory::iter::<UiResourceRegistration>, &tools) {
+            Ok(resources) => resources,
+            Err(mut found) => {
+                conflicts.append(&mut found);
+                Vec::new()
+            }
+        };
         if !conflicts.is_empty() {
             return Err(RegistryError { conflicts });
         }
@@ -442,12 +511,17 @@ impl Registry {
             .map(|tool| (tool.wire_name.clone(), tool.json.range.clone()))
             .collect();
         let manifest = Manifest::from_shared(shared, ranges);
-        Ok(Registry { tools, manifest })
+        Ok(Registry {
+            tools,
+            manifest,
+            resources,
+        })
     }
 
     /// Sorts the tools by wire name and refuses duplicates, naming every definition.
     fn assemble(
         mut tools: Vec<Tool>,
+        resources: Vec<&'static UiResourceRegistration>,
         mut conflicts: Vec<Conflict>,
     ) -> Result<Registry, RegistryError> {
         // Link order varies between builds; the name (then the place) does not.
@@ -470,6 +544,13 @@ impl Registry {
                 });
             }
         }
+        let resources = match sorted_resources(resources, &tools) {
+            Ok(resources) => resources,
+            Err(mut found) => {
+                conflicts.append(&mut found);
+                Vec::new()
+            }
+        };
         if !conflicts.is_empty() {
             return Err(RegistryError { conflicts });
         }
@@ -482,7 +563,11 @@ impl Registry {
                 range,
             };
         }
-        Ok(Registry { tools, manifest })
+        Ok(Registry {
+            tools,
+            manifest,
+            resources,
+        })
     }
 
     /// The tools, sorted by name.
@@ -511,6 +596,67 @@ impl Registry {
     /// The manifest: what `tools/list` serves.
     pub fn manifest(&self) -> &Manifest {
         &self.manifest
+    }
+
+    /// The MCP Apps views, sorted by URI.
+    pub fn ui_resources(&self) -> impl ExactSizeIterator<Item = &'static UiResource> + '_ {
+        self.resources.iter().map(|r| &r.resource)
+    }
+
+    /// The view with this URI.
+    pub fn ui_resource(&self, uri: &str) -> Option<&'static UiResource> {
+        self.resources
+            .binary_search_by(|r| r.resource.uri().cmp(uri))
+            .ok()
+            .map(|i| &self.resources[i].resource)
+    }
+}
+
+/// The UI resources sorted by URI, once each, and every tool's view among them; or every
+/// duplicate and every view that is missing.
+fn sorted_resources(
+    resources: impl IntoIterator<Item = &'static UiResourceRegistration>,
+    tools: &[Tool],
+) -> Result<Vec<&'static UiResourceRegistration>, Vec<Conflict>> {
+    let mut resources: Vec<_> = resources.into_iter().collect();
+    // Link order varies between builds; the URI (then the place) does not.
+    resources.sort_by_key(|r| {
+        let l = r.location;
+        (r.resource.uri(), l.file, l.line, l.column)
+    });
+    let mut conflicts = Vec::new();
+    for pair in resources.windows(2) {
+        if pair[0].resource.uri() == pair[1].resource.uri() {
+            conflicts.push(Conflict::DuplicateUiResource {
+                uri: pair[0].resource.uri().to_owned(),
+                first: pair[0].location,
+                second: pair[1].location,
+            });
+        }
+    }
+    for tool in tools {
+        let Some(uri) = tool.ui().resource_uri else {
+            continue;
+        };
+        if resources
+            .binary_search_by(|r| r.resource.uri().cmp(uri))
+            .is_err()
+        {
+            conflicts.push(Conflict::MissingUiResource {
+                tool: tool.wire_name().to_owned(),
+                uri: uri.to_owned(),
+                location: tool.location(),
+                declared: resources
+                    .iter()
+                    .map(|r| r.resource.uri().to_owned())
+                    .collect(),
+            });
+        }
+    }
+    if conflicts.is_empty() {
+        Ok(resources)
+    } else {
+        Err(conflicts)
     }
 }
 
@@ -677,6 +823,16 @@ impl Tool {
     /// The tool object read back from its JSON.
     fn read_json(&self) -> Value {
         serde_json::from_slice(self.json()).expect("a tool's own JSON reads back")
+    }
+
+    /// Its MCP Apps view and who may call it.
+    pub fn ui(&self) -> ToolUi {
+        self.registration.ui
+    }
+
+    /// Whether only the server's views may call it: its visibility leaves out the model.
+    pub fn is_app_only(&self) -> bool {
+        !self.registration.ui.visibility().model
     }
 
     /// The tool's own name, as `#[mcp_tool]` gave it.
@@ -858,6 +1014,9 @@ fn descriptor(
     }
     if !annotations.is_empty() {
         tool.insert("annotations".into(), Value::Object(annotations));
+    }
+    if let Some(ui) = registration.ui.meta() {
+        tool.insert("_meta".into(), json!({ "ui": ui }));
     }
     Value::Object(tool)
 }

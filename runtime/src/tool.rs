@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::apps::ToolUi;
 use crate::{Context, ToolResult};
 
 /// A boxed, sendable future: what an asynchronous tool's handler returns.
@@ -36,6 +37,8 @@ pub struct ToolRegistration {
     pub core: bool,
     /// The provider in the canonical name `mcp::<provider>::<tool>`.
     pub provider: &'static str,
+    /// Its MCP Apps view and who may call it.
+    pub ui: ToolUi,
     /// The input schema: derived from the parameters, or written out by hand.
     pub input_schema: InputSchema,
     /// Derives the output schema, when the return type has one.

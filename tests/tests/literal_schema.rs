@@ -144,6 +144,7 @@ fn literal(schema: &'static str) -> &'static ToolRegistration {
         tags: &[],
         core: false,
         provider: "tests",
+        ui: toolwright::apps::ToolUi::NONE,
         input_schema: InputSchema::Literal(schema),
         output_schema: |_| None,
         handler: Handler::Blocking(|_, _| Output::empty()),

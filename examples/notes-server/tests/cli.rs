@@ -181,8 +181,9 @@ fn search_prints_the_tools_best_first() {
     );
     assert_eq!(
         text.lines().count(),
-        10,
-        "every tool has the word `note`: {text}"
+        11,
+        "every tool the model may call has the word `note`; `move_note` is the board view's: \
+         {text}"
     );
 
     let none = notes_server(&["--search", "kubernetes"]);

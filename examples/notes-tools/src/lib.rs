@@ -1,8 +1,9 @@
 //! Example tools for toolwright: a notebook a model can add to, search, tag, edit and export.
 //!
-//! The tools live in two modules, [`edit`] and [`read`]; `notes-server` serves them all without
-//! naming any of them. Call [`open`] before serving, which also keeps this crate linked in.
+//! The tools live in three modules, [`edit`], [`read`] and [`board`] (an MCP Apps view of the
+//! notebook); `notes-server` serves them all without naming any of them. Call [`open`] before serving, which also keeps this crate linked in.
 
+pub mod board;
 pub mod edit;
 mod notebook;
 pub mod read;

@@ -22,6 +22,8 @@ pub(crate) struct Head {
     pub(crate) structured: bool,
     /// Its behaviour hints.
     pub(crate) annotations: Annotations,
+    /// Its `_meta.ui`: the view's URI and the visibility, as written.
+    pub(crate) ui: (Option<String>, Option<Vec<String>>),
 }
 
 /// The members of a tool that start-up compares; the schemas are skipped unparsed.
@@ -37,6 +39,24 @@ struct Fields<'a> {
     output_schema: Option<IgnoredAny>,
     #[serde(default)]
     annotations: Hints,
+    #[serde(rename = "_meta", borrow, default)]
+    meta: Option<Meta<'a>>,
+}
+
+/// The part of a tool's `_meta` that the binary also knows: the MCP Apps `ui`.
+#[derive(Deserialize)]
+struct Meta<'a> {
+    #[serde(borrow, default)]
+    ui: Option<Ui<'a>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Ui<'a> {
+    #[serde(borrow, default)]
+    resource_uri: Option<Cow<'a, str>>,
+    #[serde(default)]
+    visibility: Option<Vec<String>>,
 }
 
 /// The hints of a tool's `annotations`; its `title` there, if any, is skipped.
@@ -88,6 +108,10 @@ pub(crate) fn read(manifest: &[u8]) -> Result<Vec<Head>, String> {
                 destructive: fields.annotations.destructive_hint,
                 idempotent: fields.annotations.idempotent_hint,
                 open_world: fields.annotations.open_world_hint,
+            },
+            ui: match fields.meta.and_then(|meta| meta.ui) {
+                Some(ui) => (ui.resource_uri.map(Cow::into_owned), ui.visibility),
+                None => (None, None),
             },
         });
         at = end;

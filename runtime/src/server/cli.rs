@@ -6,8 +6,8 @@ use std::process::ExitCode;
 use serde_json::Value;
 
 use super::{Server, init_logging};
-use crate::catalog::SearchIndex;
 use crate::manifest::{Severity, diff};
+use crate::progressive::Progressive;
 use crate::progressive::{Catalog, UnknownCatalog};
 use crate::registry::Registry;
 use crate::schema::{Profile, render};
@@ -76,7 +76,7 @@ pub struct ServerArgs {
     pub catalog: Option<Catalog>,
 
     /// Print the tools that best match QUERY, best first, as the progressive catalog's
-    /// search_tools ranks them, and exit.
+    /// search_tools ranks them (tools only MCP Apps views call are left out), and exit.
     #[arg(
         long,
         value_name = "QUERY",
@@ -202,26 +202,24 @@ fn catalog_mode(value: &str) -> Result<Catalog, String> {
 /// One line per matching tool, best first: rank, score, name and the first line of its
 /// description. Exit status 1 when nothing matches, as `grep` has it.
 fn print_search(registry: &Registry, query: &str) -> ExitCode {
-    let hits = SearchIndex::from_registry(registry).search(query);
+    let hits = Progressive::new(registry).ranked(registry, query);
     if hits.is_empty() {
         eprintln!("no tool matches `{query}`");
         return ExitCode::FAILURE;
     }
-    let tools = registry.tools();
     let width = hits
         .iter()
-        .map(|hit| tools[hit.index].wire_name().len())
+        .map(|(tool, _)| tool.wire_name().len())
         .max()
         .unwrap_or(0);
     let rank_width = hits.len().to_string().len();
     let mut out = String::new();
-    for (rank, hit) in hits.iter().enumerate() {
-        let tool = &tools[hit.index];
+    for (rank, (tool, score)) in hits.iter().enumerate() {
         let summary = tool.description().lines().next().unwrap_or("");
         out.push_str(&format!(
             "{:>rank_width$}  {:>6.2}  {:<width$}  {summary}\n",
             rank + 1,
-            hit.score,
+            score,
             tool.wire_name(),
         ));
     }

@@ -30,6 +30,8 @@ use super::jsonrpc::{
     UNSUPPORTED_PROTOCOL_VERSION,
 };
 use super::requests::ClientRequests;
+use super::resources::{self, Failure, RESOURCE_NOT_FOUND};
+use crate::apps;
 use crate::context::{ClientRequestError, Context, Peer};
 use crate::manifest::Manifest;
 use crate::progressive::{CALL_TOOL, Catalog, Progressive, SEARCH_TOOL, unwrap_call};
@@ -60,8 +62,16 @@ pub(crate) struct Dispatcher {
     pub(crate) name: String,
     pub(crate) version: String,
     pub(crate) instructions: Option<String>,
-    /// The `tools/list` results, serialised at start.
+    /// The `tools/list` results, serialised at start: every tool, as clients that declared MCP
+    /// Apps see them.
     listing: Listing,
+    /// The `tools/list` results without the tools only views may call, for the other clients;
+    /// `None` when there are no such tools.
+    model_listing: Option<Listing>,
+    /// What the server offers, in both eras.
+    capabilities: Value,
+    /// How long stateless-era clients may cache a list, in milliseconds.
+    ttl_ms: u64,
     /// The `server/discover` result, serialised at start.
     discover: Vec<u8>,
     /// The `_meta` of every stateless-era result: who answers.
@@ -110,6 +120,15 @@ pub(crate) struct Session {
 struct Client {
     capabilities: Option<Arc<Value>>,
     info: Option<Arc<Value>>,
+}
+
+impl Client {
+    /// Whether it declared the MCP Apps extension, and so may see and call view-only tools.
+    fn has_apps(&self) -> bool {
+        self.capabilities
+            .as_deref()
+            .is_some_and(apps::client_supports)
+    }
 }
 
 /// Who a call answers to: the log level its messages must pass, and what the client declared.
@@ -242,42 +261,63 @@ impl Dispatcher {
         } = settings;
         let result_meta = json!({ SERVER_INFO_KEY: { "name": name, "version": version } });
         let ttl_ms = u64::try_from(cache_ttl.as_millis()).unwrap_or(u64::MAX);
-        // The tool list and the server's description are the same for every client.
+        let app_only = registry.tools().iter().any(Tool::is_app_only);
+        // The tool list is the same for every client, unless some tools are for views only:
+        // then it depends on whether the request declares MCP Apps, and a shared cache could
+        // hand one client's list to another.
         let cacheable = json!({
             "ttlMs": ttl_ms,
-            "cacheScope": "public",
+            "cacheScope": if app_only { "private" } else { "public" },
             "resultType": "complete",
             "_meta": result_meta,
         });
+        let capabilities = capabilities(&registry);
         let mut discover = json!({
             "supportedVersions": STATELESS_VERSIONS,
-            "capabilities": capabilities(),
+            "capabilities": capabilities,
         });
         merge(&mut discover, &cacheable);
+        discover["cacheScope"] = json!("public");
         if let Some(instructions) = &instructions {
             discover["instructions"] = json!(instructions);
         }
         let progressive = (catalog == Catalog::Progressive).then(|| Progressive::new(&registry));
-        // In progressive mode the list holds the meta-tools, then the core tools.
-        let listed: Option<Vec<Vec<u8>>> = progressive.as_ref().map(|_| {
-            let core = registry.tools().iter().filter(|tool| tool.is_core());
-            Progressive::meta_descriptors(&registry)
-                .into_iter()
-                .chain(core.map(|tool| tool.json().to_vec()))
+        let listed = |keep: &dyn Fn(&Tool) -> bool| -> Vec<Vec<u8>> {
+            let tools = registry.tools().iter().filter(|tool| keep(tool));
+            let meta = match progressive {
+                Some(_) => Progressive::meta_descriptors(&registry).to_vec(),
+                None => Vec::new(),
+            };
+            meta.into_iter()
+                .chain(tools.map(|tool| tool.json().to_vec()))
                 .collect()
-        });
-        let listing = Listing::new(
-            registry.manifest(),
-            listed.as_deref(),
-            page_size,
-            &cacheable,
-        );
+        };
+        let new_listing = |tools: Option<Vec<Vec<u8>>>| {
+            Listing::new(registry.manifest(), tools.as_deref(), page_size, &cacheable)
+        };
+        // In progressive mode the list holds the meta-tools, then the core tools; clients with
+        // views also get the tools only views call, which their host keeps from the model.
+        let (listing, model_listing) = match progressive {
+            None => (
+                new_listing(None),
+                app_only.then(|| new_listing(Some(listed(&|tool| !tool.is_app_only())))),
+            ),
+            Some(_) => (
+                new_listing(Some(listed(&|tool| tool.is_core() || tool.is_app_only()))),
+                app_only.then(|| {
+                    new_listing(Some(listed(&|tool| tool.is_core() && !tool.is_app_only())))
+                }),
+            ),
+        };
         Dispatcher {
             registry,
             name,
             version,
             instructions,
             listing,
+            model_listing,
+            capabilities,
+            ttl_ms,
             discover: serde_json::to_vec(&discover).expect("a JSON value serialises"),
             result_meta,
             client_request_timeout,
@@ -360,12 +400,27 @@ impl Dispatcher {
             ("initialize", Some(_)) => {
                 jsonrpc::error(&id, INVALID_REQUEST, "the session is already initialized")
             }
-            ("tools/list" | "tools/call" | "logging/setLevel", None) => jsonrpc::error(
+            (
+                "tools/list"
+                | "tools/call"
+                | "logging/setLevel"
+                | "resources/list"
+                | "resources/read"
+                | "resources/templates/list",
+                None,
+            ) => jsonrpc::error(
                 &id,
                 INVALID_REQUEST,
                 "the session is not initialized: send `initialize` first",
             ),
-            ("tools/list", Some(_)) => return self.list_tools(&id, &params, Wire::Handshake),
+            ("tools/list", Some(_)) => {
+                let apps = session.client().has_apps();
+                return self.list_tools(&id, &params, Wire::Handshake, apps);
+            }
+            (
+                method @ ("resources/list" | "resources/read" | "resources/templates/list"),
+                Some(_),
+            ) => self.resources(&id, method, &params, Wire::Handshake),
             ("tools/call", Some(_)) => {
                 let caller = Caller {
                     log_level: Arc::clone(&session.log_level),
@@ -419,7 +474,13 @@ impl Dispatcher {
         };
         let reply = match method {
             "server/discover" => jsonrpc::result_bytes(&id, &self.discover),
-            "tools/list" => return self.list_tools(&id, &params, Wire::Stateless),
+            "tools/list" => {
+                let apps = envelope.client.has_apps();
+                return self.list_tools(&id, &params, Wire::Stateless, apps);
+            }
+            "resources/list" | "resources/read" | "resources/templates/list" => {
+                self.resources(&id, method, &params, Wire::Stateless)
+            }
             "tools/call" => {
                 // Log messages only when the request asks for them, at the level it names.
                 let threshold = envelope.log_level.map_or(LogLevel::OFF, |l| l as u8);
@@ -473,7 +534,7 @@ impl Dispatcher {
         tracing::info!(client, requested, version, "session initialized");
         let mut result = json!({
             "protocolVersion": version,
-            "capabilities": capabilities(),
+            "capabilities": self.capabilities,
             "serverInfo": { "name": self.name, "version": self.version },
         });
         if let Some(instructions) = &self.instructions {
@@ -482,12 +543,16 @@ impl Dispatcher {
         jsonrpc::result(id, &result)
     }
 
-    fn list_tools(&self, id: &Value, params: &Value, wire: Wire) -> Step {
+    fn list_tools(&self, id: &Value, params: &Value, wire: Wire, apps: bool) -> Step {
+        let listing = match &self.model_listing {
+            Some(listing) if !apps => listing,
+            _ => &self.listing,
+        };
         let page = match params.get("cursor").filter(|c| !c.is_null()) {
             None => 0,
-            Some(cursor) => match self.listing.page_for(cursor) {
+            Some(cursor) => match listing.page_for(cursor) {
                 Some(page) => page,
-                None if self.listing.pages.len() == 1 => {
+                None if listing.pages.len() == 1 => {
                     return Step::Reply(jsonrpc::error(
                         id,
                         INVALID_PARAMS,
@@ -508,13 +573,50 @@ impl Dispatcher {
                 }
             },
         };
-        let page = Arc::clone(&self.listing.pages[page]);
+        let page = Arc::clone(&listing.pages[page]);
         Step::Shared(match wire {
             Wire::Handshake => SharedResult::new(id, page),
-            Wire::Stateless => {
-                SharedResult::with_members(id, page, &self.listing.stateless_members)
-            }
+            Wire::Stateless => SharedResult::with_members(id, page, &listing.stateless_members),
         })
+    }
+
+    /// A resources request: the server's views, or "method not found" when it has none.
+    fn resources(&self, id: &Value, method: &str, params: &Value, wire: Wire) -> Vec<u8> {
+        if self.registry.ui_resources().len() == 0 {
+            return jsonrpc::error(
+                id,
+                METHOD_NOT_FOUND,
+                &format!("method `{method}` is not supported: this server has no resources"),
+            );
+        }
+        let not_found = match wire {
+            Wire::Handshake => RESOURCE_NOT_FOUND,
+            Wire::Stateless => INVALID_PARAMS,
+        };
+        let outcome = match method {
+            "resources/list" => resources::list(&self.registry, params).map(|mut result| {
+                if wire == Wire::Stateless {
+                    // A list result in 2026-07-28 says how long it may be cached; the views do
+                    // not change while the server runs.
+                    merge(
+                        &mut result,
+                        &json!({ "ttlMs": self.ttl_ms, "cacheScope": "public" }),
+                    );
+                }
+                result
+            }),
+            "resources/read" => resources::read(&self.registry, params, not_found),
+            _ => resources::templates(params),
+        };
+        match outcome {
+            Ok(result) => jsonrpc::result(id, &self.shape(result, wire)),
+            Err(Failure {
+                code,
+                message,
+                data: Some(data),
+            }) => jsonrpc::error_with_data(id, code, &message, &data),
+            Err(Failure { code, message, .. }) => jsonrpc::error(id, code, &message),
+        }
     }
 
     /// A result as the connection's era has it: in the stateless era, with `resultType` and the
@@ -531,7 +633,7 @@ impl Dispatcher {
 
     /// The tool a `tools/call` runs, and its arguments: the named tool, or in progressive mode
     /// the tool `call_tool` names. `search_tools` answers here, at once.
-    fn resolve(&self, params: &mut Value) -> Result<(&Tool, Value), Refusal> {
+    fn resolve(&self, params: &mut Value, apps: bool) -> Result<(&Tool, Value), Refusal> {
         let arguments = params.get_mut("arguments").map(Value::take);
         let Some(name) = params.get("name").and_then(Value::as_str) else {
             return Err(Refusal::Protocol(
@@ -547,9 +649,30 @@ impl Dispatcher {
                 ));
             }
         };
+        // A view-only tool is called by the host for one of the server's views: never through
+        // the catalog, which is the model's way in, nor by a client that has no views.
+        let for_views = |tool: &Tool| {
+            format!(
+                "tool `{}` is called only by this server's MCP Apps views (its visibility is \
+                 [\"app\"]), ",
+                tool.wire_name()
+            )
+        };
+        let direct = |tool: &'_ Tool| {
+            if tool.is_app_only() && !apps {
+                Err(Refusal::Protocol(format!(
+                    "{}and this client has not declared the extension \
+                     (`capabilities.extensions[\"{}\"]`)",
+                    for_views(tool),
+                    apps::EXTENSION_ID
+                )))
+            } else {
+                Ok(())
+            }
+        };
         let Some(progressive) = &self.progressive else {
             return match self.registry.get(name) {
-                Some(tool) => Ok((tool, arguments)),
+                Some(tool) => direct(tool).map(|()| (tool, arguments)),
                 None => Err(Refusal::Protocol(format!("unknown tool `{name}`"))),
             };
         };
@@ -563,12 +686,15 @@ impl Dispatcher {
             CALL_TOOL => {
                 let (name, arguments) = unwrap_call(arguments).map_err(Refusal::Tool)?;
                 match self.registry.get(&name) {
+                    Some(tool) if tool.is_app_only() => Err(Refusal::Tool(ToolResult::error(
+                        format!("{}not through `{CALL_TOOL}`", for_views(tool)),
+                    ))),
                     Some(tool) => Ok((tool, arguments)),
                     None => Err(Refusal::Tool(ToolResult::error(unknown(&name)))),
                 }
             }
             name => match self.registry.get(name) {
-                Some(tool) => Ok((tool, arguments)),
+                Some(tool) => direct(tool).map(|()| (tool, arguments)),
                 None => Err(Refusal::Protocol(unknown(name))),
             },
         }
@@ -583,7 +709,7 @@ impl Dispatcher {
         wire: Wire,
         caller: Caller,
     ) -> Step {
-        let (tool, arguments) = match self.resolve(&mut params) {
+        let (tool, arguments) = match self.resolve(&mut params, caller.client.has_apps()) {
             Ok(found) => found,
             Err(Refusal::Protocol(message)) => {
                 return Step::Reply(jsonrpc::error(&id, INVALID_PARAMS, &message));
@@ -658,9 +784,14 @@ enum Refusal {
     Tool(ToolResult),
 }
 
-/// What the server offers, in both eras.
-fn capabilities() -> Value {
-    json!({ "tools": { "listChanged": false }, "logging": {} })
+/// What the server offers, in both eras: with views, resources and the MCP Apps extension too.
+fn capabilities(registry: &Registry) -> Value {
+    let mut capabilities = json!({ "tools": { "listChanged": false }, "logging": {} });
+    if registry.ui_resources().len() > 0 {
+        capabilities["resources"] = json!({ "listChanged": false });
+        capabilities["extensions"] = apps::server_capability();
+    }
+    capabilities
 }
 
 /// Adds `extra`'s members to the object `into`.

@@ -5,6 +5,7 @@ mod dispatch;
 mod http;
 mod jsonrpc;
 pub(crate) mod requests;
+mod resources;
 mod stdio;
 
 use std::process::ExitCode;

@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
+use crate::apps::ToolMeta;
 use serde_json::{Map, Value};
 
 use schema::{Flow, Schemas};
@@ -98,6 +99,11 @@ impl fmt::Display for Change {
 /// | `title`, `description` | ``description changed`` (`added`, `removed`) | cosmetic |
 /// | a hint in `annotations` | ``annotation `readOnlyHint` `true` -> unset`` | cosmetic |
 /// | `icons` | `icons changed` | cosmetic |
+/// | an MCP Apps view (`_meta.ui.resourceUri`) is added | `` view `ui://a/b.html` added `` | additive |
+/// | the view changes or is removed | `` view `ui://a/b.html` -> `ui://a/c.html` `` | cosmetic |
+/// | `_meta.ui.visibility` loses `model` or `app` | `hidden from the model`, `no longer callable from the app` | breaking |
+/// | `_meta.ui.visibility` gains `model` or `app` | `now visible to the model`, `now callable from the app` | additive |
+/// | any other `_meta` member | `` `_meta` `anthropic/alwaysLoad` changed `` | cosmetic |
 /// | any other field | ``tool field `execution` changed`` | breaking |
 ///
 /// Changes in a schema, at any depth; a property of the input's root object is an *argument*,
@@ -243,6 +249,7 @@ fn compare_tool(
                     changes.push(change(Severity::Cosmetic, name, detail));
                 }
             }
+            "_meta" => compare_meta(name, o, n, changes),
             "inputSchema" => {
                 let (o, n) = (o.unwrap_or(&TRUE), n.unwrap_or(&TRUE));
                 Schemas::compare_roots(name, "input", o, n, Flow::Input, changes);
@@ -271,6 +278,68 @@ fn compare_tool(
                     changes.push(change(Severity::Breaking, name, detail));
                 }
             }
+        }
+    }
+}
+
+/// A tool's `_meta`: its MCP Apps view and visibility by their meaning, anything else as
+/// metadata that clients may show but calls do not depend on.
+fn compare_meta(name: &str, old: Option<&Value>, new: Option<&Value>, changes: &mut Vec<Change>) {
+    let (old, new) = (old.unwrap_or(&Value::Null), new.unwrap_or(&Value::Null));
+    let (o, n) = (ToolMeta::parse(old), ToolMeta::parse(new));
+    match (&o.resource_uri, &n.resource_uri) {
+        (None, Some(uri)) => changes.push(change(
+            Severity::Additive,
+            name,
+            format!("view `{uri}` added"),
+        )),
+        (Some(uri), None) => changes.push(change(
+            Severity::Cosmetic,
+            name,
+            format!("view `{uri}` removed"),
+        )),
+        (Some(a), Some(b)) if a != b => changes.push(change(
+            Severity::Cosmetic,
+            name,
+            format!("view `{a}` -> `{b}`"),
+        )),
+        _ => {}
+    }
+    let (o, n) = (o.visibility, n.visibility);
+    for (was, is, lost, gained) in [
+        (
+            o.model,
+            n.model,
+            "hidden from the model",
+            "now visible to the model",
+        ),
+        (
+            o.app,
+            n.app,
+            "no longer callable from the app",
+            "now callable from the app",
+        ),
+    ] {
+        match (was, is) {
+            (true, false) => changes.push(change(Severity::Breaking, name, lost)),
+            (false, true) => changes.push(change(Severity::Additive, name, gained)),
+            _ => {}
+        }
+    }
+    let empty = Map::new();
+    let members = |meta: &Value| -> BTreeMap<String, Value> {
+        meta.as_object()
+            .unwrap_or(&empty)
+            .iter()
+            .filter(|(key, _)| key.as_str() != "ui" && key.as_str() != "ui/resourceUri")
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect()
+    };
+    let (o, n) = (members(old), members(new));
+    let keys: BTreeSet<&String> = o.keys().chain(n.keys()).collect();
+    for key in keys {
+        if let Some(detail) = presence_change(&format!("`_meta` `{key}`"), o.get(key), n.get(key)) {
+            changes.push(change(Severity::Cosmetic, name, detail));
         }
     }
 }

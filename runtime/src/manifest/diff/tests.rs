@@ -117,6 +117,69 @@ fn descriptions_titles_and_hints_are_cosmetic() {
 }
 
 #[test]
+fn views_and_visibility_compare_by_meaning() {
+    let with = |meta: Value| {
+        let mut t = tool("t", args(json!({}), &[]));
+        if !meta.is_null() {
+            t["_meta"] = meta;
+        }
+        manifest(vec![t])
+    };
+    let view = |uri: &str| json!({ "ui": { "resourceUri": uri } });
+    assert_eq!(
+        diff(&with(Value::Null), &with(view("ui://a/b.html"))),
+        vec![change(Additive, "t", "view `ui://a/b.html` added")]
+    );
+    assert_eq!(
+        diff(&with(view("ui://a/b.html")), &with(view("ui://a/c.html"))),
+        vec![change(
+            Cosmetic,
+            "t",
+            "view `ui://a/b.html` -> `ui://a/c.html`"
+        )]
+    );
+    assert_eq!(
+        diff(&with(view("ui://a/b.html")), &with(Value::Null)),
+        vec![change(Cosmetic, "t", "view `ui://a/b.html` removed")]
+    );
+    // Visibility written out as the default it is changes nothing.
+    assert_eq!(
+        diff(
+            &with(Value::Null),
+            &with(json!({ "ui": { "visibility": ["model", "app"] } }))
+        ),
+        vec![]
+    );
+    assert_eq!(
+        diff(
+            &with(Value::Null),
+            &with(json!({ "ui": { "visibility": ["app"] } }))
+        ),
+        vec![change(Breaking, "t", "hidden from the model")]
+    );
+    assert_eq!(
+        diff(
+            &with(json!({ "ui": { "visibility": ["app"] } })),
+            &with(json!({ "ui": { "visibility": ["model"] } }))
+        ),
+        vec![
+            change(Breaking, "t", "no longer callable from the app"),
+            change(Additive, "t", "now visible to the model"),
+        ]
+    );
+    assert_eq!(
+        diff(
+            &with(json!({ "vendor/x": 1 })),
+            &with(json!({ "vendor/x": 2, "vendor/y": true }))
+        ),
+        vec![
+            change(Cosmetic, "t", "`_meta` `vendor/x` changed"),
+            change(Cosmetic, "t", "`_meta` `vendor/y` added"),
+        ]
+    );
+}
+
+#[test]
 fn changes_display_and_sort_breaking_first() {
     let old = manifest(vec![
         tool("b", args(json!({}), &[])),

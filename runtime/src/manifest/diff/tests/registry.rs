@@ -87,6 +87,7 @@ fn draw(
         tags: &[],
         core: false,
         provider: "test",
+        ui: crate::apps::ToolUi::NONE,
         input_schema: InputSchema::Derived(input_schema),
         output_schema,
         handler: Handler::Blocking(|_, _| Output::empty()),

@@ -1,0 +1,649 @@
+//! MCP Apps (`io.modelcontextprotocol/ui`): tools that come with an interactive view.
+//!
+//! A view is an HTML page the host fetches with `resources/read` and shows in a sandboxed frame
+//! next to the tool's result. Two things make one:
+//!
+//! - a **UI resource**, declared with [`ui_resource!`](crate::ui_resource) from any crate and
+//!   collected by the linker like tools: its `ui://` URI, its HTML, and the sandbox it asks for
+//!   (the [`UiResource`] builder);
+//! - a **tool** that names it: `#[mcp_tool(ui = "ui://notes/board.html")]`. A tool can also say
+//!   who may call it: `visibility = ["app"]` makes a tool that only the server's views call,
+//!   hidden from the model.
+//!
+//! ```
+//! use toolwright::apps::UiResource;
+//! use toolwright::mcp_tool;
+//!
+//! toolwright::ui_resource!(
+//!     UiResource::new("ui://clock/face.html", "<!doctype html><title>Clock</title><p id=t></p>")
+//!         .title("Clock face")
+//!         .prefers_border(true)
+//! );
+//!
+//! /// The time now, shown on a clock face.
+//! #[mcp_tool(read_only, ui = "ui://clock/face.html")]
+//! fn show_time() -> String {
+//!     "12:00".to_owned()
+//! }
+//! ```
+//!
+//! The server then declares the `resources` capability and the extension, serves the page
+//! through `resources/list` and `resources/read` as `text/html;profile=mcp-app` with its sandbox
+//! under `_meta.ui`, and adds `_meta.ui` to the tool in `tools/list`. At start, a tool whose
+//! `ui` names no registered resource stops the server with [`Conflict::MissingUiResource`], and
+//! two resources with one URI with [`Conflict::DuplicateUiResource`].
+//!
+//! # Who sees what
+//!
+//! A tool with a view still returns content a model can read (its text, its structured
+//! content): hosts without the extension, and models, only see that. Tools whose visibility
+//! leaves out `"model"` are listed only to clients that declared the extension (see
+//! [`client_supports`]): other clients have no view that could call them, and calling one
+//! from such a client is refused. In the progressive catalog, `search_tools` never finds them
+//! and `call_tool` refuses them, since both are the model's way in.
+//!
+//! # Reading another server's tools
+//!
+//! [`ToolMeta::parse`] and [`ResourceMeta::parse`] read the `_meta` of any server's tools and
+//! resources, for gateways and clients. They fail closed: a malformed link links nothing, and a
+//! malformed visibility hides the tool from the model.
+//!
+//! [`Conflict::MissingUiResource`]: crate::Conflict::MissingUiResource
+//! [`Conflict::DuplicateUiResource`]: crate::Conflict::DuplicateUiResource
+
+use serde_json::{Map, Value, json};
+
+use crate::tool::Location;
+
+mod parse;
+
+pub use parse::{CspDomains, ResourceMeta, ToolMeta};
+
+/// The extension's identifier, the key under `capabilities.extensions`.
+pub const EXTENSION_ID: &str = "io.modelcontextprotocol/ui";
+
+/// The MIME type of a view: HTML, for the MCP Apps profile.
+pub const MIME_TYPE: &str = "text/html;profile=mcp-app";
+
+/// The URI scheme of views.
+pub const SCHEME: &str = "ui://";
+
+/// Who may call a tool: the model, the server's views, or both (the default).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Visibility {
+    /// The model may see and call the tool.
+    pub model: bool,
+    /// The server's views may call the tool.
+    pub app: bool,
+}
+
+impl Visibility {
+    /// Both the model and the views: what an absent `visibility` means.
+    pub const ALL: Visibility = Visibility {
+        model: true,
+        app: true,
+    };
+
+    /// Only the views: hidden from the model.
+    pub const APP_ONLY: Visibility = Visibility {
+        model: false,
+        app: true,
+    };
+
+    /// The protocol's list: `["model", "app"]`, or the part of it that holds.
+    pub fn audiences(self) -> Vec<&'static str> {
+        let mut audiences = Vec::with_capacity(2);
+        if self.model {
+            audiences.push("model");
+        }
+        if self.app {
+            audiences.push("app");
+        }
+        audiences
+    }
+}
+
+impl Default for Visibility {
+    fn default() -> Visibility {
+        Visibility::ALL
+    }
+}
+
+/// What `#[mcp_tool(ui = ..., visibility = [...])]` registers: a tool's link to its view and
+/// who may call it, each `None` when not written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ToolUi {
+    /// The `ui://` URI of the tool's view.
+    pub resource_uri: Option<&'static str>,
+    /// Who may call the tool; `None` is both.
+    pub visibility: Option<Visibility>,
+}
+
+impl ToolUi {
+    /// No view and the default visibility: a tool as the protocol had it before the extension.
+    pub const NONE: ToolUi = ToolUi {
+        resource_uri: None,
+        visibility: None,
+    };
+
+    /// Who may call the tool.
+    pub fn visibility(&self) -> Visibility {
+        self.visibility.unwrap_or_default()
+    }
+
+    /// The tool's `_meta.ui`, or `None` when there is nothing to say.
+    pub(crate) fn meta(&self) -> Option<Value> {
+        let mut ui = Map::new();
+        if let Some(uri) = self.resource_uri {
+            ui.insert("resourceUri".into(), json!(uri));
+        }
+        if let Some(visibility) = self.visibility {
+            ui.insert("visibility".into(), json!(visibility.audiences()));
+        }
+        (!ui.is_empty()).then(|| Value::Object(ui))
+    }
+}
+
+/// The sandbox permissions a view asks the host for; each is off unless asked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Permissions {
+    /// `camera`.
+    pub camera: bool,
+    /// `microphone`.
+    pub microphone: bool,
+    /// `geolocation`.
+    pub geolocation: bool,
+    /// `clipboardWrite`.
+    pub clipboard_write: bool,
+}
+
+impl Permissions {
+    /// The protocol's names of the permissions asked for, in its order.
+    pub fn names(self) -> Vec<&'static str> {
+        [
+            ("camera", self.camera),
+            ("microphone", self.microphone),
+            ("geolocation", self.geolocation),
+            ("clipboardWrite", self.clipboard_write),
+        ]
+        .into_iter()
+        .filter_map(|(name, asked)| asked.then_some(name))
+        .collect()
+    }
+
+    /// The protocol's object: `{"camera": {}, ...}`.
+    fn json(self) -> Map<String, Value> {
+        self.names()
+            .into_iter()
+            .map(|name| (name.to_owned(), json!({})))
+            .collect()
+    }
+}
+
+/// A view: an HTML page served as a `ui://` resource, with the sandbox it asks for.
+///
+/// Built with `const fn`s, inside [`ui_resource!`](crate::ui_resource), so every mistake the
+/// builder can see (a URI outside `ui://`, a domain that is not an origin) fails the build.
+/// What the view may reach starts at nothing, the host's default: each domain list adds
+/// origins to one CSP directive, and hosts may restrict further but never loosen.
+///
+/// ```
+/// use toolwright::apps::UiResource;
+///
+/// toolwright::ui_resource!(
+///     UiResource::new("ui://weather/map.html", "<!doctype html><title>Map</title>")
+///         .name("weather-map")
+///         .description("A map of the forecast")
+///         .connect_domains(&["https://api.weather.example"])
+///         .resource_domains(&["https://tiles.weather.example"])
+///         .geolocation()
+/// );
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct UiResource {
+    uri: &'static str,
+    html: &'static str,
+    name: Option<&'static str>,
+    title: Option<&'static str>,
+    description: Option<&'static str>,
+    connect_domains: &'static [&'static str],
+    resource_domains: &'static [&'static str],
+    frame_domains: &'static [&'static str],
+    base_uri_domains: &'static [&'static str],
+    permissions: Permissions,
+    domain: Option<&'static str>,
+    prefers_border: Option<bool>,
+}
+
+impl UiResource {
+    /// The view at `uri`, a `ui://` URI, with this HTML (typically `include_str!`).
+    ///
+    /// # Panics
+    ///
+    /// When `uri` does not start with `ui://`, names nothing after it, or holds whitespace;
+    /// inside [`ui_resource!`](crate::ui_resource) that is a compile error.
+    pub const fn new(uri: &'static str, html: &'static str) -> UiResource {
+        if !starts_with(uri, SCHEME) {
+            panic!("a UI resource's URI starts with `ui://`, as in `ui://notes/board.html`");
+        }
+        if uri.len() == SCHEME.len() {
+            panic!("a UI resource's URI names the view after `ui://`: `ui://notes/board.html`");
+        }
+        if has_space(uri) {
+            panic!("a UI resource's URI holds no whitespace or control characters");
+        }
+        UiResource {
+            uri,
+            html,
+            name: None,
+            title: None,
+            description: None,
+            connect_domains: &[],
+            resource_domains: &[],
+            frame_domains: &[],
+            base_uri_domains: &[],
+            permissions: Permissions {
+                camera: false,
+                microphone: false,
+                geolocation: false,
+                clipboard_write: false,
+            },
+            domain: None,
+            prefers_border: None,
+        }
+    }
+
+    /// The resource's `name` in `resources/list`; default: its URI.
+    pub const fn name(mut self, name: &'static str) -> UiResource {
+        self.name = Some(name);
+        self
+    }
+
+    /// A display name for people.
+    pub const fn title(mut self, title: &'static str) -> UiResource {
+        self.title = Some(title);
+        self
+    }
+
+    /// What the view shows.
+    pub const fn description(mut self, description: &'static str) -> UiResource {
+        self.description = Some(description);
+        self
+    }
+
+    /// Origins the view may connect to (`fetch`, WebSocket): CSP `connect-src`.
+    ///
+    /// # Panics
+    ///
+    /// When an entry is not an origin (see [`UiResource`]); a compile error in
+    /// [`ui_resource!`](crate::ui_resource).
+    pub const fn connect_domains(mut self, origins: &'static [&'static str]) -> UiResource {
+        check_origins(origins);
+        self.connect_domains = origins;
+        self
+    }
+
+    /// Origins the view may load scripts, styles, images, fonts and media from: CSP
+    /// `script-src`, `style-src`, `img-src`, `font-src`, `media-src`.
+    ///
+    /// # Panics
+    ///
+    /// As [`connect_domains`](UiResource::connect_domains).
+    pub const fn resource_domains(mut self, origins: &'static [&'static str]) -> UiResource {
+        check_origins(origins);
+        self.resource_domains = origins;
+        self
+    }
+
+    /// Origins the view may frame: CSP `frame-src`.
+    ///
+    /// # Panics
+    ///
+    /// As [`connect_domains`](UiResource::connect_domains).
+    pub const fn frame_domains(mut self, origins: &'static [&'static str]) -> UiResource {
+        check_origins(origins);
+        self.frame_domains = origins;
+        self
+    }
+
+    /// Origins the view's `<base>` may name: CSP `base-uri`.
+    ///
+    /// # Panics
+    ///
+    /// As [`connect_domains`](UiResource::connect_domains).
+    pub const fn base_uri_domains(mut self, origins: &'static [&'static str]) -> UiResource {
+        check_origins(origins);
+        self.base_uri_domains = origins;
+        self
+    }
+
+    /// Asks for the camera.
+    pub const fn camera(mut self) -> UiResource {
+        self.permissions.camera = true;
+        self
+    }
+
+    /// Asks for the microphone.
+    pub const fn microphone(mut self) -> UiResource {
+        self.permissions.microphone = true;
+        self
+    }
+
+    /// Asks for the location.
+    pub const fn geolocation(mut self) -> UiResource {
+        self.permissions.geolocation = true;
+        self
+    }
+
+    /// Asks to write to the clipboard.
+    pub const fn clipboard_write(mut self) -> UiResource {
+        self.permissions.clipboard_write = true;
+        self
+    }
+
+    /// A dedicated origin for the view's sandbox, in the form the host asks for (for example
+    /// `{hash}.claudemcpcontent.com`); hosts that do not know it ignore it.
+    ///
+    /// # Panics
+    ///
+    /// When `domain` is empty or holds whitespace.
+    pub const fn domain(mut self, domain: &'static str) -> UiResource {
+        if domain.is_empty() || has_space(domain) {
+            panic!("a UI resource's `domain` is a host name, without whitespace");
+        }
+        self.domain = Some(domain);
+        self
+    }
+
+    /// Whether the host should draw a border around the view.
+    pub const fn prefers_border(mut self, border: bool) -> UiResource {
+        self.prefers_border = Some(border);
+        self
+    }
+
+    /// The `ui://` URI.
+    pub fn uri(&self) -> &'static str {
+        self.uri
+    }
+
+    /// The HTML.
+    pub fn html(&self) -> &'static str {
+        self.html
+    }
+
+    /// The `name` in `resources/list`.
+    pub fn resource_name(&self) -> &'static str {
+        self.name.unwrap_or(self.uri)
+    }
+
+    /// The permissions asked for.
+    pub fn permissions(&self) -> Permissions {
+        self.permissions
+    }
+
+    /// The sandbox it asks for, as [`ResourceMeta::parse`] reads it back.
+    pub fn meta(&self) -> ResourceMeta {
+        let owned = |origins: &[&str]| origins.iter().map(|o| (*o).to_owned()).collect();
+        ResourceMeta {
+            csp: CspDomains {
+                connect_domains: owned(self.connect_domains),
+                resource_domains: owned(self.resource_domains),
+                frame_domains: owned(self.frame_domains),
+                base_uri_domains: owned(self.base_uri_domains),
+            },
+            permissions: self.permissions,
+            domain: self.domain.map(str::to_owned),
+            prefers_border: self.prefers_border,
+        }
+    }
+
+    /// `_meta.ui` of the resource and of its content: only what was asked for.
+    fn ui_meta(&self) -> Option<Value> {
+        let mut csp = Map::new();
+        for (key, origins) in [
+            ("connectDomains", self.connect_domains),
+            ("resourceDomains", self.resource_domains),
+            ("frameDomains", self.frame_domains),
+            ("baseUriDomains", self.base_uri_domains),
+        ] {
+            if !origins.is_empty() {
+                csp.insert(key.into(), json!(origins));
+            }
+        }
+        let mut ui = Map::new();
+        if !csp.is_empty() {
+            ui.insert("csp".into(), Value::Object(csp));
+        }
+        let permissions = self.permissions.json();
+        if !permissions.is_empty() {
+            ui.insert("permissions".into(), Value::Object(permissions));
+        }
+        if let Some(domain) = self.domain {
+            ui.insert("domain".into(), json!(domain));
+        }
+        if let Some(border) = self.prefers_border {
+            ui.insert("prefersBorder".into(), json!(border));
+        }
+        (!ui.is_empty()).then(|| Value::Object(ui))
+    }
+
+    /// The resource as `resources/list` lists it.
+    pub(crate) fn listed(&self) -> Value {
+        let mut resource = Map::new();
+        resource.insert("uri".into(), json!(self.uri));
+        resource.insert("name".into(), json!(self.resource_name()));
+        if let Some(title) = self.title {
+            resource.insert("title".into(), json!(title));
+        }
+        if let Some(description) = self.description {
+            resource.insert("description".into(), json!(description));
+        }
+        resource.insert("mimeType".into(), json!(MIME_TYPE));
+        if let Some(ui) = self.ui_meta() {
+            resource.insert("_meta".into(), json!({ "ui": ui }));
+        }
+        Value::Object(resource)
+    }
+
+    /// The `resources/read` result.
+    pub(crate) fn read(&self) -> Value {
+        let mut content = Map::new();
+        content.insert("uri".into(), json!(self.uri));
+        content.insert("mimeType".into(), json!(MIME_TYPE));
+        content.insert("text".into(), json!(self.html));
+        if let Some(ui) = self.ui_meta() {
+            content.insert("_meta".into(), json!({ "ui": ui }));
+        }
+        json!({ "contents": [Value::Object(content)] })
+    }
+}
+
+/// A [`UiResource`] and where it is declared: what [`ui_resource!`](crate::ui_resource)
+/// submits to the linker-collected registry.
+#[derive(Debug)]
+pub struct UiResourceRegistration {
+    /// The view.
+    pub resource: UiResource,
+    /// Where it is declared, for error messages.
+    pub location: Location,
+}
+
+inventory::collect!(UiResourceRegistration);
+
+/// Whether a client declared the extension in its capabilities (`initialize`'s, or a 2026-07-28
+/// request's): `extensions["io.modelcontextprotocol/ui"]` is an object whose `mimeTypes`, when
+/// given, include [`MIME_TYPE`].
+pub fn client_supports(capabilities: &Value) -> bool {
+    let Some(ui) = capabilities
+        .get("extensions")
+        .and_then(|extensions| extensions.get(EXTENSION_ID))
+        .and_then(Value::as_object)
+    else {
+        return false;
+    };
+    match ui.get("mimeTypes") {
+        None => true,
+        Some(Value::Array(types)) => types.iter().any(|t| t == MIME_TYPE),
+        Some(_) => false,
+    }
+}
+
+/// What the server declares under `capabilities.extensions` when it has views.
+pub(crate) fn server_capability() -> Value {
+    json!({ EXTENSION_ID: { "mimeTypes": [MIME_TYPE] } })
+}
+
+/// Whether `text` starts with `prefix`, in a `const fn`.
+const fn starts_with(text: &str, prefix: &str) -> bool {
+    let (text, prefix) = (text.as_bytes(), prefix.as_bytes());
+    if text.len() < prefix.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < prefix.len() {
+        if text[i] != prefix[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Whether `text` holds ASCII whitespace or a control character.
+const fn has_space(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] <= b' ' || bytes[i] == 0x7f {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Every entry is an origin such as `https://api.example.com` or `wss://*.example.com`: a
+/// scheme, `://` and a host, with none of the characters that would end a CSP source
+/// expression or directive.
+const fn check_origins(origins: &[&str]) {
+    let mut i = 0;
+    while i < origins.len() {
+        let origin = origins[i].as_bytes();
+        let mut separator = 0;
+        let mut j = 0;
+        while j < origin.len() {
+            let c = origin[j];
+            if c <= b' ' || c == 0x7f || c == b';' || c == b',' || c == b'\'' || c == b'"' {
+                panic!(
+                    "a CSP domain is an origin such as `https://api.example.com`, without \
+                     whitespace, `;`, `,` or quotes"
+                );
+            }
+            if separator == 0 && c == b':' && j + 2 < origin.len() {
+                if origin[j + 1] == b'/' && origin[j + 2] == b'/' {
+                    separator = j;
+                }
+            }
+            j += 1;
+        }
+        if separator == 0 || separator + 3 == origin.len() {
+            panic!("a CSP domain is an origin with its scheme, such as `https://api.example.com`");
+        }
+        i += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_resource_serves_only_what_it_asks_for() {
+        let plain = UiResource::new("ui://a/b.html", "<p>hi</p>");
+        assert_eq!(
+            plain.listed(),
+            json!({"uri": "ui://a/b.html", "name": "ui://a/b.html", "mimeType": MIME_TYPE})
+        );
+        assert_eq!(
+            plain.read(),
+            json!({"contents": [{"uri": "ui://a/b.html", "mimeType": MIME_TYPE, "text": "<p>hi</p>"}]})
+        );
+
+        let asking = UiResource::new("ui://a/b.html", "<p>hi</p>")
+            .name("board")
+            .connect_domains(&["https://api.example.com"])
+            .frame_domains(&["https://*.example.com"])
+            .camera()
+            .clipboard_write()
+            .domain("abc.example.com")
+            .prefers_border(false);
+        let ui = json!({
+            "csp": {
+                "connectDomains": ["https://api.example.com"],
+                "frameDomains": ["https://*.example.com"],
+            },
+            "permissions": {"camera": {}, "clipboardWrite": {}},
+            "domain": "abc.example.com",
+            "prefersBorder": false,
+        });
+        assert_eq!(asking.listed()["_meta"]["ui"], ui);
+        assert_eq!(asking.read()["contents"][0]["_meta"]["ui"], ui);
+        assert_eq!(asking.listed()["name"], "board");
+        // What is served reads back as what was declared.
+        let content_meta = asking.read()["contents"][0]["_meta"].clone();
+        assert_eq!(ResourceMeta::parse(&content_meta), Some(asking.meta()));
+    }
+
+    #[test]
+    fn a_tool_says_only_what_was_written() {
+        assert_eq!(ToolUi::NONE.meta(), None);
+        let linked = ToolUi {
+            resource_uri: Some("ui://a/b.html"),
+            visibility: None,
+        };
+        assert_eq!(linked.meta(), Some(json!({"resourceUri": "ui://a/b.html"})));
+        let app_only = ToolUi {
+            resource_uri: None,
+            visibility: Some(Visibility::APP_ONLY),
+        };
+        assert_eq!(app_only.meta(), Some(json!({"visibility": ["app"]})));
+        assert_eq!(app_only.visibility(), Visibility::APP_ONLY);
+        assert_eq!(ToolUi::NONE.visibility(), Visibility::ALL);
+    }
+
+    #[test]
+    fn clients_declare_the_extension_with_its_mime_type() {
+        let declared = |ui: Value| json!({"extensions": {EXTENSION_ID: ui}});
+        assert!(client_supports(&declared(
+            json!({"mimeTypes": [MIME_TYPE]})
+        )));
+        assert!(client_supports(&declared(json!({}))));
+        assert!(!client_supports(&declared(
+            json!({"mimeTypes": ["text/html"]})
+        )));
+        assert!(!client_supports(&declared(json!({"mimeTypes": MIME_TYPE}))));
+        assert!(!client_supports(&declared(json!(true))));
+        assert!(!client_supports(&json!({"extensions": {}})));
+        assert!(!client_supports(&json!({EXTENSION_ID: {}})));
+        assert!(!client_supports(&Value::Null));
+    }
+
+    #[test]
+    fn origins_are_checked() {
+        check_origins(&[
+            "https://a.example",
+            "wss://*.example.com:8443",
+            "http://localhost:3000",
+        ]);
+        for bad in [
+            "example.com",
+            "https://",
+            "https://a.example; script-src *",
+            "https://a.example 'unsafe-eval'",
+            "",
+        ] {
+            let caught = std::panic::catch_unwind(|| check_origins(&[bad]));
+            assert!(caught.is_err(), "{bad:?} passed");
+        }
+    }
+}

@@ -1,0 +1,7 @@
+use toolwright::mcp_tool;
+
+/// Show the board.
+#[mcp_tool(ui = "ui://")]
+fn show_board() {}
+
+fn main() {}

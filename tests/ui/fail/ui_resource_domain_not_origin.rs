@@ -1,0 +1,7 @@
+use toolwright::apps::UiResource;
+
+toolwright::ui_resource!(
+    UiResource::new("ui://board/view.html", "<p>").connect_domains(&["api.example.com"])
+);
+
+fn main() {}

@@ -1,0 +1,7 @@
+use toolwright::mcp_tool;
+
+/// Move a card.
+#[mcp_tool(visibility = ["model", "user"])]
+fn move_card() {}
+
+fn main() {}
