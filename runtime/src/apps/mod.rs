@@ -224,13 +224,15 @@ impl UiResource {
     /// inside [`ui_resource!`](crate::ui_resource) that is a compile error.
     pub const fn new(uri: &'static str, html: &'static str) -> UiResource {
         if !starts_with(uri, SCHEME) {
-            panic!("a UI resource's URI starts with `ui://`, as in `ui://notes/board.html`");
+            panic!("a UI resource's URI must start with `ui://`, as in `ui://notes/board.html`");
         }
         if uri.len() == SCHEME.len() {
-            panic!("a UI resource's URI names the view after `ui://`: `ui://notes/board.html`");
+            panic!(
+                "a UI resource's URI must name the view after `ui://`, as in `ui://notes/board.html`"
+            );
         }
         if has_space(uri) {
-            panic!("a UI resource's URI holds no whitespace or control characters");
+            panic!("a UI resource's URI must not hold whitespace or control characters");
         }
         UiResource {
             uri,
@@ -349,7 +351,7 @@ impl UiResource {
     /// When `domain` is empty or holds whitespace.
     pub const fn domain(mut self, domain: &'static str) -> UiResource {
         if domain.is_empty() || has_space(domain) {
-            panic!("a UI resource's `domain` is a host name, without whitespace");
+            panic!("a UI resource's `domain` must be a host name, without whitespace");
         }
         self.domain = Some(domain);
         self
@@ -535,8 +537,8 @@ const fn check_origins(origins: &[&str]) {
             let c = origin[j];
             if c <= b' ' || c == 0x7f || c == b';' || c == b',' || c == b'\'' || c == b'"' {
                 panic!(
-                    "a CSP domain is an origin such as `https://api.example.com`, without \
-                     whitespace, `;`, `,` or quotes"
+                    "a CSP domain must not hold whitespace, `;`, `,` or quotes: it is an origin \
+                     such as `https://api.example.com`"
                 );
             }
             if separator == 0 && c == b':' && j + 2 < origin.len() {
@@ -547,7 +549,9 @@ const fn check_origins(origins: &[&str]) {
             j += 1;
         }
         if separator == 0 || separator + 3 == origin.len() {
-            panic!("a CSP domain is an origin with its scheme, such as `https://api.example.com`");
+            panic!(
+                "a CSP domain must be an origin with its scheme, such as `https://api.example.com`"
+            );
         }
         i += 1;
     }
