@@ -26,7 +26,13 @@ Each connection first checks the era it negotiated (above) and that the server n
   3. tool calls: add/get/list/search/update/tag/untag/delete round trips (structuredContent valid
      against the outputSchema and mirrored as JSON in a text block), plus the error paths (unknown
      id, wrong-typed / missing / unknown arguments -> isError naming the argument; unknown tool ->
-     JSON-RPC error -32602).
+     JSON-RPC error -32602);
+  4. MCP Apps: `show_board` names its view `ui://notes/board.html` in `_meta.ui.resourceUri`;
+     `resources/list` and `resources/read` serve it as `text/html;profile=mcp-app`; an unknown
+     `ui://` URI is a JSON-RPC error (-32002 in 2025-11-25, -32602 in 2026-07-28); the view-only
+     `move_note` is not listed to this client, which does not declare the extension, and a
+     second connection that declares it (`Client(extensions=[...])`) lists it as
+     `visibility: ["app"]` and calls it.
 
 With --http the same suite runs over Streamable HTTP: for each mode the script starts
 `<server command> --http 127.0.0.1:<free port>`, connects with `Client("http://.../mcp", ...)`,
@@ -57,6 +63,7 @@ import uuid
 import anyio
 from jsonschema import Draft202012Validator
 from mcp import Client, MCPError, StdioServerParameters
+from mcp.client.extension import ClientExtension
 from mcp.types import INVALID_PARAMS, CallToolResult, TextContent
 
 from mcp_checks import TIMEOUT, CheckFailed, Checks, reported, server_command, stdio_params, text_of
@@ -65,6 +72,20 @@ EXPECTED_ERA = {  # mode -> (protocol version, how it was negotiated), on stdio 
     "auto": ("2026-07-28", "server/discover"),
     "legacy": ("2025-11-25", "initialize"),
 }
+BOARD = "ui://notes/board.html"
+APP_MIME = "text/html;profile=mcp-app"
+NOT_FOUND = {"auto": INVALID_PARAMS, "legacy": -32002}  # mode -> code of an unknown resource
+
+
+class McpApps(ClientExtension):
+    """What a host that shows MCP Apps views declares."""
+
+    identifier = "io.modelcontextprotocol/ui"
+
+    def settings(self) -> dict:
+        return {"mimeTypes": [APP_MIME]}
+
+
 REQUIRED_TOOLS = ["add_note", "delete_note", "get_note", "list_notes", "search_notes",
                   "tag_note", "untag_note", "update_note"]
 def mentions(result: CallToolResult, word: str) -> bool:
@@ -241,6 +262,47 @@ async def run_suite(c: Checks, client: Client) -> None:
     gone = await call("get_note", {"id": nid}, error=True)
     c.ok(f"no note with id {nid}" in text_of(gone), "deleted note is gone", text_of(gone))
 
+    # MCP Apps, as a client without the extension sees them.
+    ui = (tools["show_board"].meta or {}).get("ui") if "show_board" in tools else None
+    c.ok(ui == {"resourceUri": BOARD}, f"show_board names its view {BOARD}", repr(ui))
+    c.ok("move_note" not in tools, "the view-only move_note is not listed without the extension",
+         sorted(tools))
+    board = structured("show_board", await call("show_board", {}))
+    c.ok(isinstance(board.get("columns"), list) and isinstance(board.get("total"), int),
+         "show_board returns the board", board)
+    resources = (await client.list_resources()).resources
+    listed = {str(r.uri): r for r in resources}
+    c.ok(BOARD in listed and listed[BOARD].mime_type == APP_MIME,
+         f"resources/list has {BOARD} as {APP_MIME}", repr(resources)[:300])
+    contents = (await client.read_resource(BOARD)).contents
+    c.ok(len(contents) == 1 and contents[0].mime_type == APP_MIME
+         and getattr(contents[0], "text", "").lstrip().lower().startswith("<!doctype html"),
+         f"resources/read {BOARD}: one HTML document as {APP_MIME}", repr(contents)[:300])
+    try:
+        await client.read_resource("ui://notes/missing.html")
+    except MCPError as e:
+        c.ok(e.code == NOT_FOUND[c.label.split()[-1]],
+             f"resources/read of an unknown ui:// URI: JSON-RPC error "
+             f"{NOT_FOUND[c.label.split()[-1]]}", f"code {e.code}: {e.message}")
+    else:
+        c.ok(False, "resources/read of an unknown ui:// URI: a JSON-RPC error", "got a result")
+
+
+async def run_apps_host(c: Checks, client: Client) -> None:
+    """A connection that declares MCP Apps: the view-only tool is listed, and callable."""
+    tools = {t.name: t for t in await list_all_tools(client)}
+    ui = (tools["move_note"].meta or {}).get("ui") if "move_note" in tools else None
+    c.ok(ui == {"visibility": ["app"]}, "with the extension, move_note is listed as view-only",
+         repr(ui))
+    added = (await client.call_tool("add_note", {"title": "Board card", "body": "b",
+                                                 "tags": ["todo"]})).structured_content
+    moved = await client.call_tool("move_note", {"id": added["id"], "from": "todo", "to": "done"})
+    done = [col for col in (moved.structured_content or {}).get("columns", [])
+            if col.get("tag") == "done"]
+    c.ok(not moved.is_error and any(card.get("id") == added["id"] for card in done[0]["notes"])
+         if done else False, "move_note moves the card to the `done` column", text_of(moved)[:300])
+    await client.call_tool("delete_note", {"id": added["id"]})
+
 
 @contextlib.asynccontextmanager
 async def serving(c: Checks, transport: str, command: list[str], params: StdioServerParameters):
@@ -299,6 +361,10 @@ async def main(command: list[str], transport: str = "stdio") -> int:
                          f"server named itself: {info.name if info else '?'} "
                          f"{info.version if info else ''}".rstrip(), repr(info))
                     await run_suite(c, client)
+                async with (serving(c, transport, command, params) as server,
+                            Client(server, mode=mode, read_timeout_seconds=TIMEOUT,
+                                   extensions=[McpApps()]) as client):
+                    await run_apps_host(c, client)
 
     return await reported(c, both_modes)
 

@@ -266,6 +266,14 @@ impl Context {
         self.inner.peer.as_ref()?.client_capabilities.as_deref()
     }
 
+    /// Whether the client shows MCP Apps views (see [`apps::client_supports`](crate::apps::client_supports)):
+    /// a tool with a view may then keep its text short, since the view shows the rest. Its
+    /// result must still make sense as text, which is all a model reads.
+    pub fn supports_apps(&self) -> bool {
+        self.client_capabilities()
+            .is_some_and(crate::apps::client_supports)
+    }
+
     /// Who the client is (`clientInfo`: `name`, `version`, ...), as it said in `initialize` or
     /// under protocol 2026-07-28 in the request's `io.modelcontextprotocol/clientInfo`, if it
     /// said.

@@ -112,8 +112,8 @@ async fn a_tool_missing_from_either_side_is_named() {
 async fn a_changed_description_is_named() {
     let mut manifest = derived();
     tools(&mut manifest)[0]["description"] = json!("Add up.");
-    let expected = "tool `add`: its title, description or annotations differ from the \
-        embedded manifest's; the manifest embedded at build time was made from other tools than \
+    let expected = "tool `add`: its title, description, annotations or MCP Apps `ui` differ \
+        from the embedded manifest's; the manifest embedded at build time was made from other tools than \
         the ones linked in: build the tools crate with the same features under \
         [build-dependencies] as under [dependencies], and make the build script and the server \
         agree on namespacing (Guard::namespaced, Server::namespaced)";
@@ -123,7 +123,15 @@ async fn a_changed_description_is_named() {
     tools(&mut manifest)[1]["annotations"]["readOnlyHint"] = json!(false);
     let refusals = refusals(&manifest).await;
     assert_eq!(refusals.len(), 1);
-    assert!(refusals[0].starts_with("tool `repeat`: its title, description or annotations"));
+    assert!(refusals[0].starts_with("tool `repeat`: its title, description, annotations"));
+    // And who may call a tool: a manifest cannot hide a tool from the model, or show one.
+    let mut manifest = derived();
+    tools(&mut manifest)[0]["_meta"] = json!({"ui": {"visibility": ["app"]}});
+    assert_eq!(
+        self::refusals(&manifest).await,
+        [expected],
+        "a `_meta.ui` the binary does not have"
+    );
 }
 
 #[tokio::test]

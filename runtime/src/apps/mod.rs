@@ -140,7 +140,7 @@ impl ToolUi {
         if let Some(visibility) = self.visibility {
             ui.insert("visibility".into(), json!(visibility.audiences()));
         }
-        (!ui.is_empty()).then(|| Value::Object(ui))
+        (!ui.is_empty()).then_some(Value::Object(ui))
     }
 }
 
@@ -426,7 +426,7 @@ impl UiResource {
         if let Some(border) = self.prefers_border {
             ui.insert("prefersBorder".into(), json!(border));
         }
-        (!ui.is_empty()).then(|| Value::Object(ui))
+        (!ui.is_empty()).then_some(Value::Object(ui))
     }
 
     /// The resource as `resources/list` lists it.
@@ -473,21 +473,16 @@ pub struct UiResourceRegistration {
 inventory::collect!(UiResourceRegistration);
 
 /// Whether a client declared the extension in its capabilities (`initialize`'s, or a 2026-07-28
-/// request's): `extensions["io.modelcontextprotocol/ui"]` is an object whose `mimeTypes`, when
-/// given, include [`MIME_TYPE`].
+/// request's): `extensions["io.modelcontextprotocol/ui"].mimeTypes` lists [`MIME_TYPE`], as
+/// hosts that show views declare it. A tool learns it from
+/// [`Context::supports_apps`](crate::Context::supports_apps).
 pub fn client_supports(capabilities: &Value) -> bool {
-    let Some(ui) = capabilities
+    capabilities
         .get("extensions")
         .and_then(|extensions| extensions.get(EXTENSION_ID))
-        .and_then(Value::as_object)
-    else {
-        return false;
-    };
-    match ui.get("mimeTypes") {
-        None => true,
-        Some(Value::Array(types)) => types.iter().any(|t| t == MIME_TYPE),
-        Some(_) => false,
-    }
+        .and_then(|ui| ui.get("mimeTypes"))
+        .and_then(Value::as_array)
+        .is_some_and(|types| types.iter().any(|t| t == MIME_TYPE))
 }
 
 /// What the server declares under `capabilities.extensions` when it has views.
@@ -541,10 +536,13 @@ const fn check_origins(origins: &[&str]) {
                      such as `https://api.example.com`"
                 );
             }
-            if separator == 0 && c == b':' && j + 2 < origin.len() {
-                if origin[j + 1] == b'/' && origin[j + 2] == b'/' {
-                    separator = j;
-                }
+            if separator == 0
+                && c == b':'
+                && j + 2 < origin.len()
+                && origin[j + 1] == b'/'
+                && origin[j + 2] == b'/'
+            {
+                separator = j;
             }
             j += 1;
         }
@@ -621,7 +619,7 @@ mod tests {
         assert!(client_supports(&declared(
             json!({"mimeTypes": [MIME_TYPE]})
         )));
-        assert!(client_supports(&declared(json!({}))));
+        assert!(!client_supports(&declared(json!({}))));
         assert!(!client_supports(&declared(
             json!({"mimeTypes": ["text/html"]})
         )));

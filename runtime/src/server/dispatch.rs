@@ -586,7 +586,7 @@ impl Dispatcher {
             return jsonrpc::error(
                 id,
                 METHOD_NOT_FOUND,
-                &format!("method `{method}` is not supported: this server has no resources"),
+                &format!("method `{method}` is not supported"),
             );
         }
         let not_found = match wire {
