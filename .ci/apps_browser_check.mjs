@@ -12,8 +12,8 @@
 // `show_board` called. The browser part: the view's handshake, the board it renders from that
 // result (every title in its tag's columns), two moves made by clicking in the view (each a
 // tools/call the host forwards to the server, checked on the server afterwards), the host's dark
-// theme, a tool error and an empty notebook; and not one console error or warning, nor an
-// uncaught exception, in any frame. Last, the server must exit with status 0 when its stdin
+// theme, a host that cannot pass tool calls on (a read-only board), a tool error and an empty
+// notebook; and not one console error or warning, nor an uncaught exception, in any frame. Last, the server must exit with status 0 when its stdin
 // closes.
 //
 // Prints one line per passed check and ends with "N passed, 0 failed"; on the first failure it
@@ -171,10 +171,12 @@ async function serverChecks(server) {
     cursor = page.nextCursor;
   } while (cursor);
   const show = tools.find((t) => t.name === "show_board");
-  ok(show?._meta?.ui?.resourceUri === BOARD_URI, `tools/list: show_board opens ${BOARD_URI}`, show);
+  ok(show?._meta?.ui?.resourceUri === BOARD_URI, `tools/list: show_board opens ${BOARD_URI}`,
+    show ?? "no show_board listed");
   const move = tools.find((t) => t.name === "move_note");
   const visibility = move?._meta?.ui?.visibility;
-  ok(isDeepStrictEqual(visibility, ["app"]), "tools/list: move_note is app-only", move);
+  ok(isDeepStrictEqual(visibility, ["app"]), "tools/list: move_note is app-only",
+    move ?? "no move_note listed");
   // The tools whose visibility includes "app" (the default): the only ones the host lets the
   // view call.
   const appTools = tools
@@ -266,9 +268,15 @@ async function browserChecks(browser, server, hostUrl, s) {
   });
 
   // Loads the host page afresh and frames the view with a scenario; returns the view's frame.
-  const mount = async (toolResult) => {
+  const mount = async (toolResult, hostCapabilities = { serverTools: {}, logging: {} }) => {
     await page.goto(hostUrl);
-    const scenario = { hostContext: HOST_CONTEXT, toolInput: {}, toolResult, appTools: s.appTools };
+    const scenario = {
+      hostContext: HOST_CONTEXT,
+      hostCapabilities,
+      toolInput: {},
+      toolResult,
+      appTools: s.appTools,
+    };
     await page.evaluate(([html, sc]) => window.mountView(html, sc), [s.html, scenario]);
     return page.frameLocator('iframe[title="Notes board"]');
   };
@@ -339,7 +347,11 @@ async function browserChecks(browser, server, hostUrl, s) {
   await moveIn(s.ids[0], "work", "home");
   await moveIn(s.ids[2], null, "work");
 
-  // 3. A tool error, then an empty notebook.
+  // 3. A host that cannot pass tool calls on, a tool error, an empty notebook.
+  view = await mount(s.shown, {});
+  await expectBoard(view, shownBoard, "a host without serverTools: the board, read-only");
+  const controls = await view.locator("select, button").count();
+  ok(controls === 0, "a host without serverTools: no move controls", controls);
   view = await mount(s.failed);
   await waitFor("the error text", async () =>
     (await view.locator("#status").textContent()).includes(s.errorText));
