@@ -13,8 +13,8 @@
 // result (every title in its tag's columns), two moves made by clicking in the view (each a
 // tools/call the host forwards to the server, checked on the server afterwards), the host's dark
 // theme, a host that cannot pass tool calls on (a read-only board), a tool error and an empty
-// notebook; and not one console error or warning, nor an uncaught exception, in any frame. Last, the server must exit with status 0 when its stdin
-// closes.
+// notebook; and not one console error or warning, nor an uncaught exception, in any frame.
+// Last, the server must exit with status 0 when its stdin closes.
 //
 // Prints one line per passed check and ends with "N passed, 0 failed"; on the first failure it
 // prints the reason, ends with "N passed, 1 failed" and exits 1.
