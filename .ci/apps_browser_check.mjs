@@ -211,27 +211,37 @@ async function serverChecks(server) {
   const errorText = failed.content?.find((c) => c.type === "text")?.text ?? "";
   ok(failed.isError === true && errorText !== "", "move_note, unknown id: a tool error", failed);
 
-  return { appTools, ids, html, shown, failed, errorText };
+  const csp = viewCsp(content._meta?.ui?.csp);
+  return { appTools, ids, html, csp, shown, failed, errorText };
 }
 
 // ---- the host page, served on a random local port ------------------------------------------
 
-// The spec's default CSP for a view that declares no domains. A srcdoc frame inherits its
-// parent's policy, so the view runs under it, and any violation would be a console error.
-const VIEW_CSP = [
-  "default-src 'none'",
-  "script-src 'self' 'unsafe-inline'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "media-src 'self' data:",
-  "connect-src 'none'",
-].join("; ");
+// The CSP a host builds from the resource's `_meta.ui.csp`: only the declared origins, and
+// with none declared the spec's restrictive default. A srcdoc frame inherits its parent's
+// policy, so the view runs under it, and any violation would be a console error.
+function viewCsp(declared = {}) {
+  const list = (domains, none) => (domains?.length ? domains.join(" ") : none);
+  const resources = list(declared.resourceDomains, "");
+  return [
+    "default-src 'none'",
+    `script-src 'self' 'unsafe-inline' ${resources}`,
+    `style-src 'self' 'unsafe-inline' ${resources}`,
+    `img-src 'self' data: ${resources}`,
+    `font-src 'self' ${resources}`,
+    `media-src 'self' data: ${resources}`,
+    `connect-src ${list(declared.connectDomains, "'none'")}`,
+    `frame-src ${list(declared.frameDomains, "'none'")}`,
+    "object-src 'none'",
+    `base-uri ${list(declared.baseUriDomains, "'self'")}`,
+  ].map((d) => d.trim()).join("; ");
+}
 
-function serveHost() {
+function serveHost(csp) {
   const page = readFileSync(new URL(".ci/apps-host.html", repo));
   const headers = {
     "content-type": "text/html; charset=utf-8",
-    "content-security-policy": VIEW_CSP,
+    "content-security-policy": csp,
   };
   const server = createServer((req, res) => {
     if (req.url === "/") res.writeHead(200, headers).end(page);
@@ -385,7 +395,7 @@ async function main(command) {
         "--disable-background-networking", "--disable-component-update", "--disable-sync",
       ],
     });
-    http = await serveHost();
+    http = await serveHost(state.csp);
     await browserChecks(browser, server, `http://127.0.0.1:${http.address().port}/`, state);
     await browser.close();
     browser = null;
