@@ -271,10 +271,11 @@ async function browserChecks(browser, server, hostUrl, s) {
     }
   });
   page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-  const forwarded = []; // the tools/call params the host passed on
+  const forwarded = []; // each tools/call the host passed on: {params, answer}
   await page.exposeFunction("callServerTool", (params) => {
-    forwarded.push(params);
-    return server.request("tools/call", params);
+    const answer = server.request("tools/call", params);
+    forwarded.push({ params, answer });
+    return answer;
   });
 
   // Loads the host page afresh and frames the view with a scenario; returns the view's frame.
@@ -319,7 +320,8 @@ async function browserChecks(browser, server, hostUrl, s) {
   "the view sends ui/initialize with protocolVersion, appInfo and appCapabilities", p);
   const initialized = "ui/notifications/initialized";
   await waitFor(initialized, async () => (await sent(initialized)).length > 0);
-  ok(true, "the view sends ui/notifications/initialized once answered");
+  const order = await page.evaluate(() => window.hostProblems);
+  ok(order.length === 0, "the view sends ui/notifications/initialized once answered", order);
   const shownBoard = s.shown.structuredContent;
   await expectBoard(view, shownBoard, "every title in its columns: home, work, Untagged");
   const markup = await view.locator("article b, article script").count();
@@ -345,9 +347,11 @@ async function browserChecks(browser, server, hostUrl, s) {
     await card.locator("select").selectOption(to ?? "");
     await card.locator("button").click();
     const args = { id, ...(from !== null && { from }), ...(to !== null && { to }) };
-    await waitFor("tools/call move_note", async () =>
-      forwarded.some((f) => f.name === "move_note" && isDeepStrictEqual(f.arguments, args)));
+    const call = await waitFor("tools/call move_note", async () => forwarded.find(({ params }) =>
+      params.name === "move_note" && isDeepStrictEqual(params.arguments, args)));
     ok(true, `the view calls move_note ${JSON.stringify(args)} through the host`);
+    // The server may answer requests in any order: ask for the board once the move is done.
+    await call.answer;
     const after = (await server.callTool("show_board", {})).structuredContent;
     const [a, z] = [from ?? "Untagged", to ?? "Untagged"];
     const where = `the server moved note ${id} from ${a} to ${z}`;
