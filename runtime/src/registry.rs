@@ -2,7 +2,9 @@
 
 use std::fmt;
 use std::ops::Range;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
+
+use bytes::Bytes;
 
 use serde_json::{Map, Value, json};
 
@@ -63,7 +65,7 @@ const PARALLEL_FROM: usize = 64;
 
 /// Bytes of JSON, in a buffer that may hold others' too.
 struct Json {
-    bytes: Arc<[u8]>,
+    bytes: Bytes,
     range: Range<usize>,
 }
 
@@ -385,7 +387,10 @@ impl Registry {
     /// must be in the manifest under its wire name (namespaced if asked) with the same title
     /// and description, and each tool of the manifest must be linked; debug builds also derive
     /// every schema and compare the whole manifest.
-    pub(crate) fn embedded(manifest: &[u8], namespaced: bool) -> Result<Registry, RegistryError> {
+    pub(crate) fn embedded(
+        manifest: &'static [u8],
+        namespaced: bool,
+    ) -> Result<Registry, RegistryError> {
         let mismatch = |tool: &str, problem: String| Conflict::EmbeddedMismatch {
             tool: tool.to_owned(),
             problem,
@@ -403,7 +408,8 @@ impl Registry {
                 )]));
             }
         };
-        let shared: Arc<[u8]> = manifest.into();
+        // Served from the binary's own pages, as they are: no copy on the heap.
+        let shared = Bytes::from_static(manifest);
         let mut conflicts = Vec::new();
         let mut linked: Vec<(String, &'static ToolRegistration, CanonicalName)> = Vec::new();
         for registration in inventory::iter::<ToolRegistration> {
@@ -559,7 +565,7 @@ impl Registry {
         let shared = manifest.shared_bytes();
         for (tool, range) in tools.iter_mut().zip(manifest.tool_ranges()) {
             tool.json = Json {
-                bytes: Arc::clone(&shared),
+                bytes: shared.clone(),
                 range,
             };
         }
@@ -781,7 +787,7 @@ impl Tool {
         registration: &'static ToolRegistration,
         wire_name: String,
         canonical_name: CanonicalName,
-        manifest: &Arc<[u8]>,
+        manifest: &Bytes,
         head: embedded::Head,
     ) -> Result<Tool, Conflict> {
         let tool = Tool {
@@ -789,7 +795,7 @@ impl Tool {
             wire_name,
             canonical_name,
             json: Json {
-                bytes: Arc::clone(manifest),
+                bytes: manifest.clone(),
                 range: head.range,
             },
             structured: head.structured,

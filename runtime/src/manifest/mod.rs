@@ -1,8 +1,9 @@
 //! The manifest: every tool as `tools/list` describes it, in name order, serialised once.
 
 use std::ops::Range;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
+use bytes::Bytes;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -22,7 +23,7 @@ pub use diff::{Change, Severity, diff};
 /// pin a tool and notice when it changes under it.
 #[derive(Clone, Debug)]
 pub struct Manifest {
-    bytes: Arc<[u8]>,
+    bytes: Bytes,
     /// Each tool's wire name and where its JSON lies in `bytes`.
     tools: Vec<(String, Range<usize>)>,
     notes: Vec<String>,
@@ -60,7 +61,7 @@ impl Manifest {
 
     /// A manifest already serialised, such as one made at build time: `tools` says each tool's
     /// wire name and where its JSON lies in `bytes`, in name order.
-    pub(crate) fn from_shared(bytes: Arc<[u8]>, tools: Vec<(String, Range<usize>)>) -> Manifest {
+    pub(crate) fn from_shared(bytes: Bytes, tools: Vec<(String, Range<usize>)>) -> Manifest {
         Manifest {
             bytes,
             tools,
@@ -101,8 +102,8 @@ impl Manifest {
     }
 
     /// The bytes, shared.
-    pub(crate) fn shared_bytes(&self) -> Arc<[u8]> {
-        Arc::clone(&self.bytes)
+    pub(crate) fn shared_bytes(&self) -> Bytes {
+        self.bytes.clone()
     }
 
     /// Where each tool's JSON lies in [`as_bytes`](Manifest::as_bytes), in name order.

@@ -20,6 +20,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use base64::Engine as _;
+use bytes::Bytes;
 use futures_util::FutureExt as _;
 use serde_json::{Value, json};
 use tokio::sync::mpsc::UnboundedSender;
@@ -573,7 +574,7 @@ impl Dispatcher {
                 }
             },
         };
-        let page = Arc::clone(&listing.pages[page]);
+        let page = listing.pages[page].clone();
         Step::Shared(match wire {
             Wire::Handshake => SharedResult::new(id, page),
             Wire::Stateless => SharedResult::with_members(id, page, &listing.stateless_members),
@@ -886,7 +887,7 @@ impl Envelope {
 /// The `tools/list` results, serialised once: a page at a time, in both eras.
 struct Listing {
     /// Each page's result in the handshake era; a single page is the manifest's own bytes.
-    pages: Vec<Arc<[u8]>>,
+    pages: Vec<Bytes>,
     /// `cursors[i]` asks for page `i + 1`.
     cursors: Vec<String>,
     /// What the stateless era adds to every page (`ttlMs`, `cacheScope`, `resultType`,

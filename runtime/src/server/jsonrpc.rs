@@ -1,7 +1,6 @@
 //! JSON-RPC 2.0 framing: reading one message, writing results and errors.
 
-use std::sync::Arc;
-
+use bytes::Bytes;
 use serde_json::{Value, json};
 
 pub(crate) const PARSE_ERROR: i64 = -32700;
@@ -150,7 +149,7 @@ pub(crate) fn result_bytes(id: &Value, result: &[u8]) -> Vec<u8> {
 pub(crate) struct SharedResult {
     /// `{"jsonrpc":"2.0","id":…,"result":`
     head: Vec<u8>,
-    result: Arc<[u8]>,
+    result: Bytes,
     /// How much of `result` to send: all of it, or all but its closing brace when `tail` adds
     /// members to it.
     end: usize,
@@ -159,7 +158,7 @@ pub(crate) struct SharedResult {
 
 impl SharedResult {
     /// A result response whose result is `result`.
-    pub(crate) fn new(id: &Value, result: Arc<[u8]>) -> SharedResult {
+    pub(crate) fn new(id: &Value, result: Bytes) -> SharedResult {
         let end = result.len();
         SharedResult {
             head: result_head(id),
@@ -171,7 +170,7 @@ impl SharedResult {
 
     /// A result response whose result is the object `result` with more members
     /// (`"a":1,"b":2`, serialised too) added to it.
-    pub(crate) fn with_members(id: &Value, result: Arc<[u8]>, members: &[u8]) -> SharedResult {
+    pub(crate) fn with_members(id: &Value, result: Bytes, members: &[u8]) -> SharedResult {
         debug_assert!(result.starts_with(b"{") && result.ends_with(b"}") && result.len() > 2);
         let end = result.len() - 1;
         let mut tail = Vec::with_capacity(members.len() + 3);
@@ -292,8 +291,8 @@ mod tests {
             value,
             json!({"jsonrpc": "2.0", "id": "a\"b", "result": {"tools": []}})
         );
-        let shared: Arc<[u8]> = br#"{"tools":[]}"#.to_vec().into();
-        let plain = SharedResult::new(&json!(2), Arc::clone(&shared)).into_vec();
+        let shared = Bytes::from_static(br#"{"tools":[]}"#);
+        let plain = SharedResult::new(&json!(2), shared.clone()).into_vec();
         let value: Value = serde_json::from_slice(&plain).unwrap();
         assert_eq!(
             value,
