@@ -284,14 +284,17 @@ fn non_empty(lit: &LitStr, option: &str, errors: &mut Errors) {
 /// A tool's view is a `ui://` resource that names something, as the MCP Apps extension has it.
 fn ui_uri(lit: &LitStr, errors: &mut Errors) {
     let value = lit.value();
-    let problem = if !value.starts_with("ui://") {
-        "the MCP Apps extension serves views as `ui://` resources"
-    } else if value.len() == "ui://".len() {
-        "it names no view after `ui://`"
-    } else if value.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        "a URI holds no whitespace"
-    } else {
-        return;
+    let problem = match value.strip_prefix("ui://") {
+        None => "the MCP Apps extension serves views as `ui://` resources",
+        Some(rest) => match rest.split_once('/') {
+            Some((server, view)) if !server.is_empty() && !view.is_empty() => {
+                if value.bytes().all(|b| b.is_ascii_graphic()) {
+                    return;
+                }
+                "a URI is printable ASCII, without whitespace: percent-encode the rest"
+            }
+            _ => "it must name a server and a view, `ui://<server>/<view>`",
+        },
     };
     errors.push(syn::Error::new(
         lit.span(),

@@ -130,7 +130,7 @@ pub use tool::{
 /// | `blocking` | for a plain `fn` that blocks: run it on tokio's blocking thread pool, not on the runtime (see above) |
 /// | `provider = "..."` | the middle of the canonical name `mcp::<provider>::<tool>`; default: the package name |
 /// | `ui = "ui://..."` | the tool's MCP Apps view: a `ui://` resource declared with [`ui_resource!`], shown by hosts with the extension next to the result (see [`apps`]). Checked at compile time to be a `ui://` URI naming something, and at start to be declared |
-/// | `visibility = ["model", "app"]` | who may call the tool: the model, the server's views, or both (the default). A tool without `"model"` is listed only to clients that declared MCP Apps, and the progressive catalog never offers it. Checked at compile time |
+/// | `visibility = ["model", "app"]` | whom hosts offer the tool to: the model, the server's views, or both (the default). A tool without `"model"` is listed only to clients that declared MCP Apps, and the progressive catalog never offers it. Hosts enforce it; it is not access control (see [`apps`]). Checked at compile time |
 /// | `input_schema = r#"{...}"#` | the input schema as literal JSON, served exactly as written (see below); checked at compile time to be a JSON object with `"type": "object"` |
 /// | `crate = path` | where `toolwright` is, when the dependency is renamed |
 ///

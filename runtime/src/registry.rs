@@ -295,7 +295,6 @@ impl fmt::Display for RegistryError {
 impl std::error::Error for RegistryError {}
 
 impl Registry {
-    /// Every tool registered with `#[mcp_tool]` in the binary.
     /// Every tool registered with `#[mcp_tool]` in the binary, and every MCP Apps view declared
     /// with [`ui_resource!`](crate::ui_resource).
     pub fn collect() -> Result<Registry, RegistryError> {
@@ -305,7 +304,9 @@ impl Registry {
         )
     }
 
-    /// A registry of the given registrations only, without UI resources.
+    /// A registry of the given registrations only, without UI resources: a tool whose `ui`
+    /// names a view is then [`Conflict::MissingUiResource`]; [`Registry::from_parts`] takes the
+    /// views too.
     pub fn from_registrations(
         registrations: impl IntoIterator<Item = &'static ToolRegistration>,
     ) -> Result<Registry, RegistryError> {
@@ -472,19 +473,16 @@ impl Registry {
                 std::cmp::Ordering::Equal => {
                     let head = heads.next().expect("peeked");
                     let (wire, registration, canonical_name) = linked.next().expect("peeked");
-                    let ui = &registration.ui;
-                    let visibility = ui
-                        .visibility
-                        .map(|v| v.audiences().into_iter().map(str::to_owned).collect());
+                    let meta = registration.ui.meta().map(|ui| json!({ "ui": ui }));
                     if head.title.as_deref() != registration.title
                         || head.description != registration.description
                         || head.annotations != registration.annotations
-                        || head.ui != (ui.resource_uri.map(str::to_owned), visibility)
+                        || head.meta != meta
                     {
                         conflicts.push(mismatch(
                             &wire,
                             format!(
-                                "its title, description, annotations or MCP Apps `ui` differ \
+                                "its title, description, annotations or `_meta` differ \
                                  from the embedded manifest's; {REBUILT_OTHERWISE}"
                             ),
                         ));

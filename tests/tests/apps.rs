@@ -239,6 +239,35 @@ async fn the_stateless_era_decides_by_each_requests_capabilities() {
         .result(2, "tools/list", stateless(json!({}), with_apps()))
         .await;
     assert_eq!(names(&with), ["bump_tally", "reset_tally", "show_tally"]);
+    assert_eq!(with["cacheScope"], "private");
+    // A view-only tool, called by a request that does not declare the extension: the era's
+    // error for a missing client capability.
+    let refused = client
+        .request(
+            6,
+            "tools/call",
+            stateless(json!({"name": "bump_tally"}), json!({})),
+        )
+        .await;
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+    let called = client
+        .result(
+            7,
+            "tools/call",
+            stateless(json!({"name": "bump_tally"}), with_apps()),
+        )
+        .await;
+    assert_eq!(called["content"][0]["text"], "4 so far", "{called}");
+    let templates = client
+        .result(
+            8,
+            "resources/templates/list",
+            stateless(json!({}), json!({})),
+        )
+        .await;
+    assert_eq!(templates["resourceTemplates"], json!([]));
+    assert!(templates["ttlMs"].is_u64(), "{templates}");
+    assert_eq!(templates["cacheScope"], "public", "{templates}");
 
     let read = client
         .result(
@@ -305,6 +334,60 @@ async fn the_progressive_catalog_never_offers_a_view_only_tool_to_the_model() {
 
 async fn client_without_apps_progressive() -> Client {
     client(Catalog::Progressive, false).await
+}
+
+#[tokio::test]
+async fn a_client_without_views_cannot_call_a_view_only_tool_in_progressive_mode_either() {
+    let mut client = client_without_apps_progressive().await;
+    let refused = client
+        .request(1, "tools/call", json!({"name": "bump_tally"}))
+        .await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    let refused = client
+        .call(2, "call_tool", json!({"name": "bump_tally"}))
+        .await;
+    assert_eq!(refused["isError"], true, "{refused}");
+}
+
+#[tokio::test]
+async fn each_list_pages_by_itself_and_refuses_the_others_cursors() {
+    let paged = |apps| async move {
+        let mut client = Client::with(Server::new("apps-test", "1.0.0").page_size(1));
+        let mut params = initialize_params("2025-11-25");
+        if apps {
+            params["capabilities"] = with_apps();
+        }
+        client.initialize_with(params).await;
+        client
+    };
+    let (mut with, mut without) = (paged(true).await, paged(false).await);
+    let walk = async |client: &mut Client| {
+        let (mut seen, mut cursors, mut cursor) = (Vec::new(), Vec::new(), Value::Null);
+        for id in 1.. {
+            let page = client
+                .result(id, "tools/list", json!({"cursor": cursor}))
+                .await;
+            seen.extend(names(&page).into_iter().map(str::to_owned));
+            cursor = page["nextCursor"].clone();
+            if cursor.is_null() {
+                break;
+            }
+            cursors.push(cursor.clone());
+        }
+        (seen, cursors)
+    };
+    let (seen_with, cursors_with) = walk(&mut with).await;
+    assert_eq!(seen_with, ["bump_tally", "reset_tally", "show_tally"]);
+    let (seen_without, cursors_without) = walk(&mut without).await;
+    assert_eq!(seen_without, ["reset_tally", "show_tally"]);
+    let foreign = without
+        .request(9, "tools/list", json!({"cursor": cursors_with[0]}))
+        .await;
+    assert_eq!(foreign["error"]["code"], -32602, "{foreign}");
+    let foreign = with
+        .request(9, "tools/list", json!({"cursor": cursors_without[0]}))
+        .await;
+    assert_eq!(foreign["error"]["code"], -32602, "{foreign}");
 }
 
 fn registration(name: &'static str, ui: ToolUi) -> &'static ToolRegistration {

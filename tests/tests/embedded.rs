@@ -112,7 +112,7 @@ async fn a_tool_missing_from_either_side_is_named() {
 async fn a_changed_description_is_named() {
     let mut manifest = derived();
     tools(&mut manifest)[0]["description"] = json!("Add up.");
-    let expected = "tool `add`: its title, description, annotations or MCP Apps `ui` differ \
+    let expected = "tool `add`: its title, description, annotations or `_meta` differ \
         from the embedded manifest's; the manifest embedded at build time was made from other tools than \
         the ones linked in: build the tools crate with the same features under \
         [build-dependencies] as under [dependencies], and make the build script and the server \
@@ -124,14 +124,23 @@ async fn a_changed_description_is_named() {
     let refusals = refusals(&manifest).await;
     assert_eq!(refusals.len(), 1);
     assert!(refusals[0].starts_with("tool `repeat`: its title, description, annotations"));
-    // And who may call a tool: a manifest cannot hide a tool from the model, or show one.
-    let mut manifest = derived();
-    tools(&mut manifest)[0]["_meta"] = json!({"ui": {"visibility": ["app"]}});
-    assert_eq!(
-        self::refusals(&manifest).await,
-        [expected],
-        "a `_meta.ui` the binary does not have"
-    );
+    // And its `_meta`, which clients read as it is served: a manifest cannot hide a tool from
+    // the model (`visibility` other than the binary's, even `null`) or link a view the binary
+    // does not declare (the deprecated key too).
+    for meta in [
+        json!({"ui": {"visibility": ["app"]}}),
+        json!({"ui": {"visibility": null}}),
+        json!({"ui/resourceUri": "ui://elsewhere/view.html"}),
+        json!(null),
+    ] {
+        let mut manifest = derived();
+        tools(&mut manifest)[0]["_meta"] = meta.clone();
+        assert_eq!(
+            self::refusals(&manifest).await,
+            [expected],
+            "`_meta`: {meta}"
+        );
+    }
 }
 
 #[tokio::test]

@@ -2,7 +2,9 @@
 //!
 //! `show_board` is the model's tool: hosts with MCP Apps show its result in the board view
 //! (`board.html`), and every host gets the board as JSON text and structured content.
-//! `move_note` is the view's: it moves a card between columns, and only the view calls it.
+//! `move_note` is the view's: it moves a card between columns, and only the view calls it. The
+//! view calls it by this name, so a server that namespaces its tools
+//! (`Server::namespaced`, `<provider>__move_note` on the wire) would need a view that knows.
 
 use schemars::JsonSchema;
 use serde::Serialize;

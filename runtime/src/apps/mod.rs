@@ -7,8 +7,8 @@
 //!   collected by the linker like tools: its `ui://` URI, its HTML, and the sandbox it asks for
 //!   (the [`UiResource`] builder);
 //! - a **tool** that names it: `#[mcp_tool(ui = "ui://notes/board.html")]`. A tool can also say
-//!   who may call it: `visibility = ["app"]` makes a tool that only the server's views call,
-//!   hidden from the model.
+//!   whom hosts offer it to: `visibility = ["app"]` makes a tool for the server's views, kept
+//!   from the model.
 //!
 //! ```
 //! use toolwright::apps::UiResource;
@@ -39,8 +39,13 @@
 //! content): hosts without the extension, and models, only see that. Tools whose visibility
 //! leaves out `"model"` are listed only to clients that declared the extension (see
 //! [`client_supports`]): other clients have no view that could call them, and calling one
-//! from such a client is refused. In the progressive catalog, `search_tools` never finds them
-//! and `call_tool` refuses them, since both are the model's way in.
+//! from such a client is refused (-32602; -32021, a missing client capability, in 2026-07-28).
+//! In the progressive catalog, `search_tools` never finds them and `call_tool` refuses them,
+//! since both are the model's way in.
+//!
+//! Visibility is a promise hosts keep, not a lock: any client can declare the extension and
+//! call a view-only tool. A tool that changes something checks what it is asked to do as any
+//! other tool would.
 //!
 //! # Reading another server's tools
 //!
@@ -68,7 +73,11 @@ pub const MIME_TYPE: &str = "text/html;profile=mcp-app";
 /// The URI scheme of views.
 pub const SCHEME: &str = "ui://";
 
-/// Who may call a tool: the model, the server's views, or both (the default).
+/// Whom hosts offer a tool to: the model, the server's views, or both (the default).
+///
+/// Hosts enforce it: they keep tools without `model` from the model, and refuse calls from a
+/// view to tools without `app`. It is not access control on the server: see
+/// [the module's docs](self#who-sees-what).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Visibility {
     /// The model may see and call the tool.
@@ -216,23 +225,34 @@ pub struct UiResource {
 }
 
 impl UiResource {
-    /// The view at `uri`, a `ui://` URI, with this HTML (typically `include_str!`).
+    /// The view at `uri`, with this HTML (typically `include_str!`). The URI is
+    /// `ui://<server>/<view>`, both parts non-empty, in printable ASCII (percent-encode the
+    /// rest), as `#[mcp_tool(ui = "...")]` requires too.
     ///
     /// # Panics
     ///
-    /// When `uri` does not start with `ui://`, names nothing after it, or holds whitespace;
-    /// inside [`ui_resource!`](crate::ui_resource) that is a compile error.
+    /// When `uri` is not such a URI; inside [`ui_resource!`](crate::ui_resource) that is a
+    /// compile error.
     pub const fn new(uri: &'static str, html: &'static str) -> UiResource {
         if !starts_with(uri, SCHEME) {
             panic!("a UI resource's URI must start with `ui://`, as in `ui://notes/board.html`");
         }
-        if uri.len() == SCHEME.len() {
+        let bytes = uri.as_bytes();
+        let mut slash = SCHEME.len();
+        while slash < bytes.len() && bytes[slash] != b'/' {
+            slash += 1;
+        }
+        if slash == SCHEME.len() || slash + 1 >= bytes.len() {
             panic!(
-                "a UI resource's URI must name the view after `ui://`, as in `ui://notes/board.html`"
+                "a UI resource's URI must name a server and a view, `ui://<server>/<view>`, as in \
+                 `ui://notes/board.html`"
             );
         }
-        if has_space(uri) {
-            panic!("a UI resource's URI must not hold whitespace or control characters");
+        if !is_printable_ascii(uri) {
+            panic!(
+                "a UI resource's URI must be printable ASCII, without whitespace: percent-encode \
+                 the rest"
+            );
         }
         UiResource {
             uri,
@@ -348,10 +368,10 @@ impl UiResource {
     ///
     /// # Panics
     ///
-    /// When `domain` is empty or holds whitespace.
+    /// When `domain` is not a host name (`A-Z a-z 0-9 - .`, not empty).
     pub const fn domain(mut self, domain: &'static str) -> UiResource {
-        if domain.is_empty() || has_space(domain) {
-            panic!("a UI resource's `domain` must be a host name, without whitespace");
+        if domain.is_empty() || !is_host(domain.as_bytes(), 0, domain.len()) {
+            panic!("a UI resource's `domain` must be a host name: `A-Z a-z 0-9 - .`");
         }
         self.domain = Some(domain);
         self
@@ -506,53 +526,91 @@ const fn starts_with(text: &str, prefix: &str) -> bool {
     true
 }
 
-/// Whether `text` holds ASCII whitespace or a control character.
-const fn has_space(text: &str) -> bool {
+/// Whether `text` is printable ASCII: no whitespace, no control character, nothing else.
+const fn is_printable_ascii(text: &str) -> bool {
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i] <= b' ' || bytes[i] == 0x7f {
-            return true;
+        if bytes[i] <= b' ' || bytes[i] >= 0x7f {
+            return false;
         }
         i += 1;
     }
-    false
+    true
 }
 
-/// Every entry is an origin such as `https://api.example.com` or `wss://*.example.com`: a
-/// scheme, `://` and a host, with none of the characters that would end a CSP source
-/// expression or directive.
+/// Whether `bytes[from..to]` is a host name: letters, digits, `-` and `.`.
+const fn is_host(bytes: &[u8], from: usize, to: usize) -> bool {
+    let mut i = from;
+    while i < to {
+        let c = bytes[i];
+        if !(c.is_ascii_alphanumeric() || c == b'-' || c == b'.') {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Every entry is an origin, as CSP source expressions have them: a scheme (`https`, `wss`,
+/// ...), `://`, a host whose first label may be `*` (`*.example.com`, never `*` alone) and an
+/// optional port. No path, query, user or anything else that would widen or end the source.
 const fn check_origins(origins: &[&str]) {
     let mut i = 0;
     while i < origins.len() {
-        let origin = origins[i].as_bytes();
-        let mut separator = 0;
-        let mut j = 0;
-        while j < origin.len() {
-            let c = origin[j];
-            if c <= b' ' || c == 0x7f || c == b';' || c == b',' || c == b'\'' || c == b'"' {
-                panic!(
-                    "a CSP domain must not hold whitespace, `;`, `,` or quotes: it is an origin \
-                     such as `https://api.example.com`"
-                );
-            }
-            if separator == 0
-                && c == b':'
-                && j + 2 < origin.len()
-                && origin[j + 1] == b'/'
-                && origin[j + 2] == b'/'
-            {
-                separator = j;
-            }
-            j += 1;
-        }
-        if separator == 0 || separator + 3 == origin.len() {
+        if !is_origin(origins[i].as_bytes()) {
             panic!(
-                "a CSP domain must be an origin with its scheme, such as `https://api.example.com`"
+                "a CSP domain must be an origin, a scheme and a host with an optional port: \
+                 `https://api.example.com`, `wss://*.example.com:8443`"
             );
         }
         i += 1;
     }
+}
+
+const fn is_origin(origin: &[u8]) -> bool {
+    // The scheme: a letter, then letters, digits, `+`, `-`, `.`.
+    let mut i = 0;
+    while i < origin.len() && origin[i] != b':' {
+        let c = origin[i];
+        let first = i == 0;
+        if !(c.is_ascii_alphabetic()
+            || (!first && (c.is_ascii_digit() || c == b'+' || c == b'-' || c == b'.')))
+        {
+            return false;
+        }
+        i += 1;
+    }
+    if i == 0 || i + 3 > origin.len() || origin[i + 1] != b'/' || origin[i + 2] != b'/' {
+        return false;
+    }
+    let mut host = i + 3;
+    // A wildcard stands for the first label only.
+    if host + 1 < origin.len() && origin[host] == b'*' && origin[host + 1] == b'.' {
+        host += 2;
+    }
+    let mut end = host;
+    while end < origin.len() && origin[end] != b':' {
+        end += 1;
+    }
+    if end == host || !is_host(origin, host, end) {
+        return false;
+    }
+    if end == origin.len() {
+        return true;
+    }
+    // A port: digits after the colon.
+    let mut port = end + 1;
+    if port == origin.len() {
+        return false;
+    }
+    while port < origin.len() {
+        if !origin[port].is_ascii_digit() {
+            return false;
+        }
+        port += 1;
+    }
+    true
 }
 
 #[cfg(test)]
@@ -632,20 +690,50 @@ mod tests {
 
     #[test]
     fn origins_are_checked() {
-        check_origins(&[
+        for good in [
             "https://a.example",
             "wss://*.example.com:8443",
             "http://localhost:3000",
-        ]);
+            "git+ssh://h",
+        ] {
+            assert!(is_origin(good.as_bytes()), "{good:?} refused");
+        }
         for bad in [
             "example.com",
             "https://",
+            "https://*",
+            "*://a.example",
+            "1x://a.example",
+            "https://u@a.example",
+            "https://a.example/path",
+            "https://a.example?q",
+            "https://a.example:",
+            "https://a.example:80x",
+            "https://a.*.example",
             "https://a.example; script-src *",
             "https://a.example 'unsafe-eval'",
             "",
         ] {
-            let caught = std::panic::catch_unwind(|| check_origins(&[bad]));
-            assert!(caught.is_err(), "{bad:?} passed");
+            assert!(!is_origin(bad.as_bytes()), "{bad:?} passed");
+        }
+        assert!(std::panic::catch_unwind(|| check_origins(&["https://a", "b"])).is_err());
+    }
+
+    #[test]
+    fn view_uris_name_a_server_and_a_view() {
+        let made = |uri: &'static str| std::panic::catch_unwind(|| UiResource::new(uri, ""));
+        assert!(made("ui://notes/board.html").is_ok());
+        assert!(made("ui://notes/a/b?x=1").is_ok());
+        for bad in [
+            "https://notes/board.html",
+            "ui://",
+            "ui://notes",
+            "ui://notes/",
+            "ui:///board.html",
+            "ui://notes/board one.html",
+            "ui://notes/b\u{e9}.html",
+        ] {
+            assert!(made(bad).is_err(), "{bad:?} passed");
         }
     }
 }

@@ -26,7 +26,9 @@ impl ToolMeta {
     ///
     /// - The view is `_meta.ui.resourceUri`, or the deprecated `_meta["ui/resourceUri"]` when
     ///   the former is absent. A value that is present but is not a `ui://` URI naming
-    ///   something links nothing, and does not fall back to the deprecated key.
+    ///   something (another scheme, or not a string at all: `null`, a number) links nothing,
+    ///   and does not fall back to the deprecated key: metadata that says two things links
+    ///   neither.
     /// - Visibility absent is both. A list enables exactly the audiences it names (unknown
     ///   names are ignored, for audiences to come); anything else but a list hides the tool
     ///   from the model, so that a mistyped list never shows a view-only tool to it.
@@ -179,13 +181,14 @@ mod tests {
                 .as_deref(),
             Some("ui://new/x.html")
         );
-        // Present but wrong: no fallback to the deprecated key.
-        assert_eq!(
-            uri(
-                json!({"ui": {"resourceUri": "https://a/x.html"}, "ui/resourceUri": "ui://old/x.html"})
-            ),
-            None
-        );
+        // Present but wrong, or not even a string: no fallback to the deprecated key.
+        for canonical in [json!("https://a/x.html"), json!(42), json!(null), json!({})] {
+            assert_eq!(
+                uri(json!({"ui": {"resourceUri": canonical}, "ui/resourceUri": "ui://old/x.html"})),
+                None,
+                "{canonical}"
+            );
+        }
         // A `ui` that is not an object has no canonical key: the deprecated one is read.
         assert_eq!(
             uri(json!({"ui": "ui://a/x.html", "ui/resourceUri": "ui://old/x.html"})).as_deref(),

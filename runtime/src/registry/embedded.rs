@@ -5,6 +5,7 @@ use std::ops::Range;
 
 use serde::Deserialize;
 use serde::de::IgnoredAny;
+use serde_json::Value;
 
 #[cfg(debug_assertions)]
 use super::{Conflict, Registry, Tool};
@@ -22,8 +23,9 @@ pub(crate) struct Head {
     pub(crate) structured: bool,
     /// Its behaviour hints.
     pub(crate) annotations: Annotations,
-    /// Its `_meta.ui`: the view's URI and the visibility, as written.
-    pub(crate) ui: (Option<String>, Option<Vec<String>>),
+    /// Its `_meta` as written, `Some(Value::Null)` for `null`: the binary's must be the same,
+    /// since the manifest's bytes are what clients get.
+    pub(crate) meta: Option<Value>,
 }
 
 /// The members of a tool that start-up compares; the schemas are skipped unparsed.
@@ -39,24 +41,13 @@ struct Fields<'a> {
     output_schema: Option<IgnoredAny>,
     #[serde(default)]
     annotations: Hints,
-    #[serde(rename = "_meta", borrow, default)]
-    meta: Option<Meta<'a>>,
+    #[serde(rename = "_meta", default, deserialize_with = "present")]
+    meta: Option<Value>,
 }
 
-/// The part of a tool's `_meta` that the binary also knows: the MCP Apps `ui`.
-#[derive(Deserialize)]
-struct Meta<'a> {
-    #[serde(borrow, default)]
-    ui: Option<Ui<'a>>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Ui<'a> {
-    #[serde(borrow, default)]
-    resource_uri: Option<Cow<'a, str>>,
-    #[serde(default)]
-    visibility: Option<Vec<String>>,
+/// A member that is there, even as `null`.
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
 }
 
 /// The hints of a tool's `annotations`; its `title` there, if any, is skipped.
@@ -109,10 +100,7 @@ pub(crate) fn read(manifest: &[u8]) -> Result<Vec<Head>, String> {
                 idempotent: fields.annotations.idempotent_hint,
                 open_world: fields.annotations.open_world_hint,
             },
-            ui: match fields.meta.and_then(|meta| meta.ui) {
-                Some(ui) => (ui.resource_uri.map(Cow::into_owned), ui.visibility),
-                None => (None, None),
-            },
+            meta: fields.meta,
         });
         at = end;
     }

@@ -27,8 +27,8 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 use super::jsonrpc::{
-    self, INVALID_PARAMS, INVALID_REQUEST, Incoming, METHOD_NOT_FOUND, SharedResult,
-    UNSUPPORTED_PROTOCOL_VERSION,
+    self, INVALID_PARAMS, INVALID_REQUEST, Incoming, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY,
+    SharedResult, UNSUPPORTED_PROTOCOL_VERSION,
 };
 use super::requests::ClientRequests;
 use super::resources::{self, Failure, RESOURCE_NOT_FOUND};
@@ -595,20 +595,21 @@ impl Dispatcher {
             Wire::Stateless => INVALID_PARAMS,
         };
         let outcome = match method {
-            "resources/list" => resources::list(&self.registry, params).map(|mut result| {
-                if wire == Wire::Stateless {
-                    // A list result in 2026-07-28 says how long it may be cached; the views do
-                    // not change while the server runs.
-                    merge(
-                        &mut result,
-                        &json!({ "ttlMs": self.ttl_ms, "cacheScope": "public" }),
-                    );
-                }
-                result
-            }),
+            "resources/list" => resources::list(&self.registry, params),
             "resources/read" => resources::read(&self.registry, params, not_found),
             _ => resources::templates(params),
         };
+        // A list result in 2026-07-28 says how long it may be cached; the views do not change
+        // while the server runs.
+        let outcome = outcome.map(|mut result| {
+            if wire == Wire::Stateless && method != "resources/read" {
+                merge(
+                    &mut result,
+                    &json!({ "ttlMs": self.ttl_ms, "cacheScope": "public" }),
+                );
+            }
+            result
+        });
         match outcome {
             Ok(result) => jsonrpc::result(id, &self.shape(result, wire)),
             Err(Failure {
@@ -661,7 +662,7 @@ impl Dispatcher {
         };
         let direct = |tool: &'_ Tool| {
             if tool.is_app_only() && !apps {
-                Err(Refusal::Protocol(format!(
+                Err(Refusal::Capability(format!(
                     "{}and this client has not declared the extension \
                      (`capabilities.extensions[\"{}\"]`)",
                     for_views(tool),
@@ -714,6 +715,13 @@ impl Dispatcher {
             Ok(found) => found,
             Err(Refusal::Protocol(message)) => {
                 return Step::Reply(jsonrpc::error(&id, INVALID_PARAMS, &message));
+            }
+            Err(Refusal::Capability(message)) => {
+                let code = match wire {
+                    Wire::Handshake => INVALID_PARAMS,
+                    Wire::Stateless => MISSING_CLIENT_CAPABILITY,
+                };
+                return Step::Reply(jsonrpc::error(&id, code, &message));
             }
             Err(Refusal::Tool(result)) => {
                 let result = serde_json::to_value(result).expect("a tool result serialises");
@@ -780,6 +788,9 @@ impl Dispatcher {
 enum Refusal {
     /// A malformed request or an unknown tool: a JSON-RPC error.
     Protocol(String),
+    /// A tool for MCP Apps views, called by a client that did not declare the extension: -32602,
+    /// or in 2026-07-28 the error that names a missing client capability.
+    Capability(String),
     /// An answer for the model: the progressive catalog's search, or a `call_tool` that cannot
     /// run what it names.
     Tool(ToolResult),
@@ -919,10 +930,14 @@ impl Listing {
                     stateless_members,
                 };
             }
-            // The progressive list on one page: it always holds the two meta-tools.
-            _ => tools.len(),
+            // A list of its own on one page; `chunks` needs at least one tool per page, and a
+            // list of none (every tool for views only) is one empty page.
+            _ => tools.len().max(1),
         };
-        let chunks: Vec<&[&[u8]]> = tools.chunks(size).collect();
+        let mut chunks: Vec<&[&[u8]]> = tools.chunks(size).collect();
+        if chunks.is_empty() {
+            chunks.push(&[]);
+        }
         // Cursors are tied to what is listed: the manifest, or the progressive list's own bytes
         // (which tools are core is not in the manifest).
         let list_hash = match listed {

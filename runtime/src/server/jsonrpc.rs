@@ -9,6 +9,8 @@ pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
 pub(crate) const INVALID_PARAMS: i64 = -32602;
 /// Protocol 2026-07-28: the request names a protocol version the server does not speak.
 pub(crate) const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+/// Protocol 2026-07-28: the request needs a client capability it did not declare.
+pub(crate) const MISSING_CLIENT_CAPABILITY: i64 = -32021;
 
 /// One message from the client.
 #[derive(Debug)]

@@ -103,7 +103,7 @@ impl fmt::Display for Change {
 /// | the view changes or is removed | `` view `ui://a/b.html` -> `ui://a/c.html` `` | cosmetic |
 /// | `_meta.ui.visibility` loses `model` or `app` | `hidden from the model`, `no longer callable from the app` | breaking |
 /// | `_meta.ui.visibility` gains `model` or `app` | `now visible to the model`, `now callable from the app` | additive |
-/// | any other `_meta` member | `` `_meta` `anthropic/alwaysLoad` changed `` | cosmetic |
+/// | any other `_meta` member, or of `_meta.ui` | `` `_meta` `anthropic/alwaysLoad` changed ``, `` `_meta` `ui.csp` added `` | cosmetic |
 /// | any other field | ``tool field `execution` changed`` | breaking |
 ///
 /// Changes in a schema, at any depth; a property of the input's root object is an *argument*,
@@ -326,16 +326,25 @@ fn compare_meta(name: &str, old: Option<&Value>, new: Option<&Value>, changes: &
             _ => {}
         }
     }
-    let empty = Map::new();
-    let members = |meta: &Value| -> BTreeMap<String, Value> {
-        meta.as_object()
-            .unwrap_or(&empty)
-            .iter()
-            .filter(|(key, _)| key.as_str() != "ui" && key.as_str() != "ui/resourceUri")
-            .map(|(key, value)| (key.clone(), value.clone()))
-            .collect()
+    // Everything else is shown, not relied on: the rest of `_meta`, and of an object `ui`.
+    let rest = |meta: &Value| -> BTreeMap<String, Value> {
+        let mut rest = BTreeMap::new();
+        for (key, value) in meta.as_object().into_iter().flatten() {
+            match (key.as_str(), value) {
+                ("ui/resourceUri", _) => {}
+                ("ui", Value::Object(ui)) => rest.extend(
+                    ui.iter()
+                        .filter(|(k, _)| *k != "resourceUri" && *k != "visibility")
+                        .map(|(k, v)| (format!("ui.{k}"), v.clone())),
+                ),
+                _ => {
+                    rest.insert(key.clone(), value.clone());
+                }
+            }
+        }
+        rest
     };
-    let (o, n) = (members(old), members(new));
+    let (o, n) = (rest(old), rest(new));
     let keys: BTreeSet<&String> = o.keys().chain(n.keys()).collect();
     for key in keys {
         if let Some(detail) = presence_change(&format!("`_meta` `{key}`"), o.get(key), n.get(key)) {

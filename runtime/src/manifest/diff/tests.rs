@@ -177,6 +177,17 @@ fn views_and_visibility_compare_by_meaning() {
             change(Cosmetic, "t", "`_meta` `vendor/y` added"),
         ]
     );
+    assert_eq!(
+        diff(
+            &with(view("ui://a/b.html")),
+            &with(json!({ "ui": { "resourceUri": "ui://a/b.html", "csp": {} } }))
+        ),
+        vec![change(Cosmetic, "t", "`_meta` `ui.csp` added")]
+    );
+    assert_eq!(
+        diff(&with(json!({ "ui": "x" })), &with(json!({ "ui": "y" }))),
+        vec![change(Cosmetic, "t", "`_meta` `ui` changed")]
+    );
 }
 
 #[test]

@@ -9,8 +9,8 @@ use serde_json::Value;
 use super::guard::PROTOCOL_VERSION;
 use crate::server::dispatch::{CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY, STATELESS_VERSIONS};
 use crate::server::jsonrpc::{
-    self, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
-    UNSUPPORTED_PROTOCOL_VERSION,
+    self, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY,
+    PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION,
 };
 
 /// The header that mirrors a request's `method`.
@@ -21,9 +21,6 @@ const NAME: HeaderName = HeaderName::from_static("mcp-name");
 
 /// Protocol 2026-07-28: the HTTP headers do not match the body, or one is missing.
 const HEADER_MISMATCH: i64 = -32020;
-
-/// Protocol 2026-07-28: the request needs a client capability it did not declare.
-const MISSING_CLIENT_CAPABILITY: i64 = -32021;
 
 /// The methods whose target is mirrored in `Mcp-Name`, and the member of `params` it names.
 const NAMED: [(&str, &str); 3] = [

@@ -1,7 +1,7 @@
 use toolwright::mcp_tool;
 
 /// Show the board.
-#[mcp_tool(ui = "ui://")]
+#[mcp_tool(ui = "ui://notes")]
 fn show_board() {}
 
 fn main() {}
