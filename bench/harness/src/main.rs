@@ -296,30 +296,34 @@ const AT_START: &str = "toolwright-bench-server";
 const EMBEDDED: &str = "toolwright-embedded-bench-server";
 
 /// `--embedded`: time from spawn to the first `tools/list` answer, and memory after a list and a
-/// call, for the 1,000-tool server deriving its manifest at start and serving the embedded one.
-/// Prints a table; `BENCHMARKS.md` records it by hand.
+/// call, for the 1,000-tool server deriving its manifest at start, the same tools serving the
+/// embedded one, and rmcp's server, spawned in turn in one run. Prints a table; `BENCHMARKS.md`
+/// records it by hand.
 fn embedded(workspace: &Workspace) -> io::Result<()> {
+    const RMCP: &str = "rmcp-bench-server";
     progress(&format!(
-        "building {AT_START} and {EMBEDDED} with {ALL_TOOLS} tools"
+        "building {AT_START}, {EMBEDDED} and {RMCP} with {ALL_TOOLS} tools"
     ));
-    workspace.build_packages(&[AT_START, EMBEDDED], ALL_TOOLS)?;
-    let binaries = [AT_START, EMBEDDED].map(|package| workspace.package_binary(package));
+    workspace.build_packages(&[AT_START, EMBEDDED, RMCP], ALL_TOOLS)?;
+    let binaries = [AT_START, EMBEDDED, RMCP].map(|package| workspace.package_binary(package));
+    let frameworks = [
+        Framework::Toolwright,
+        Framework::Toolwright,
+        Framework::Rmcp,
+    ];
     progress("startup: spawn, initialize, first tools/list");
-    let mut startup: [Samples; 2] = Default::default();
-    let mut memory: [[f64; 3]; 2] = Default::default();
+    let mut startup: [Samples; 3] = Default::default();
+    let mut memory: [[f64; 3]; 3] = Default::default();
     for round in 0..STARTUP_WARMUP + STARTUP_SPAWNS {
-        let order = if round.is_multiple_of(2) {
-            [0, 1]
-        } else {
-            [1, 0]
-        };
-        for i in order {
+        // Each server goes first, second and third in turn.
+        for k in 0..3 {
+            let i = (round + k) % 3;
             let start = std::time::Instant::now();
-            let mut connection = Connection::spawn(Framework::Toolwright, &binaries[i], None)?;
+            let mut connection = Connection::spawn(frameworks[i], &binaries[i], None)?;
             connection.initialize()?;
             let (_, list) = connection.call("tools/list", "{}")?;
             let elapsed = start.elapsed();
-            check_tool_count(Framework::Toolwright, &list, ALL_TOOLS)?;
+            check_tool_count(frameworks[i], &list, ALL_TOOLS)?;
             if round >= STARTUP_WARMUP {
                 startup[i].push(elapsed);
             }
@@ -337,9 +341,10 @@ fn embedded(workspace: &Workspace) -> io::Result<()> {
     }
     let ms = |samples: &Samples, figure: fn(&Samples) -> Duration| secs(figure(samples)) * 1e3;
     println!(
-        "\n| {ALL_TOOLS} tools | schemas derived at start | manifest embedded at build | ratio |"
+        "\n| {ALL_TOOLS} tools | toolwright, schemas derived at start | toolwright, manifest \
+         embedded at build | rmcp | embedded vs derived | embedded vs rmcp |"
     );
-    println!("| --- | ---: | ---: | ---: |");
+    println!("| --- | ---: | ---: | ---: | ---: | ---: |");
     for (label, figure) in [
         (
             "startup to first tools/list, median",
@@ -347,11 +352,12 @@ fn embedded(workspace: &Workspace) -> io::Result<()> {
         ),
         ("startup to first tools/list, p99", Samples::p99),
     ] {
-        let [at_start, embedded] = [ms(&startup[0], figure), ms(&startup[1], figure)];
+        let [at_start, embedded, rmcp] = [0, 1, 2].map(|i| ms(&startup[i], figure));
         println!(
-            "| {label} (of {STARTUP_SPAWNS}) | {at_start:.2} ms | {embedded:.2} ms | {:.1}× \
-             faster |",
-            at_start / embedded
+            "| {label} (of {STARTUP_SPAWNS}) | {at_start:.2} ms | {embedded:.2} ms | {rmcp:.2} ms \
+             | {:.1}× faster | {:.1}× faster |",
+            at_start / embedded,
+            rmcp / embedded
         );
     }
     for (i, label) in [
@@ -362,10 +368,11 @@ fn embedded(workspace: &Workspace) -> io::Result<()> {
     .into_iter()
     .enumerate()
     {
-        let [at_start, embedded] = [memory[0][i], memory[1][i]];
+        let [at_start, embedded, rmcp] = [0, 1, 2].map(|s| memory[s][i]);
         println!(
-            "| {label} | {at_start:.1} MiB | {embedded:.1} MiB | {:.2}× |",
-            at_start / embedded
+            "| {label} | {at_start:.1} MiB | {embedded:.1} MiB | {rmcp:.1} MiB | {:.2}× | {:.2}× |",
+            at_start / embedded,
+            rmcp / embedded
         );
     }
     Ok(())

@@ -299,7 +299,8 @@ impl fmt::Display for ProfileError {
 impl std::error::Error for ProfileError {}
 
 /// Renders a manifest (`{ "tools": [...] }`, as [`Manifest::as_json`](crate::Manifest::as_json)
-/// gives it) for a client.
+/// gives it) for a client. The renderings for a model's function calling (every profile but
+/// [`Profile::Mcp`]) leave out the tools whose MCP Apps visibility leaves out the model.
 ///
 /// ```
 /// use serde_json::json;
@@ -323,10 +324,20 @@ impl std::error::Error for ProfileError {}
 /// # Ok::<(), toolwright::ProfileError>(())
 /// ```
 pub fn render(manifest: &Value, profile: Profile) -> Result<Rendering, ProfileError> {
-    let tools = manifest
+    let all = manifest
         .get("tools")
         .and_then(Value::as_array)
         .ok_or_else(|| ProfileError::NotAManifest("it has no `tools` array".to_owned()))?;
+    // A model's function list leaves out the tools only MCP Apps views call.
+    let tools: Vec<&Value> = all
+        .iter()
+        .filter(|tool| {
+            profile == Profile::Mcp
+                || crate::apps::ToolMeta::parse(tool.get("_meta").unwrap_or(&Value::Null))
+                    .visibility
+                    .model
+        })
+        .collect();
     let mut names = BTreeMap::new();
     let mut taken: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (i, tool) in tools.iter().enumerate() {
@@ -422,6 +433,36 @@ fn function(profile: Profile, tool: &Value, name: String, schema: Value) -> Valu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_models_rendering_leaves_out_the_tools_only_views_call() {
+        let tool = |name: &str, meta: Value| {
+            json!({"name": name, "description": "A tool.", "_meta": meta,
+                   "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}}})
+        };
+        // `a.b` would collide with `a_b` under OpenAI's names, were it rendered.
+        let manifest = json!({"tools": [
+            tool("a.b", json!({"ui": {"visibility": ["app"]}})),
+            tool("a_b", json!({"ui": {"resourceUri": "ui://a/b.html"}})),
+        ]});
+        for profile in [Profile::OpenAi, Profile::Anthropic, Profile::Gemini] {
+            let rendering = render(&manifest, profile).expect("no collision");
+            let key = if profile == Profile::Gemini {
+                "functionDeclarations"
+            } else {
+                "tools"
+            };
+            let names: Vec<&str> = rendering.document()[key]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f["name"].as_str().unwrap())
+                .collect();
+            assert_eq!(names, ["a_b"], "{profile}");
+        }
+        let mcp = render(&manifest, Profile::Mcp).expect("the manifest as it is");
+        assert_eq!(mcp.document(), &manifest);
+    }
 
     #[test]
     fn profiles_parse_from_their_names_and_refuse_others() {
