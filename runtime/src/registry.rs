@@ -499,13 +499,11 @@ impl Registry {
         if conflicts.is_empty() {
             conflicts.extend(embedded::compare_derived(&tools, namespaced));
         }
-        let resources = match sorted_resources(inventory::iter::<UiResourceRegistration>, &tools) {
-            Ok(resources) => resources,
-            Err(mut found) => {
-                conflicts.append(&mut found);
-                Vec::new()
-            }
-        };
+        let resources = sorted_resources(
+            inventory::iter::<UiResourceRegistration>,
+            &tools,
+            &mut conflicts,
+        );
         if !conflicts.is_empty() {
             return Err(RegistryError { conflicts });
         }
@@ -548,13 +546,7 @@ impl Registry {
                 });
             }
         }
-        let resources = match sorted_resources(resources, &tools) {
-            Ok(resources) => resources,
-            Err(mut found) => {
-                conflicts.append(&mut found);
-                Vec::new()
-            }
-        };
+        let resources = sorted_resources(resources, &tools, &mut conflicts);
         if !conflicts.is_empty() {
             return Err(RegistryError { conflicts });
         }
@@ -609,26 +601,34 @@ impl Registry {
 
     /// The view with this URI.
     pub fn ui_resource(&self, uri: &str) -> Option<&'static UiResource> {
-        self.resources
-            .binary_search_by(|r| r.resource.uri().cmp(uri))
-            .ok()
-            .map(|i| &self.resources[i].resource)
+        find_resource(&self.resources, uri).map(|r| &r.resource)
     }
 }
 
-/// The UI resources sorted by URI, once each, and every tool's view among them; or every
-/// duplicate and every view that is missing.
+/// The resource with this URI among resources sorted by URI.
+fn find_resource(
+    resources: &[&'static UiResourceRegistration],
+    uri: &str,
+) -> Option<&'static UiResourceRegistration> {
+    resources
+        .binary_search_by(|r| r.resource.uri().cmp(uri))
+        .ok()
+        .map(|i| resources[i])
+}
+
+/// The UI resources sorted by URI, after a conflict for each duplicate and for each tool whose
+/// view is not among them.
 fn sorted_resources(
     resources: impl IntoIterator<Item = &'static UiResourceRegistration>,
     tools: &[Tool],
-) -> Result<Vec<&'static UiResourceRegistration>, Vec<Conflict>> {
+    conflicts: &mut Vec<Conflict>,
+) -> Vec<&'static UiResourceRegistration> {
     let mut resources: Vec<_> = resources.into_iter().collect();
     // Link order varies between builds; the URI (then the place) does not.
     resources.sort_by_key(|r| {
         let l = r.location;
         (r.resource.uri(), l.file, l.line, l.column)
     });
-    let mut conflicts = Vec::new();
     for pair in resources.windows(2) {
         if pair[0].resource.uri() == pair[1].resource.uri() {
             conflicts.push(Conflict::DuplicateUiResource {
@@ -642,10 +642,7 @@ fn sorted_resources(
         let Some(uri) = tool.ui().resource_uri else {
             continue;
         };
-        if resources
-            .binary_search_by(|r| r.resource.uri().cmp(uri))
-            .is_err()
-        {
+        if find_resource(&resources, uri).is_none() {
             conflicts.push(Conflict::MissingUiResource {
                 tool: tool.wire_name().to_owned(),
                 uri: uri.to_owned(),
@@ -657,11 +654,7 @@ fn sorted_resources(
             });
         }
     }
-    if conflicts.is_empty() {
-        Ok(resources)
-    } else {
-        Err(conflicts)
-    }
+    resources
 }
 
 impl Tool {

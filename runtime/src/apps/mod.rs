@@ -419,14 +419,47 @@ impl UiResource {
         }
     }
 
-    /// `_meta.ui` of the resource and of its content: only what was asked for.
-    fn ui_meta(&self) -> Option<Value> {
+    /// The resource as `resources/list` lists it.
+    pub(crate) fn listed(&self) -> Value {
+        let mut resource = Map::new();
+        resource.insert("uri".into(), json!(self.uri));
+        resource.insert("name".into(), json!(self.resource_name()));
+        if let Some(title) = self.title {
+            resource.insert("title".into(), json!(title));
+        }
+        if let Some(description) = self.description {
+            resource.insert("description".into(), json!(description));
+        }
+        resource.insert("mimeType".into(), json!(MIME_TYPE));
+        if let Some(ui) = self.meta().wire() {
+            resource.insert("_meta".into(), json!({ "ui": ui }));
+        }
+        Value::Object(resource)
+    }
+
+    /// The `resources/read` result.
+    pub(crate) fn read(&self) -> Value {
+        let mut content = Map::new();
+        content.insert("uri".into(), json!(self.uri));
+        content.insert("mimeType".into(), json!(MIME_TYPE));
+        content.insert("text".into(), json!(self.html));
+        if let Some(ui) = self.meta().wire() {
+            content.insert("_meta".into(), json!({ "ui": ui }));
+        }
+        json!({ "contents": [Value::Object(content)] })
+    }
+}
+
+impl ResourceMeta {
+    /// `_meta.ui` on the wire, as [`ResourceMeta::parse`] reads it back: only what is asked
+    /// for, `None` when nothing is.
+    fn wire(&self) -> Option<Value> {
         let mut csp = Map::new();
         for (key, origins) in [
-            ("connectDomains", self.connect_domains),
-            ("resourceDomains", self.resource_domains),
-            ("frameDomains", self.frame_domains),
-            ("baseUriDomains", self.base_uri_domains),
+            ("connectDomains", &self.csp.connect_domains),
+            ("resourceDomains", &self.csp.resource_domains),
+            ("frameDomains", &self.csp.frame_domains),
+            ("baseUriDomains", &self.csp.base_uri_domains),
         ] {
             if !origins.is_empty() {
                 csp.insert(key.into(), json!(origins));
@@ -440,43 +473,13 @@ impl UiResource {
         if !permissions.is_empty() {
             ui.insert("permissions".into(), Value::Object(permissions));
         }
-        if let Some(domain) = self.domain {
+        if let Some(domain) = &self.domain {
             ui.insert("domain".into(), json!(domain));
         }
         if let Some(border) = self.prefers_border {
             ui.insert("prefersBorder".into(), json!(border));
         }
         (!ui.is_empty()).then_some(Value::Object(ui))
-    }
-
-    /// The resource as `resources/list` lists it.
-    pub(crate) fn listed(&self) -> Value {
-        let mut resource = Map::new();
-        resource.insert("uri".into(), json!(self.uri));
-        resource.insert("name".into(), json!(self.resource_name()));
-        if let Some(title) = self.title {
-            resource.insert("title".into(), json!(title));
-        }
-        if let Some(description) = self.description {
-            resource.insert("description".into(), json!(description));
-        }
-        resource.insert("mimeType".into(), json!(MIME_TYPE));
-        if let Some(ui) = self.ui_meta() {
-            resource.insert("_meta".into(), json!({ "ui": ui }));
-        }
-        Value::Object(resource)
-    }
-
-    /// The `resources/read` result.
-    pub(crate) fn read(&self) -> Value {
-        let mut content = Map::new();
-        content.insert("uri".into(), json!(self.uri));
-        content.insert("mimeType".into(), json!(MIME_TYPE));
-        content.insert("text".into(), json!(self.html));
-        if let Some(ui) = self.ui_meta() {
-            content.insert("_meta".into(), json!({ "ui": ui }));
-        }
-        json!({ "contents": [Value::Object(content)] })
     }
 }
 

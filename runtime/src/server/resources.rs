@@ -48,16 +48,15 @@ pub(crate) fn read(registry: &Registry, params: &Value, not_found: i64) -> Resul
     match registry.ui_resource(uri) {
         Some(resource) => Ok(resource.read()),
         None => {
-            let known: Vec<&str> = registry.ui_resources().map(|r| r.uri()).collect();
+            let known: Vec<String> = registry
+                .ui_resources()
+                .map(|r| format!("`{}`", r.uri()))
+                .collect();
             Err(Failure {
                 code: not_found,
                 message: format!(
                     "resource not found: `{uri}`; this server has {}",
-                    known
-                        .iter()
-                        .map(|uri| format!("`{uri}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    known.join(", ")
                 ),
                 data: Some(json!({ "uri": uri })),
             })
