@@ -8,8 +8,8 @@ use toolwright::{
     Annotations, Catalog, Conflict, Handler, InputSchema, Location, Output, Registry, Server,
     ToolRegistration, mcp_tool,
 };
-use toolwright_tests::Client;
 use toolwright_tests::stdio::initialize_params;
+use toolwright_tests::{Client, tool_names as names};
 
 const PAGE: &str = "<!doctype html><title>Tally</title><main id=tally></main>";
 
@@ -52,22 +52,18 @@ fn with_apps() -> Value {
 }
 
 async fn client(catalog: Catalog, apps: bool) -> Client {
-    let mut client = Client::with(Server::new("apps-test", "1.0.0").catalog(catalog));
+    connect(Server::new("apps-test", "1.0.0").catalog(catalog), apps).await
+}
+
+/// A client of `server` after the handshake, declaring MCP Apps when `apps` says.
+async fn connect(server: Server, apps: bool) -> Client {
+    let mut client = Client::with(server);
     let mut params = initialize_params("2025-11-25");
     if apps {
         params["capabilities"] = with_apps();
     }
     client.initialize_with(params).await;
     client
-}
-
-fn names(listed: &Value) -> Vec<&str> {
-    listed["tools"]
-        .as_array()
-        .expect("a tools array")
-        .iter()
-        .map(|tool| tool["name"].as_str().unwrap())
-        .collect()
 }
 
 fn tool<'a>(listed: &'a Value, name: &str) -> &'a Value {
@@ -306,12 +302,7 @@ async fn the_progressive_catalog_never_offers_a_view_only_tool_to_the_model() {
     let found = client
         .call(2, "search_tools", json!({"query": "tally"}))
         .await;
-    let found: Vec<&str> = found["structuredContent"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|tool| tool["name"].as_str().unwrap())
-        .collect();
+    let found = names(&found["structuredContent"]);
     assert_eq!(found.len(), 2, "{found:?}");
     assert!(!found.contains(&"bump_tally"), "{found:?}");
     let refused = client
@@ -327,18 +318,14 @@ async fn the_progressive_catalog_never_offers_a_view_only_tool_to_the_model() {
     let direct = client.call(4, "bump_tally", json!({})).await;
     assert_eq!(direct["content"][0]["text"], "4 so far", "{direct}");
 
-    let mut other = client_without_apps_progressive().await;
+    let mut other = self::client(Catalog::Progressive, false).await;
     let listed = other.result(1, "tools/list", json!({})).await;
     assert_eq!(names(&listed), ["search_tools", "call_tool", "reset_tally"]);
 }
 
-async fn client_without_apps_progressive() -> Client {
-    client(Catalog::Progressive, false).await
-}
-
 #[tokio::test]
 async fn a_client_without_views_cannot_call_a_view_only_tool_in_progressive_mode_either() {
-    let mut client = client_without_apps_progressive().await;
+    let mut client = client(Catalog::Progressive, false).await;
     let refused = client
         .request(1, "tools/call", json!({"name": "bump_tally"}))
         .await;
@@ -351,16 +338,8 @@ async fn a_client_without_views_cannot_call_a_view_only_tool_in_progressive_mode
 
 #[tokio::test]
 async fn each_list_pages_by_itself_and_refuses_the_others_cursors() {
-    let paged = |apps| async move {
-        let mut client = Client::with(Server::new("apps-test", "1.0.0").page_size(1));
-        let mut params = initialize_params("2025-11-25");
-        if apps {
-            params["capabilities"] = with_apps();
-        }
-        client.initialize_with(params).await;
-        client
-    };
-    let (mut with, mut without) = (paged(true).await, paged(false).await);
+    let paged = || Server::new("apps-test", "1.0.0").page_size(1);
+    let (mut with, mut without) = (connect(paged(), true).await, connect(paged(), false).await);
     let walk = async |client: &mut Client| {
         let (mut seen, mut cursors, mut cursor) = (Vec::new(), Vec::new(), Value::Null);
         for id in 1.. {

@@ -418,12 +418,7 @@ async fn initialize_opens_a_session_that_later_requests_name() {
     assert_eq!(answer.header("mcp-session-id"), None);
     let body = answer.json();
     assert_eq!(body["id"], 1);
-    let names: Vec<&str> = body["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
+    let names = toolwright_tests::tool_names(&body["result"]);
     assert_eq!(
         names,
         [

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 use toolwright::{Catalog, Context, Server, mcp_tool};
-use toolwright_tests::Client;
+use toolwright_tests::{Client, tool_names as names};
 
 /// Count to `n`, reporting progress at each step.
 #[mcp_tool(read_only, tags = ["demo"])]
@@ -49,16 +49,6 @@ async fn search(client: &mut Client, id: i64, arguments: Value) -> Value {
         "the text mirrors the structured content"
     );
     structured.clone()
-}
-
-/// The tool names of a `tools/list` result or of a search's result, in order.
-fn names(found: &Value) -> Vec<&str> {
-    found["tools"]
-        .as_array()
-        .expect("a tools array")
-        .iter()
-        .map(|tool| tool["name"].as_str().unwrap())
-        .collect()
 }
 
 /// The tool error text of a result, which must be an error.
