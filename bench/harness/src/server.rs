@@ -149,6 +149,15 @@ impl Connection {
         }
     }
 
+    /// The handshake and the first `tools/list`, for a connection spawned at `start`: the time
+    /// from `start` to the list's last byte read (before the harness parses it), and the list.
+    pub(crate) fn first_list(&mut self, start: Instant) -> io::Result<(Duration, Value)> {
+        self.initialize()?;
+        let handshake = start.elapsed();
+        let (list, response) = self.call("tools/list", "{}")?;
+        Ok((handshake + list, response))
+    }
+
     /// A request whose response must be a result, not an error nor an `isError` tool result.
     pub(crate) fn call(&mut self, method: &str, params: &str) -> io::Result<(Duration, Value)> {
         let (elapsed, response) = self.round_trip(method, params)?;

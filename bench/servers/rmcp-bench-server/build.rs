@@ -2,6 +2,10 @@
 //! (default 1,000) tools `tool_0000`.., each adding two integers and returning them with a label,
 //! plus `echo` and `echo_async`. The whole impl is generated because `#[tool_router]` only sees
 //! the `#[tool]` functions written directly inside it.
+//!
+//! Each tool has its own arguments type, `SumArgsNNNN`. With `BENCH_RMCP_SHARED_ARGS=1` every
+//! tool takes one shared `SumArgs` instead, the setup of the runs before 2026-11-30, kept to
+//! reproduce them: rmcp then derives one schema and one deserializer for all the tools.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -9,6 +13,8 @@ use std::path::PathBuf;
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-env-changed=BENCH_TOOL_COUNT");
+    println!("cargo::rerun-if-env-changed=BENCH_RMCP_SHARED_ARGS");
+    let shared = std::env::var_os("BENCH_RMCP_SHARED_ARGS").is_some_and(|value| value == "1");
     let count: usize = std::env::var("BENCH_TOOL_COUNT")
         .ok()
         .map(|n| n.parse().expect("BENCH_TOOL_COUNT is a number"))
@@ -30,20 +36,54 @@ impl BenchServer {
     }
 "#,
     );
+    // Each tool has its own arguments type, as the tools of a real server do (and as each
+    // `#[mcp_tool]` function has): one type shared by every tool would let rmcp derive one
+    // schema and one deserializer for all of them.
+    let mut types = String::new();
     for i in 0..count {
+        let args = if shared {
+            "SumArgs".to_owned()
+        } else {
+            format!("SumArgs{i:04}")
+        };
         write!(
             code,
             r#"
     /// Adds `a` and `b` and returns the sum with the label (tool {i:04}).
     #[tool(annotations(read_only_hint = true, idempotent_hint = true))]
-    fn tool_{i:04}(&self, Parameters(SumArgs {{ a, b, label }}): Parameters<SumArgs>) -> Json<Sum> {{
+    fn tool_{i:04}(&self, Parameters({args} {{ a, b, label }}): Parameters<{args}>) -> Json<Sum> {{
         Json(Sum {{ sum: a.wrapping_add(b), label }})
     }}
 "#
         )
         .expect("writing to a String");
+        if shared && i > 0 {
+            continue;
+        }
+        let of = if shared {
+            "every `tool_NNNN`".to_owned()
+        } else {
+            format!("`tool_{i:04}`")
+        };
+        write!(
+            types,
+            r#"
+/// The arguments of {of}.
+#[derive(Deserialize, JsonSchema)]
+struct {args} {{
+    /// The first term.
+    a: i64,
+    /// The second term.
+    b: i64,
+    /// A label returned with the sum.
+    label: String,
+}}
+"#
+        )
+        .expect("writing to a String");
     }
     code.push_str("}\n");
+    code.push_str(&types);
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     std::fs::write(out.join("tools.rs"), code).expect("OUT_DIR is writable");
 }

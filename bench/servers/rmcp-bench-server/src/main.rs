@@ -15,16 +15,6 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// The arguments of every `tool_NNNN`.
-#[derive(Deserialize, JsonSchema)]
-struct SumArgs {
-    /// The first term.
-    a: i64,
-    /// The second term.
-    b: i64,
-    /// A label returned with the sum.
-    label: String,
-}
-
 /// What every `tool_NNNN` returns: an object, so the tools have an `outputSchema`.
 #[derive(Serialize, JsonSchema)]
 struct Sum {
