@@ -386,36 +386,51 @@ fn embedded(workspace: &Workspace) -> io::Result<()> {
     Ok(())
 }
 
+/// Whether the rmcp server is built with one arguments type shared by every `tool_NNNN`
+/// (`BENCH_RMCP_SHARED_ARGS=1`, read by its build script the same way).
+fn rmcp_shared_args() -> bool {
+    std::env::var_os("BENCH_RMCP_SHARED_ARGS").is_some_and(|value| value == "1")
+}
+
 /// A pause between one server's exit and the next spawn, so that no start is timed while the
-/// kernel still tears down the process before it (a spawn right after a large server's exit was
-/// seen to take up to 6 ms instead of 0.4).
+/// kernel still tears down the process before it (without it, a spawn right after a large
+/// server's exit takes up to 6 ms instead of 0.4).
 fn settle() {
     std::thread::sleep(Duration::from_millis(25));
 }
 
 /// How the figures were made, for `BENCHMARKS.md`.
 fn method() -> String {
+    let arguments = if rmcp_shared_args() {
+        "Every rmcp tool takes one shared `Parameters<SumArgs>` type (`BENCH_RMCP_SHARED_ARGS=1`), so
+  rmcp derives one schema and one deserializer for all of them, where each `#[mcp_tool]`
+  function has its own arguments type."
+    } else {
+        "Each rmcp tool takes its own `Parameters<SumArgsNNNN>` type, as each `#[mcp_tool]` function
+  has its own arguments type and as the tools of a real server differ."
+    };
     format!(
         "\
 - Servers: `bench/servers/toolwright-bench-server` (`#[mcp_tool]` functions, `Server::run_stdio`)
-  and `bench/servers/rmcp-bench-server` (`#[tool_router]`/`#[tool]` methods with `Parameters<T>`
-  in and `Json<T>` out, the router built once and kept in the server, `serve(stdio())`). A build
+  and `bench/servers/rmcp-bench-server` (`#[tool]` methods with `Parameters<T>` in and `Json<T>`
+  out, the router `#[tool_router]` would write built once and kept in the server,
+  `serve(stdio())`). A build
   script writes {ALL_TOOLS} tools `tool_0000`.. for each: `a: i64, b: i64, label: String` in,
-  `{{ sum, label }}` out with an object `outputSchema`, annotated read-only and idempotent. Each
-  rmcp tool takes its own `Parameters<SumArgsNNNN>` type, as each `#[mcp_tool]` function has its
-  own arguments and as the tools of a real server differ; the output type is shared by both. Both
-  also have `echo` (a plain `fn`) and `echo_async` (an `async fn`), `text: String` in and out.
+  `{{ sum, label }}` out with an object `outputSchema`, annotated read-only and idempotent.
+  {arguments} The output type is shared by the tools in both. Both also have `echo` (a plain `fn`)
+  and `echo_async` (an `async fn`), `text: String` in and out, annotated the same way.
 - `--tools N` serves `tool_0000`..`tool_<N-1>` plus the two echo tools. toolwright: a
   `Registry::from_registrations` of the `#[mcp_tool]` registrations whose names qualify (the
   registrations are listed with `inventory`, which toolwright collects them with); rmcp: a
-  `ToolRouter` of the routes whose names qualify. Every tool stays linked in both binaries.
+  `ToolRouter` of those tools' routes, the others never made (rmcp derives a tool's schemas when
+  its route is made). Every tool stays linked in both binaries.
 - Client: the harness, one process per server, newline-delimited JSON-RPC on the child's stdin
   and stdout, protocol `{protocol}`. Both servers run with `RUST_LOG=warn` and stderr discarded;
   both use tokio's multi-threaded runtime with its defaults. Each step alternates between the
   two servers (request by request, or spawn by spawn), starting with each in turn.
-- Startup: from just before the spawn to the end of the first `tools/list` answer (after
-  `initialize` and `notifications/initialized`), {STARTUP_SPAWNS} spawns per server after
-  {STARTUP_WARMUP} untimed ones.
+- Startup: from just before the spawn to the first `tools/list` answer's last byte read, before
+  the harness parses it (after `initialize` and `notifications/initialized`), {STARTUP_SPAWNS}
+  spawns per server after {STARTUP_WARMUP} untimed ones, 25 ms apart.
 - `tools/list`: {LIST_REQUESTS} requests, one at a time, after {LIST_WARMUP} untimed ones; the
   tool count is checked.
 - Calls: {CALL_REQUESTS} one-at-a-time round trips per tool after {CALL_WARMUP} untimed ones;

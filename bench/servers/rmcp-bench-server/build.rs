@@ -1,7 +1,9 @@
-//! Writes `$OUT_DIR/tools.rs`: the `#[tool_router]` impl of `BenchServer` with `BENCH_TOOL_COUNT`
-//! (default 1,000) tools `tool_0000`.., each adding two integers and returning them with a label,
-//! plus `echo` and `echo_async`. The whole impl is generated because `#[tool_router]` only sees
-//! the `#[tool]` functions written directly inside it.
+//! Writes `$OUT_DIR/tools.rs`: an impl of `BenchServer` with `BENCH_TOOL_COUNT` (default 1,000)
+//! `#[tool]` methods `tool_0000`.., each adding two integers and returning them with a label, plus
+//! `echo` and `echo_async`, and `BenchServer::served_router(limit)`. That function is what
+//! `#[tool_router]` would write (`.with_route((Self::name_tool_attr(), Self::name))` per tool),
+//! except that a route, and so its schema, is made only for a tool `--tools` serves: rmcp derives
+//! a tool's schemas when its route is made, and toolwright derives only the served tools' too.
 //!
 //! Each tool has its own arguments type, `SumArgsNNNN`. With `BENCH_RMCP_SHARED_ARGS=1` every
 //! tool takes one shared `SumArgs` instead, the setup of the runs before 2026-11-30, kept to
@@ -21,16 +23,15 @@ fn main() {
         .unwrap_or(1000);
     let mut code = String::from(
         r#"
-#[tool_router]
 impl BenchServer {
     /// Returns the text unchanged.
-    #[tool]
+    #[tool(annotations(read_only_hint = true, idempotent_hint = true))]
     fn echo(&self, Parameters(EchoArgs { text }): Parameters<EchoArgs>) -> String {
         text
     }
 
     /// Returns the text unchanged, from an `async fn`.
-    #[tool]
+    #[tool(annotations(read_only_hint = true, idempotent_hint = true))]
     async fn echo_async(&self, Parameters(EchoArgs { text }): Parameters<EchoArgs>) -> String {
         text
     }
@@ -40,7 +41,16 @@ impl BenchServer {
     // `#[mcp_tool]` function has): one type shared by every tool would let rmcp derive one
     // schema and one deserializer for all of them.
     let mut types = String::new();
+    let mut routes = String::new();
     for i in 0..count {
+        write!(
+            routes,
+            r#"
+        if {i} < limit {{
+            router = router.with_route((Self::tool_{i:04}_tool_attr(), Self::tool_{i:04}));
+        }}"#
+        )
+        .expect("writing to a String");
         let args = if shared {
             "SumArgs".to_owned()
         } else {
@@ -82,7 +92,22 @@ struct {args} {{
         )
         .expect("writing to a String");
     }
-    code.push_str("}\n");
+    write!(
+        code,
+        r#"
+    /// The router of the tools `--tools limit` serves: the echo tools always, `tool_NNNN` when
+    /// `NNNN < limit`.
+    fn served_router(limit: usize) -> ToolRouter<BenchServer> {{
+        #[allow(unused_mut)]
+        let mut router = ToolRouter::new()
+            .with_route((Self::echo_tool_attr(), Self::echo))
+            .with_route((Self::echo_async_tool_attr(), Self::echo_async));{routes}
+        router
+    }}
+}}
+"#
+    )
+    .expect("writing to a String");
     code.push_str(&types);
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     std::fs::write(out.join("tools.rs"), code).expect("OUT_DIR is writable");

@@ -1,5 +1,6 @@
 //! The benchmark's tools served by rmcp, the official Rust MCP SDK, on stdio, written as its
-//! documentation shows: `#[tool_router]` on an impl, `Parameters<T>` in, `Json<T>` out.
+//! documentation shows: `#[tool]` methods, `Parameters<T>` in, `Json<T>` out, and the router
+//! `#[tool_router]` writes, made of the served tools' routes only (see `build.rs`).
 //!
 //! ```text
 //! rmcp-bench-server             # every tool: tool_0000..tool_0999, echo, echo_async
@@ -10,11 +11,10 @@ use std::process::ExitCode;
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::{Json, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
+use rmcp::{Json, ServerHandler, ServiceExt, tool, tool_handler};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// The arguments of every `tool_NNNN`.
 /// What every `tool_NNNN` returns: an object, so the tools have an `outputSchema`.
 #[derive(Serialize, JsonSchema)]
 struct Sum {
@@ -44,13 +44,9 @@ impl ServerHandler for BenchServer {}
 
 impl BenchServer {
     fn new(limit: usize) -> BenchServer {
-        let mut tool_router = ToolRouter::new();
-        for route in BenchServer::tool_router() {
-            if is_served(route.name(), limit) {
-                tool_router.add_route(route);
-            }
+        BenchServer {
+            tool_router: BenchServer::served_router(limit),
         }
-        BenchServer { tool_router }
     }
 }
 
@@ -92,15 +88,6 @@ fn init_logging() {
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .init();
-}
-
-/// Whether `--tools limit` serves the tool with this name: the echo tools always, `tool_NNNN`
-/// when `NNNN < limit`.
-fn is_served(name: &str, limit: usize) -> bool {
-    match name.strip_prefix("tool_") {
-        Some(number) => number.parse::<usize>().is_ok_and(|n| n < limit),
-        None => true,
-    }
 }
 
 /// Reads `--tools N` (every tool when absent).
