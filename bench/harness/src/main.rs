@@ -403,23 +403,24 @@ fn settle() {
 /// How the figures were made, for `BENCHMARKS.md`.
 fn method() -> String {
     let arguments = if rmcp_shared_args() {
-        "Every rmcp tool takes one shared `Parameters<SumArgs>` type (`BENCH_RMCP_SHARED_ARGS=1`), so
-  rmcp derives one schema and one deserializer for all of them, where each `#[mcp_tool]`
-  function has its own arguments type."
+        "Every rmcp tool takes one shared
+  `Parameters<SumArgs>` type (`BENCH_RMCP_SHARED_ARGS=1`), so rmcp derives one schema and one
+  deserializer for all of them, where each `#[mcp_tool]` function has its own arguments type."
     } else {
-        "Each rmcp tool takes its own `Parameters<SumArgsNNNN>` type, as each `#[mcp_tool]` function
-  has its own arguments type and as the tools of a real server differ."
+        "Each rmcp tool takes its own
+  `Parameters<SumArgsNNNN>` type, as each `#[mcp_tool]` function has its own arguments type and
+  as the tools of a real server differ."
     };
     format!(
         "\
 - Servers: `bench/servers/toolwright-bench-server` (`#[mcp_tool]` functions, `Server::run_stdio`)
   and `bench/servers/rmcp-bench-server` (`#[tool]` methods with `Parameters<T>` in and `Json<T>`
   out, the router `#[tool_router]` would write built once and kept in the server,
-  `serve(stdio())`). A build
-  script writes {ALL_TOOLS} tools `tool_0000`.. for each: `a: i64, b: i64, label: String` in,
-  `{{ sum, label }}` out with an object `outputSchema`, annotated read-only and idempotent.
-  {arguments} The output type is shared by the tools in both. Both also have `echo` (a plain `fn`)
-  and `echo_async` (an `async fn`), `text: String` in and out, annotated the same way.
+  `serve(stdio())`). A build script writes {ALL_TOOLS} tools `tool_0000`.. for each: `a: i64,
+  b: i64, label: String` in, `{{ sum, label }}` out with an object `outputSchema`, annotated
+  read-only and idempotent. {arguments} The output type is shared by the tools in both. Both
+  also have `echo` (a plain `fn`) and `echo_async` (an `async fn`), `text: String` in and out,
+  annotated the same way.
 - `--tools N` serves `tool_0000`..`tool_<N-1>` plus the two echo tools. toolwright: a
   `Registry::from_registrations` of the `#[mcp_tool]` registrations whose names qualify (the
   registrations are listed with `inventory`, which toolwright collects them with); rmcp: a
