@@ -51,10 +51,11 @@ impl BenchServer {
         }}"#
         )
         .expect("writing to a String");
-        let args = if shared {
-            "SumArgs".to_owned()
+        // The tool's arguments type, and whose arguments its doc says they are.
+        let (args, of) = if shared {
+            ("SumArgs".to_owned(), "every `tool_NNNN`".to_owned())
         } else {
-            format!("SumArgs{i:04}")
+            (format!("SumArgs{i:04}"), format!("`tool_{i:04}`"))
         };
         write!(
             code,
@@ -67,14 +68,10 @@ impl BenchServer {
 "#
         )
         .expect("writing to a String");
+        // The shared type is written once.
         if shared && i > 0 {
             continue;
         }
-        let of = if shared {
-            "every `tool_NNNN`".to_owned()
-        } else {
-            format!("`tool_{i:04}`")
-        };
         write!(
             types,
             r#"
