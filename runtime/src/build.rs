@@ -20,6 +20,10 @@
 //! toolwright::server!().embedded_manifest(toolwright::embedded_manifest!()).run()
 //! ```
 //!
+//! The build also writes an index of the manifest's tools after its JSON ([`EMBEDDED`]): where
+//! each tool lies, and what start-up compares with the tool linked in. Start-up reads the index,
+//! not the JSON, so serving 1,000 tools costs about as much as serving a handful.
+//!
 //! [`emit`] compares the tools with the snapshot, `mcp-manifest.json` beside the crate's
 //! `Cargo.toml` (commit it), using [`diff`]:
 //!
@@ -63,9 +67,13 @@ pub const SKIP: &str = "TOOLWRIGHT_SKIP_GUARD";
 /// otherwise.
 pub const SNAPSHOT: &str = "mcp-manifest.json";
 
-/// The manifest's file name in `OUT_DIR`, which [`embedded_manifest!`](crate::embedded_manifest)
-/// includes.
+/// The manifest's file name in `OUT_DIR`: its compact JSON, as `tools/list` sends it.
 pub const EMITTED: &str = "mcp-manifest.json";
+
+/// The file in `OUT_DIR` that [`embedded_manifest!`](crate::embedded_manifest) includes: the
+/// manifest's JSON followed by an index of its tools, which start-up reads instead of parsing
+/// the JSON.
+pub const EMBEDDED: &str = "mcp-manifest.embedded";
 
 /// Checks the tools against the snapshot and emits the manifest, as [`Guard::emit`] does with
 /// the defaults: every tool linked into the build script, the snapshot `mcp-manifest.json`
@@ -243,7 +251,7 @@ impl Guard {
         println!("cargo:rerun-if-env-changed={ACCEPT_BREAKING}");
         println!("cargo:rerun-if-env-changed=CI");
         println!("cargo:rerun-if-env-changed={SKIP}");
-        let (outcome, manifest) = match self.run() {
+        let (outcome, registry) = match self.run() {
             Ok(done) => done,
             Err(err) => fail(&err),
         };
@@ -267,11 +275,17 @@ impl Guard {
         let Some(out_dir) = std::env::var_os("OUT_DIR") else {
             fail(&GuardError::Environment("OUT_DIR"));
         };
-        let emitted = Path::new(&out_dir).join(EMITTED);
-        if let Err(err) = write_if_changed(&emitted, &manifest) {
-            fail(&err);
+        let out_dir = Path::new(&out_dir);
+        let embedded = out_dir.join(EMBEDDED);
+        for (path, bytes) in [
+            (out_dir.join(EMITTED), registry.manifest().as_bytes()),
+            (embedded.clone(), &registry.embedded_bytes()),
+        ] {
+            if let Err(err) = write_if_changed(&path, bytes) {
+                fail(&err);
+            }
         }
-        println!("cargo:rustc-env=TOOLWRIGHT_MANIFEST={}", emitted.display());
+        println!("cargo:rustc-env=TOOLWRIGHT_MANIFEST={}", embedded.display());
     }
 
     /// Compares the tools with the snapshot as [`Guard::emit`] does, and writes the snapshot
@@ -303,8 +317,8 @@ impl Guard {
         Ok(Path::new(&dir).join(path))
     }
 
-    /// The outcome, and the manifest's compact bytes.
-    fn run(mut self) -> Result<(Outcome, Vec<u8>), GuardError> {
+    /// The outcome, and the tools compared.
+    fn run(mut self) -> Result<(Outcome, Registry), GuardError> {
         let snapshot = self.snapshot_path()?;
         let (package, version) = match self.package.take() {
             Some(package) => package,
@@ -328,9 +342,8 @@ impl Guard {
             return Err(GuardError::NoTools);
         }
         let manifest = registry.manifest();
-        let compact = manifest.as_bytes().to_vec();
         if flag(SKIP) || is_unpacked(&package, &version) {
-            return Ok((Outcome::Skipped, compact));
+            return Ok((Outcome::Skipped, registry));
         }
         let text = snapshot_text(&package, &version, &manifest.as_json()["tools"]);
         let ci = self.ci.unwrap_or_else(|| flag("CI"));
@@ -348,7 +361,7 @@ impl Guard {
                     });
                 }
                 write(&snapshot, text.as_bytes())?;
-                return Ok((Outcome::Created { snapshot }, compact));
+                return Ok((Outcome::Created { snapshot }, registry));
             }
             Err(source) => {
                 return Err(GuardError::Io {
@@ -359,7 +372,7 @@ impl Guard {
             }
         };
         if old == text {
-            return Ok((Outcome::Unchanged, compact));
+            return Ok((Outcome::Unchanged, registry));
         }
         let (old_json, snapshot_version) = read_snapshot(&snapshot, &old)?;
         // Only the layout differs (line endings of a checkout, another formatter): the contract
@@ -368,7 +381,7 @@ impl Guard {
             && old_json.get("package").and_then(Value::as_str) == Some(package.as_str())
             && old_json["tools"] == manifest.as_json()["tools"]
         {
-            return Ok((Outcome::Unchanged, compact));
+            return Ok((Outcome::Unchanged, registry));
         }
         let changes = diff(&old_json, manifest.as_json());
         let breaking = changes.iter().any(|c| c.severity == Severity::Breaking);
@@ -389,7 +402,7 @@ impl Guard {
             });
         }
         write(&snapshot, text.as_bytes())?;
-        Ok((Outcome::Updated { snapshot, changes }, compact))
+        Ok((Outcome::Updated { snapshot, changes }, registry))
     }
 }
 

@@ -203,8 +203,9 @@ macro_rules! server {
 }
 
 /// The manifest [`build::emit`] wrote for this crate at build time, as `&'static [u8]`, for
-/// [`Server::embedded_manifest`]. A crate whose build script does not call [`build::emit`] does
-/// not compile with it.
+/// [`Server::embedded_manifest`]: its JSON, followed by an index of its tools that start-up reads
+/// instead of the JSON ([`build::EMBEDDED`]). A crate whose build script does not call
+/// [`build::emit`] does not compile with it.
 ///
 /// ```ignore
 /// toolwright::server!()

@@ -12,6 +12,7 @@
 //! share a namespaced name, and a canonical name (whose parts contain no `:`) always parses back
 //! into the parts it was built from.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
@@ -83,23 +84,36 @@ pub fn is_provider(provider: &str) -> bool {
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CanonicalName {
-    provider: String,
-    tool: String,
+    // A registered tool's names are `&'static`: a server makes one per tool at start.
+    provider: Cow<'static, str>,
+    tool: Cow<'static, str>,
 }
 
 impl CanonicalName {
     /// The canonical name of `tool` from `provider`; both are checked.
     pub fn new(provider: &str, tool: &str) -> Result<CanonicalName, NameError> {
-        if !is_provider(provider) {
-            return Err(NameError::Provider(provider.to_owned()));
+        CanonicalName::checked(Cow::Owned(provider.to_owned()), Cow::Owned(tool.to_owned()))
+    }
+
+    /// The canonical name of a registered tool, borrowing its names.
+    pub(crate) fn registered(
+        provider: &'static str,
+        tool: &'static str,
+    ) -> Result<CanonicalName, NameError> {
+        CanonicalName::checked(Cow::Borrowed(provider), Cow::Borrowed(tool))
+    }
+
+    fn checked(
+        provider: Cow<'static, str>,
+        tool: Cow<'static, str>,
+    ) -> Result<CanonicalName, NameError> {
+        if !is_provider(&provider) {
+            return Err(NameError::Provider(provider.into_owned()));
         }
-        if !is_wire_name(tool) {
-            return Err(NameError::Tool(tool.to_owned()));
+        if !is_wire_name(&tool) {
+            return Err(NameError::Tool(tool.into_owned()));
         }
-        Ok(CanonicalName {
-            provider: provider.to_owned(),
-            tool: tool.to_owned(),
-        })
+        Ok(CanonicalName { provider, tool })
     }
 
     /// Reads back a namespaced wire name, `<provider>__<tool>`.

@@ -396,8 +396,8 @@ impl Registry {
             tool: tool.to_owned(),
             problem,
         };
-        let heads = match embedded::read(manifest) {
-            Ok(heads) => heads,
+        let (json, entries) = match embedded::open(manifest) {
+            Ok(opened) => opened,
             Err(error) => {
                 return Err(RegistryError::new(vec![mismatch(
                     "*",
@@ -410,20 +410,21 @@ impl Registry {
             }
         };
         // Served from the binary's own pages, as they are: no copy on the heap.
-        let shared = Bytes::from_static(manifest);
+        let shared = Bytes::from_static(json);
         let mut conflicts = Vec::new();
         let mut linked: Vec<(String, &'static ToolRegistration, CanonicalName)> = Vec::new();
         for registration in inventory::iter::<ToolRegistration> {
-            let canonical = match CanonicalName::new(registration.provider, registration.name) {
-                Ok(canonical) => canonical,
-                Err(_) => {
-                    conflicts.push(mismatch(
-                        registration.name,
-                        "its provider cannot be part of a canonical name".to_owned(),
-                    ));
-                    continue;
-                }
-            };
+            let canonical =
+                match CanonicalName::registered(registration.provider, registration.name) {
+                    Ok(canonical) => canonical,
+                    Err(_) => {
+                        conflicts.push(mismatch(
+                            registration.name,
+                            "its provider cannot be part of a canonical name".to_owned(),
+                        ));
+                        continue;
+                    }
+                };
             let wire = if namespaced {
                 match canonical.namespaced() {
                     Ok(name) => name,
@@ -441,21 +442,23 @@ impl Registry {
             linked.push((wire, registration, canonical));
         }
         linked.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-        let mut tools = Vec::with_capacity(heads.len());
-        let mut heads = heads.into_iter().peekable();
+        let mut tools = Vec::with_capacity(entries.len());
+        let mut entries = entries.into_iter().peekable();
         let mut linked = linked.into_iter().peekable();
+        // The linked tool's `embedded::head`, compared with the entry's.
+        let mut head = Vec::new();
         loop {
-            let order = match (heads.peek(), linked.peek()) {
+            let order = match (entries.peek(), linked.peek()) {
                 (None, None) => break,
                 (Some(_), None) => std::cmp::Ordering::Less,
                 (None, Some(_)) => std::cmp::Ordering::Greater,
-                (Some(head), Some((wire, ..))) => head.name.as_bytes().cmp(wire.as_bytes()),
+                (Some(entry), Some((wire, ..))) => entry.name.as_bytes().cmp(wire.as_bytes()),
             };
             match order {
                 std::cmp::Ordering::Less => {
-                    let head = heads.next().expect("peeked");
+                    let entry = entries.next().expect("peeked");
                     conflicts.push(mismatch(
-                        &head.name,
+                        &entry.name,
                         format!("it is in the embedded manifest but not linked into the binary; {REBUILT_OTHERWISE}"),
                     ));
                 }
@@ -471,14 +474,11 @@ impl Registry {
                     ));
                 }
                 std::cmp::Ordering::Equal => {
-                    let head = heads.next().expect("peeked");
+                    let entry = entries.next().expect("peeked");
                     let (wire, registration, canonical_name) = linked.next().expect("peeked");
-                    let meta = registration.ui.meta().map(|ui| json!({ "ui": ui }));
-                    if head.title.as_deref() != registration.title
-                        || head.description != registration.description
-                        || head.annotations != registration.annotations
-                        || head.meta != meta
-                    {
+                    head.clear();
+                    embedded::registration_head(&mut head, registration);
+                    if *entry.head != *head {
                         conflicts.push(mismatch(
                             &wire,
                             format!(
@@ -488,7 +488,7 @@ impl Registry {
                         ));
                         continue;
                     }
-                    match Tool::embedded(registration, wire, canonical_name, &shared, head) {
+                    match Tool::embedded(registration, wire, canonical_name, &shared, entry) {
                         Ok(tool) => tools.push(tool),
                         Err(conflict) => conflicts.push(conflict),
                     }
@@ -518,6 +518,12 @@ impl Registry {
             manifest,
             resources,
         })
+    }
+
+    /// What a build script writes for the binary to embed: the manifest, then an index of its
+    /// tools that start-up reads instead of the manifest's JSON.
+    pub(crate) fn embedded_bytes(&self) -> Vec<u8> {
+        embedded::indexed(self)
     }
 
     /// Sorts the tools by wire name and refuses duplicates, naming every definition.
@@ -668,7 +674,7 @@ impl Tool {
                 location,
             });
         }
-        let canonical_name = CanonicalName::new(registration.provider, registration.name);
+        let canonical_name = CanonicalName::registered(registration.provider, registration.name);
         if let Err(NameError::Provider(provider)) = &canonical_name {
             conflicts.push(Conflict::InvalidProvider {
                 tool: tool.clone(),
@@ -773,13 +779,13 @@ impl Tool {
         })
     }
 
-    /// A tool whose JSON is a manifest's, made at build time: `head` says where it lies.
+    /// A tool whose JSON is a manifest's, made at build time: `entry` says where it lies.
     fn embedded(
         registration: &'static ToolRegistration,
         wire_name: String,
         canonical_name: CanonicalName,
         manifest: &Bytes,
-        head: embedded::Head,
+        entry: embedded::Entry,
     ) -> Result<Tool, Conflict> {
         let tool = Tool {
             registration,
@@ -787,9 +793,9 @@ impl Tool {
             canonical_name,
             json: Json {
                 bytes: manifest.clone(),
-                range: head.range,
+                range: entry.range,
             },
-            structured: head.structured,
+            structured: entry.structured,
             descriptor: OnceLock::new(),
             check: OnceLock::new(),
             #[cfg(debug_assertions)]

@@ -1,31 +1,202 @@
 //! Reading a manifest made at build time, without deriving or parsing its schemas.
+//!
+//! [`build::emit`](crate::build::emit) writes the manifest's JSON followed by an index of its
+//! tools ([`indexed`]): where each tool's JSON lies, its name, and what start-up compares with
+//! the linked tool ([`head`]). Start-up reads that index and never parses the JSON. Bytes without
+//! an index, a manifest's JSON alone, are read with one pass of the parser that skips the schemas.
 
 use std::borrow::Cow;
 use std::ops::Range;
 
 use serde::Deserialize;
 use serde::de::IgnoredAny;
-use serde_json::Value;
+use serde_json::{Value, json};
 
+use super::Registry;
 #[cfg(debug_assertions)]
-use super::{Conflict, Registry, Tool};
-use crate::tool::Annotations;
+use super::{Conflict, Tool};
+use crate::tool::{Annotations, ToolRegistration};
 
 /// What start-up needs of one tool of an embedded manifest.
-#[derive(Debug)]
-pub(crate) struct Head {
-    pub(crate) name: String,
-    pub(crate) title: Option<String>,
-    pub(crate) description: String,
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Entry {
+    pub(crate) name: Cow<'static, str>,
     /// Where the tool's JSON lies in the manifest's bytes.
     pub(crate) range: Range<usize>,
     /// Whether it has an `outputSchema`.
     pub(crate) structured: bool,
-    /// Its behaviour hints.
-    pub(crate) annotations: Annotations,
-    /// Its `_meta` as written, `Some(Value::Null)` for `null`: the binary's must be the same,
-    /// since the manifest's bytes are what clients get.
-    pub(crate) meta: Option<Value>,
+    /// Its title, description, annotations and `_meta`, as [`head`] encodes them: a linked tool
+    /// is the one described when its [`registration_head`] is the same.
+    pub(crate) head: Cow<'static, [u8]>,
+}
+
+/// How a manifest's bytes begin and end: [`Manifest`](crate::Manifest)'s compact form.
+const HEAD: &[u8] = br#"{"tools":["#;
+const TAIL: &[u8] = b"]}";
+
+/// How embedded bytes with an index end. Before it: the JSON's length and the number of tools,
+/// each a little-endian `u32`. JSON ends with `}`, so the JSON alone never ends so.
+const MAGIC: &[u8] = b"\0toolwright-index-1";
+
+/// Says what start-up compares of a tool, in one encoding for both sides: the index and the
+/// linked registration. Strings are their length (`u32`, little-endian) and UTF-8; an absent
+/// title or `_meta` is a 0 byte, a present one a 1 byte and its text; each hint is 0 (absent), 1
+/// (false) or 2 (true).
+pub(crate) fn head(
+    out: &mut Vec<u8>,
+    title: Option<&str>,
+    description: &str,
+    annotations: &Annotations,
+    meta: Option<&Value>,
+) {
+    match title {
+        None => out.push(0),
+        Some(title) => {
+            out.push(1);
+            put(out, title.as_bytes());
+        }
+    }
+    put(out, description.as_bytes());
+    let Annotations {
+        read_only,
+        destructive,
+        idempotent,
+        open_world,
+    } = *annotations;
+    for hint in [read_only, destructive, idempotent, open_world] {
+        out.push(match hint {
+            None => 0,
+            Some(false) => 1,
+            Some(true) => 2,
+        });
+    }
+    match meta {
+        None => out.push(0),
+        Some(meta) => {
+            out.push(1);
+            put(
+                out,
+                &serde_json::to_vec(meta).expect("a JSON value serialises"),
+            );
+        }
+    }
+}
+
+/// The [`head`] of a linked tool, as its manifest entry says it.
+pub(crate) fn registration_head(out: &mut Vec<u8>, registration: &ToolRegistration) {
+    let meta = registration.ui.meta().map(|ui| json!({ "ui": ui }));
+    head(
+        out,
+        registration.title,
+        registration.description,
+        &registration.annotations,
+        meta.as_ref(),
+    );
+}
+
+/// Appends a length (`u32`, little-endian) and the bytes.
+fn put(out: &mut Vec<u8>, bytes: &[u8]) {
+    out.extend_from_slice(&length(bytes.len()).to_le_bytes());
+    out.extend_from_slice(bytes);
+}
+
+fn length(n: usize) -> u32 {
+    u32::try_from(n).expect("a manifest is smaller than 4 GiB")
+}
+
+/// The bytes a binary embeds: the registry's manifest, then the index of its tools.
+pub(crate) fn indexed(registry: &Registry) -> Vec<u8> {
+    let manifest = registry.manifest();
+    let json = manifest.as_bytes();
+    let mut out = Vec::with_capacity(json.len() + registry.len() * 256);
+    out.extend_from_slice(json);
+    let mut scratch = Vec::new();
+    for (tool, range) in registry.tools().iter().zip(manifest.tool_ranges()) {
+        out.extend_from_slice(&length(range.start).to_le_bytes());
+        out.extend_from_slice(&length(range.end).to_le_bytes());
+        out.push(u8::from(tool.structured));
+        put(&mut out, tool.wire_name().as_bytes());
+        scratch.clear();
+        registration_head(&mut scratch, tool.registration);
+        put(&mut out, &scratch);
+    }
+    out.extend_from_slice(&length(json.len()).to_le_bytes());
+    out.extend_from_slice(&length(registry.len()).to_le_bytes());
+    out.extend_from_slice(MAGIC);
+    out
+}
+
+/// The manifest's JSON in embedded bytes, and each of its tools in order (by name), or why they
+/// cannot be read.
+pub(crate) fn open(bytes: &'static [u8]) -> Result<(&'static [u8], Vec<Entry>), String> {
+    match bytes.strip_suffix(MAGIC) {
+        Some(rest) => {
+            from_index(rest).ok_or_else(|| "its index is damaged; build the crate again".to_owned())
+        }
+        None => read(bytes).map(|entries| (bytes, entries)),
+    }
+}
+
+/// The JSON and its entries, from the bytes before [`MAGIC`]; `None` when the index does not
+/// describe the JSON before it (byte ranges out of place, names out of order).
+fn from_index(bytes: &'static [u8]) -> Option<(&'static [u8], Vec<Entry>)> {
+    let (rest, footer) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
+    let json_len = usize::try_from(u32::from_le_bytes(footer[..4].try_into().ok()?)).ok()?;
+    let count = usize::try_from(u32::from_le_bytes(footer[4..].try_into().ok()?)).ok()?;
+    let (json, mut index) = rest.split_at_checked(json_len)?;
+    let tools = json.strip_prefix(HEAD)?.strip_suffix(TAIL)?;
+    let mut entries: Vec<Entry> = Vec::with_capacity(count.min(index.len() / 17));
+    // Where the next tool's JSON must start: the tools are one after the other, `,` between.
+    let mut next = HEAD.len();
+    for _ in 0..count {
+        let start = take_u32(&mut index)?;
+        let end = take_u32(&mut index)?;
+        let structured = match take(&mut index, 1)? {
+            [0] => false,
+            [1] => true,
+            _ => return None,
+        };
+        let name = std::str::from_utf8(take_str(&mut index)?).ok()?;
+        let head = take_str(&mut index)?;
+        let object = json.get(start..end)?;
+        if start != next || object.first() != Some(&b'{') || object.last() != Some(&b'}') {
+            return None;
+        }
+        if entries
+            .last()
+            .is_some_and(|last| last.name.as_bytes() >= name.as_bytes())
+        {
+            return None;
+        }
+        next = end + 1;
+        entries.push(Entry {
+            name: Cow::Borrowed(name),
+            range: start..end,
+            structured,
+            head: Cow::Borrowed(head),
+        });
+    }
+    let ends = match entries.last() {
+        Some(last) => last.range.end == HEAD.len() + tools.len(),
+        None => tools.is_empty(),
+    };
+    (ends && index.is_empty()).then_some((json, entries))
+}
+
+fn take(bytes: &mut &'static [u8], n: usize) -> Option<&'static [u8]> {
+    let (taken, rest) = bytes.split_at_checked(n)?;
+    *bytes = rest;
+    Some(taken)
+}
+
+fn take_u32(bytes: &mut &'static [u8]) -> Option<usize> {
+    let taken = take(bytes, 4)?;
+    usize::try_from(u32::from_le_bytes(taken.try_into().ok()?)).ok()
+}
+
+fn take_str(bytes: &mut &'static [u8]) -> Option<&'static [u8]> {
+    let n = take_u32(bytes)?;
+    take(bytes, n)
 }
 
 /// The members of a tool that start-up compares; the schemas are skipped unparsed.
@@ -60,20 +231,16 @@ struct Hints {
     open_world_hint: Option<bool>,
 }
 
-/// How a manifest's bytes begin and end: [`Manifest`](crate::Manifest)'s compact form.
-const HEAD: &[u8] = br#"{"tools":["#;
-const TAIL: &[u8] = b"]}";
-
-/// Each tool of the manifest, in its order (by name), or why it cannot be read.
-pub(crate) fn read(manifest: &[u8]) -> Result<Vec<Head>, String> {
+/// Each tool of a manifest's JSON, in its order (by name), or why it cannot be read.
+fn read(manifest: &[u8]) -> Result<Vec<Entry>, String> {
     let tools = manifest
         .strip_prefix(HEAD)
         .and_then(|rest| rest.strip_suffix(TAIL))
         .ok_or("it is not a manifest's compact JSON, `{\"tools\":[...]}`")?;
-    let mut heads = Vec::new();
+    let mut entries = Vec::new();
     let mut at = 0;
     while at < tools.len() {
-        if !heads.is_empty() {
+        if !entries.is_empty() {
             if tools[at] != b',' {
                 return Err(format!("expected `,` at byte {}", at + HEAD.len()));
             }
@@ -88,29 +255,35 @@ pub(crate) fn read(manifest: &[u8]) -> Result<Vec<Head>, String> {
             None => return Err("its tools array ends early".to_owned()),
         };
         let end = at + stream.byte_offset();
-        heads.push(Head {
-            name: fields.name.into_owned(),
-            title: fields.title.map(Cow::into_owned),
-            description: fields.description.into_owned(),
+        let mut encoded = Vec::new();
+        let hints = fields.annotations;
+        head(
+            &mut encoded,
+            fields.title.as_deref(),
+            &fields.description,
+            &Annotations {
+                read_only: hints.read_only_hint,
+                destructive: hints.destructive_hint,
+                idempotent: hints.idempotent_hint,
+                open_world: hints.open_world_hint,
+            },
+            fields.meta.as_ref(),
+        );
+        entries.push(Entry {
+            name: Cow::Owned(fields.name.into_owned()),
             range: at + HEAD.len()..end + HEAD.len(),
             structured: fields.output_schema.is_some(),
-            annotations: Annotations {
-                read_only: fields.annotations.read_only_hint,
-                destructive: fields.annotations.destructive_hint,
-                idempotent: fields.annotations.idempotent_hint,
-                open_world: fields.annotations.open_world_hint,
-            },
-            meta: fields.meta,
+            head: Cow::Owned(encoded),
         });
         at = end;
     }
-    if !heads
+    if !entries
         .windows(2)
         .all(|pair| pair[0].name.as_bytes() < pair[1].name.as_bytes())
     {
         return Err("its tools are not sorted by name".to_owned());
     }
-    Ok(heads)
+    Ok(entries)
 }
 
 /// Derives every linked tool's schemas, as a server without an embedded manifest does, and
@@ -146,21 +319,178 @@ pub(crate) fn compare_derived(tools: &[Tool], namespaced: bool) -> Vec<Conflict>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::apps::{ToolUi, Visibility};
+    use crate::tool::{Handler, InputSchema, Location, Output};
+
+    fn registration(
+        name: &'static str,
+        title: Option<&'static str>,
+        description: &'static str,
+        annotations: Annotations,
+        ui: ToolUi,
+        structured: bool,
+    ) -> &'static ToolRegistration {
+        Box::leak(Box::new(ToolRegistration {
+            name,
+            title,
+            description,
+            annotations,
+            tags: &[],
+            core: false,
+            provider: "test",
+            ui,
+            input_schema: InputSchema::Literal(r#"{"type": "object"}"#),
+            output_schema: if structured {
+                |_| Some(schemars::json_schema!({"type": "object"}))
+            } else {
+                |_| None
+            },
+            handler: Handler::Blocking(|_, _| Output::empty()),
+            location: Location {
+                file: file!(),
+                line: line!(),
+                column: column!(),
+                module_path: module_path!(),
+            },
+        }))
+    }
+
+    /// Three tools that differ in every member an entry's head holds.
+    fn registry() -> Registry {
+        Registry::from_registrations([
+            registration(
+                "sum",
+                Some("Sum"),
+                "Add \"two\" numbers: a + b.\n",
+                Annotations {
+                    read_only: Some(true),
+                    destructive: Some(false),
+                    idempotent: None,
+                    open_world: Some(false),
+                },
+                ToolUi::NONE,
+                true,
+            ),
+            registration(
+                "hidden",
+                None,
+                "Seen by views only, café.",
+                Annotations::default(),
+                ToolUi {
+                    resource_uri: None,
+                    visibility: Some(Visibility::APP_ONLY),
+                },
+                false,
+            ),
+            registration(
+                "plain",
+                None,
+                "",
+                Annotations::default(),
+                ToolUi::NONE,
+                false,
+            ),
+        ])
+        .expect("valid tools")
+    }
+
+    fn leak(bytes: Vec<u8>) -> &'static [u8] {
+        Box::leak(bytes.into_boxed_slice())
+    }
 
     #[test]
-    fn a_manifest_reads_as_its_tools_in_order() {
-        let manifest = br#"{"tools":[{"description":"A.","name":"a","outputSchema":{}},{"name":"b","title":"B"}]}"#;
-        let heads = read(manifest).unwrap();
-        assert_eq!(heads.len(), 2);
+    fn the_index_says_what_a_parser_reads_in_the_json() {
+        let registry = registry();
+        let embedded = leak(registry.embedded_bytes());
+        let (json, indexed) = open(embedded).unwrap();
+        assert_eq!(json, registry.manifest().as_bytes());
+        let parsed = open(leak(json.to_vec())).unwrap().1;
+        assert_eq!(indexed, parsed);
+        let names: Vec<&str> = indexed.iter().map(|entry| &*entry.name).collect();
+        assert_eq!(names, ["hidden", "plain", "sum"]);
         assert_eq!(
-            &manifest[heads[1].range.clone()],
+            indexed.iter().map(|e| e.structured).collect::<Vec<_>>(),
+            [false, false, true]
+        );
+        for (entry, tool) in indexed.iter().zip(registry.tools()) {
+            assert_eq!(&json[entry.range.clone()], tool.json());
+            let mut linked = Vec::new();
+            registration_head(&mut linked, tool.registration);
+            assert_eq!(*entry.head, *linked, "{}", tool.name());
+        }
+        // Each member counts: another description is another head.
+        let mut other = Vec::new();
+        head(
+            &mut other,
+            Some("Sum"),
+            "Add two numbers.",
+            &registry.tools()[2].registration.annotations,
+            None,
+        );
+        assert_ne!(*indexed[2].head, *other);
+    }
+
+    #[test]
+    fn an_index_that_does_not_fit_its_json_is_refused() {
+        let embedded = registry().embedded_bytes();
+        let json_len = registry().manifest().as_bytes().len();
+        let damaged = |change: &dyn Fn(&mut Vec<u8>)| {
+            let mut bytes = embedded.clone();
+            change(&mut bytes);
+            open(leak(bytes)).unwrap_err()
+        };
+        let refusal = "its index is damaged; build the crate again";
+        // A byte of the JSON gone: the JSON no longer ends where the index says.
+        assert_eq!(
+            damaged(&|b| {
+                b.remove(20);
+            }),
+            refusal
+        );
+        // The first tool said to start one byte late.
+        assert_eq!(damaged(&|b| b[json_len] += 1), refusal);
+        // One tool more than the index holds.
+        let count = embedded.len() - MAGIC.len() - 4;
+        assert_eq!(damaged(&|b| b[count] += 1), refusal);
+        // The index cut short.
+        assert_eq!(
+            damaged(&|b| {
+                b.remove(json_len + 9);
+            }),
+            refusal
+        );
+    }
+
+    #[test]
+    fn tools_of_the_index_that_are_not_linked_are_named() {
+        // This test binary links no `#[mcp_tool]`.
+        let embedded = leak(registry().embedded_bytes());
+        let err = Registry::embedded(embedded, false).unwrap_err();
+        let named: Vec<String> = err.conflicts().iter().map(ToString::to_string).collect();
+        let problem = "is in the embedded manifest but not linked into the binary";
+        assert_eq!(named.len(), 3, "{named:#?}");
+        for (text, tool) in named.iter().zip(["hidden", "plain", "sum"]) {
+            assert!(text.contains(tool) && text.contains(problem), "{text}");
+        }
+    }
+
+    #[test]
+    fn the_json_alone_reads_as_its_tools_in_order() {
+        let manifest = br#"{"tools":[{"description":"A.","name":"a","outputSchema":{}},{"name":"b","title":"B"}]}"#;
+        let (json, entries) = open(manifest).unwrap();
+        assert_eq!(json, manifest);
+        assert_eq!(entries.len(), 2);
+        assert_eq!(
+            &manifest[entries[1].range.clone()],
             br#"{"name":"b","title":"B"}"#
         );
-        assert!(heads[0].structured && !heads[1].structured);
-        assert_eq!(heads[1].title.as_deref(), Some("B"));
+        assert!(entries[0].structured && !entries[1].structured);
+        let mut b = Vec::new();
+        head(&mut b, Some("B"), "", &Annotations::default(), None);
+        assert_eq!(*entries[1].head, *b);
         let unsorted = br#"{"tools":[{"name":"b"},{"name":"a"}]}"#;
         assert_eq!(
-            read(unsorted).unwrap_err(),
+            open(unsorted).unwrap_err(),
             "its tools are not sorted by name"
         );
     }

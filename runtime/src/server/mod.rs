@@ -204,10 +204,14 @@ impl Server {
     /// Serves the tools as the manifest made at build time describes them
     /// ([`embedded_manifest!`](crate::embedded_manifest), see [`build`](crate::build)): `tools/list`
     /// is answered from those bytes and start-up derives no schema. Each linked tool must be in
-    /// the manifest with the same name, title and description, and each tool of the manifest must
-    /// be linked, or the server does not start ([`Conflict::EmbeddedMismatch`]); debug builds
-    /// also derive every schema and compare. Ignored when [`registry`](Server::registry) gives
-    /// the tools.
+    /// the manifest with the same name, title, description, annotations and `_meta`, and each
+    /// tool of the manifest must be linked, or the server does not start
+    /// ([`Conflict::EmbeddedMismatch`]); debug builds also derive every schema and compare.
+    /// Ignored when [`registry`](Server::registry) gives the tools.
+    ///
+    /// Start-up reads the index the build wrote after the manifest's JSON, not the JSON itself.
+    /// A manifest's compact JSON alone (the bytes of [`Manifest::as_bytes`](crate::Manifest::as_bytes))
+    /// is accepted too, and read with one pass of a JSON parser that skips the schemas.
     #[must_use]
     pub fn embedded_manifest(mut self, manifest: &'static [u8]) -> Server {
         self.embedded = Some(manifest);
