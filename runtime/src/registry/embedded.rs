@@ -4,6 +4,11 @@
 //! tools ([`indexed`]): where each tool's JSON lies, its name, and what start-up compares with
 //! the linked tool ([`head`]). Start-up reads that index and never parses the JSON. Bytes without
 //! an index, a manifest's JSON alone, are read with one pass of the parser that skips the schemas.
+//!
+//! The same build writes the index and the JSON together. Start-up checks that the index fits the
+//! JSON's layout (each tool's object where the index puts it, one after the other, names in
+//! order), not that each entry says what the JSON says; debug builds derive every tool and
+//! compare its JSON whole.
 
 use std::borrow::Cow;
 use std::ops::Range;
