@@ -72,7 +72,7 @@ pub const EMITTED: &str = "mcp-manifest.json";
 
 /// The file in `OUT_DIR` that [`embedded_manifest!`](crate::embedded_manifest) includes: the
 /// manifest's JSON followed by an index of its tools, which start-up reads instead of parsing
-/// the JSON.
+/// the JSON ([`Registry::embedded_bytes`]). It is not JSON; read [`EMITTED`] for that.
 pub const EMBEDDED: &str = "mcp-manifest.embedded";
 
 /// Checks the tools against the snapshot and emits the manifest, as [`Guard::emit`] does with
@@ -240,8 +240,9 @@ impl Guard {
     }
 
     /// For a build script: checks the tools against the snapshot ([`Guard::check`]), writes the
-    /// manifest to `OUT_DIR` for [`embedded_manifest!`](crate::embedded_manifest), and tells
-    /// Cargo when to run again. A refusal is printed with what to do, and fails the build.
+    /// manifest to `OUT_DIR` ([`EMITTED`], and [`EMBEDDED`] for
+    /// [`embedded_manifest!`](crate::embedded_manifest), which the `TOOLWRIGHT_MANIFEST` variable
+    /// it sets for the crate names), and tells Cargo when to run again. A refusal is printed with what to do, and fails the build.
     pub fn emit(self) {
         let snapshot = match self.snapshot_path() {
             Ok(path) => path,

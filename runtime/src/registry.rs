@@ -385,9 +385,9 @@ impl Registry {
 
     /// The tools linked into the binary, described by a manifest made at build time
     /// ([`crate::build`]) rather than derived now: start-up derives no schema. Each linked tool
-    /// must be in the manifest under its wire name (namespaced if asked) with the same title
-    /// and description, and each tool of the manifest must be linked; debug builds also derive
-    /// every schema and compare the whole manifest.
+    /// must be in the manifest under its wire name (namespaced if asked) with the same title,
+    /// description, annotations and `_meta`, and each tool of the manifest must be linked; debug
+    /// builds also derive every schema and compare the whole manifest.
     pub(crate) fn embedded(
         manifest: &'static [u8],
         namespaced: bool,
@@ -520,9 +520,13 @@ impl Registry {
         })
     }
 
-    /// What a build script writes for the binary to embed: the manifest, then an index of its
-    /// tools that start-up reads instead of the manifest's JSON.
-    pub(crate) fn embedded_bytes(&self) -> Vec<u8> {
+    /// The bytes [`Server::embedded_manifest`](crate::Server::embedded_manifest) starts from
+    /// fastest, as [`build::emit`](crate::build::emit) writes them for
+    /// [`embedded_manifest!`](crate::embedded_manifest): the manifest's compact JSON
+    /// ([`Manifest::as_bytes`]), then an index of its tools (where each tool's JSON lies, its
+    /// name, and its title, description, annotations and `_meta`), which start-up reads instead
+    /// of parsing the JSON. The index's layout is this version's own.
+    pub fn embedded_bytes(&self) -> Vec<u8> {
         embedded::indexed(self)
     }
 
@@ -806,6 +810,16 @@ impl Tool {
         #[cfg(debug_assertions)]
         let tool = {
             let mut tool = tool;
+            // Release builds trust the JSON the build wrote; debug builds read it first.
+            if let Err(error) = serde_json::from_slice::<Value>(tool.json()) {
+                return Err(Conflict::EmbeddedMismatch {
+                    tool: tool.wire_name,
+                    problem: format!(
+                        "its JSON in the embedded manifest does not read ({error}); build the \
+                         crate again"
+                    ),
+                });
+            }
             let problem = |error: String| Conflict::InvalidSchema {
                 tool: tool.wire_name.clone(),
                 error,

@@ -2,7 +2,10 @@
 //! they do not describe the tools linked in.
 
 use serde_json::{Value, json};
-use toolwright::{Conflict, Error, Registry, Server, mcp_tool};
+use toolwright::{
+    Annotations, Conflict, Error, Handler, InputSchema, Location, Output, Registry, Server,
+    ToolRegistration, mcp_tool,
+};
 use toolwright_tests::Client;
 
 /// Add two numbers.
@@ -40,7 +43,12 @@ fn embed(manifest: &Value) -> &'static [u8] {
 
 /// The conflicts a server with this embedded manifest stops with, as text.
 async fn refusals(manifest: &Value) -> Vec<String> {
-    let server = Server::new("t", "1").embedded_manifest(embed(manifest));
+    refusals_of(embed(manifest)).await
+}
+
+/// The conflicts a server with these embedded bytes stops with, as text.
+async fn refusals_of(bytes: &'static [u8]) -> Vec<String> {
+    let server = Server::new("t", "1").embedded_manifest(bytes);
     let mut client = Client::serving(server);
     match client.served().await {
         Err(Error::Registry(err)) => err
@@ -197,4 +205,113 @@ async fn a_namespaced_server_takes_a_namespaced_manifest() {
         .namespaced()
         .embedded_manifest(embed(&derived()));
     assert!(Client::serving(plain).served().await.is_err());
+}
+
+/// What `build::emit` writes for `embedded_manifest!`: the manifest, then its index.
+fn indexed(registry: &Registry) -> &'static [u8] {
+    Box::leak(registry.embedded_bytes().into_boxed_slice())
+}
+
+#[tokio::test]
+async fn the_index_the_build_writes_is_read_and_the_manifest_served() {
+    let bytes = indexed(&Registry::collect().unwrap());
+    let mut client = Client::serving(Server::new("t", "1").embedded_manifest(bytes));
+    client.initialize().await;
+    assert_eq!(client.result(1, "tools/list", json!({})).await, derived());
+    let sum = client.call(2, "add", json!({"a": 2, "b": 3})).await;
+    assert_eq!(sum["content"][0]["text"], "5");
+    // Namespaced on both sides.
+    let namespaced = Registry::collect().unwrap().namespaced().unwrap();
+    let server = Server::new("t", "1")
+        .namespaced()
+        .embedded_manifest(indexed(&namespaced));
+    let mut client = Client::serving(server);
+    client.initialize().await;
+    let listed = client.result(1, "tools/list", json!({})).await;
+    assert_eq!(listed, *namespaced.manifest().as_json());
+    let sum = client
+        .call(2, "toolwright-tests__add", json!({"a": 1, "b": 1}))
+        .await;
+    assert_eq!(sum["content"][0]["text"], "2");
+}
+
+#[tokio::test]
+async fn an_index_made_from_other_tools_names_them() {
+    // A build script whose `add` says something else, and that has no `repeat`.
+    let other_add = Box::leak(Box::new(ToolRegistration {
+        name: "add",
+        title: Some("Addition"),
+        description: "Add up.",
+        annotations: Annotations {
+            read_only: Some(true),
+            ..Annotations::default()
+        },
+        tags: &[],
+        core: false,
+        provider: "toolwright-tests",
+        ui: toolwright::apps::ToolUi::NONE,
+        input_schema: InputSchema::Literal(r#"{"type": "object"}"#),
+        output_schema: |_| None,
+        handler: Handler::Blocking(|_, _| Output::empty()),
+        location: Location {
+            file: file!(),
+            line: line!(),
+            column: column!(),
+            module_path: module_path!(),
+        },
+    }));
+    let index = indexed(&Registry::from_registrations([&*other_add]).unwrap());
+    let refusals = refusals_of(index).await;
+    assert_eq!(refusals.len(), 2, "{refusals:#?}");
+    assert!(
+        refusals[0].starts_with(
+            "tool `add`: its title, description, annotations or `_meta` differ from the \
+             embedded manifest's"
+        ),
+        "{}",
+        refusals[0]
+    );
+    assert!(
+        refusals[1].starts_with("tool `repeat`: it is linked into the binary")
+            && refusals[1].contains("but not in the embedded manifest"),
+        "{}",
+        refusals[1]
+    );
+    // The plain index does not do for a namespaced server.
+    let plain = Server::new("t", "1")
+        .namespaced()
+        .embedded_manifest(indexed(&Registry::collect().unwrap()));
+    assert!(Client::serving(plain).served().await.is_err());
+}
+
+#[tokio::test]
+async fn bytes_cut_short_are_refused() {
+    let bytes = Registry::collect().unwrap().embedded_bytes();
+    let cut: &'static [u8] = Box::leak(bytes[..bytes.len() - 1].to_vec().into_boxed_slice());
+    let refusals = refusals_of(cut).await;
+    assert_eq!(
+        refusals,
+        [
+            "tool `*`: the embedded manifest cannot be read: it is cut short, or its index does \
+          not fit its JSON; build the crate again; pass `toolwright::embedded_manifest!()`, the \
+          bytes toolwright::build::emit() wrote"
+        ]
+    );
+}
+
+#[tokio::test]
+#[cfg(debug_assertions)]
+async fn debug_builds_read_each_tool_the_index_points_at() {
+    // The layout holds, but the JSON of `add` does not read: release builds trust it.
+    let mut bytes = Registry::collect().unwrap().embedded_bytes();
+    let first_tool = br#"{"tools":["#.len();
+    let colon = first_tool + bytes[first_tool..].iter().position(|&b| b == b':').unwrap();
+    bytes[colon] = b';';
+    let refusals = refusals_of(Box::leak(bytes.into_boxed_slice())).await;
+    assert_eq!(refusals.len(), 1, "{refusals:#?}");
+    assert!(
+        refusals[0].starts_with("tool `add`: its JSON in the embedded manifest does not read ("),
+        "{}",
+        refusals[0]
+    );
 }

@@ -2,13 +2,14 @@
 //!
 //! [`build::emit`](crate::build::emit) writes the manifest's JSON followed by an index of its
 //! tools ([`indexed`]): where each tool's JSON lies, its name, and what start-up compares with
-//! the linked tool ([`head`]). Start-up reads that index and never parses the JSON. Bytes without
-//! an index, a manifest's JSON alone, are read with one pass of the parser that skips the schemas.
+//! the linked tool ([`head`]). Start-up reads that index, and release builds never parse the
+//! JSON. Bytes without an index, a manifest's JSON alone, are read with one pass of the parser
+//! that skips the schemas.
 //!
 //! The same build writes the index and the JSON together. Start-up checks that the index fits the
-//! JSON's layout (each tool's object where the index puts it, one after the other, names in
-//! order), not that each entry says what the JSON says; debug builds derive every tool and
-//! compare its JSON whole.
+//! JSON's layout (each tool's object where the index puts it, `,` between them, names in order),
+//! not that each entry says what the JSON says; debug builds also parse each tool's JSON, derive
+//! every tool and compare the two whole.
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -79,11 +80,28 @@ pub(crate) fn head(
         None => out.push(0),
         Some(meta) => {
             out.push(1);
-            put(
-                out,
-                &serde_json::to_vec(meta).expect("a JSON value serialises"),
-            );
+            let canonical = serde_json::to_vec(&sorted(meta)).expect("a JSON value serialises");
+            put(out, &canonical);
         }
+    }
+}
+
+/// The value with every object's keys in order, whatever order `serde_json`'s maps keep
+/// (`preserve_order` may be on for the binary and off for its build script).
+fn sorted(value: &Value) -> Value {
+    match value {
+        Value::Object(members) => {
+            let mut members: Vec<(&String, &Value)> = members.iter().collect();
+            members.sort_by_key(|(key, _)| *key);
+            Value::Object(
+                members
+                    .into_iter()
+                    .map(|(key, value)| (key.clone(), sorted(value)))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+        other => other.clone(),
     }
 }
 
@@ -135,12 +153,15 @@ pub(crate) fn indexed(registry: &Registry) -> Vec<u8> {
 /// cannot be read.
 pub(crate) fn open(bytes: &'static [u8]) -> Result<(&'static [u8], Vec<Entry>), String> {
     match bytes.strip_suffix(MAGIC) {
-        Some(rest) => {
-            from_index(rest).ok_or_else(|| "its index is damaged; build the crate again".to_owned())
-        }
+        Some(rest) => from_index(rest).ok_or_else(|| DAMAGED.to_owned()),
+        // Cut short: a manifest's JSON, but neither its end nor an index's.
+        None if bytes.starts_with(HEAD) && !bytes.ends_with(TAIL) => Err(DAMAGED.to_owned()),
         None => read(bytes).map(|entries| (bytes, entries)),
     }
 }
+
+/// Why embedded bytes with an index, or cut short, cannot be read.
+const DAMAGED: &str = "it is cut short, or its index does not fit its JSON; build the crate again";
 
 /// The JSON and its entries, from the bytes before [`MAGIC`]; `None` when the index does not
 /// describe the JSON before it (byte ranges out of place, names out of order).
@@ -150,7 +171,8 @@ fn from_index(bytes: &'static [u8]) -> Option<(&'static [u8], Vec<Entry>)> {
     let count = usize::try_from(u32::from_le_bytes(footer[4..].try_into().ok()?)).ok()?;
     let (json, mut index) = rest.split_at_checked(json_len)?;
     let tools = json.strip_prefix(HEAD)?.strip_suffix(TAIL)?;
-    let mut entries: Vec<Entry> = Vec::with_capacity(count.min(index.len() / 17));
+    // The smallest entry: two offsets, the flag, and two empty strings.
+    let mut entries: Vec<Entry> = Vec::with_capacity(count.min(index.len() / (4 + 4 + 1 + 4 + 4)));
     // Where the next tool's JSON must start: the tools are one after the other, `,` between.
     let mut next = HEAD.len();
     for _ in 0..count {
@@ -165,6 +187,10 @@ fn from_index(bytes: &'static [u8]) -> Option<(&'static [u8], Vec<Entry>)> {
         let head = take_str(&mut index)?;
         let object = json.get(start..end)?;
         if start != next || object.first() != Some(&b'{') || object.last() != Some(&b'}') {
+            return None;
+        }
+        // After the first tool, `start` is one past the previous tool's end.
+        if !entries.is_empty() && json[start - 1] != b',' {
             return None;
         }
         if entries
@@ -435,35 +461,173 @@ mod tests {
         assert_ne!(*indexed[2].head, *other);
     }
 
+    /// One entry of an index, as the test writes it: start, end, flag byte, name, head.
+    type Raw = (u32, u32, u8, Vec<u8>, Vec<u8>);
+
+    /// Embedded bytes for `json` with these entries, `count` said in the footer: the layout
+    /// written out again, independently of [`indexed`].
+    fn encode(json: &[u8], entries: &[Raw], count: u32) -> Vec<u8> {
+        let mut out = json.to_vec();
+        for (start, end, flag, name, head) in entries {
+            out.extend_from_slice(&start.to_le_bytes());
+            out.extend_from_slice(&end.to_le_bytes());
+            out.push(*flag);
+            for bytes in [name, head] {
+                out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+                out.extend_from_slice(bytes);
+            }
+        }
+        out.extend_from_slice(&(json.len() as u32).to_le_bytes());
+        out.extend_from_slice(&count.to_le_bytes());
+        out.extend_from_slice(MAGIC);
+        out
+    }
+
+    /// The registry's manifest and its entries, as the test writes them.
+    fn raw() -> (Vec<u8>, Vec<Raw>) {
+        let registry = registry();
+        let (json, entries) = open(leak(registry.embedded_bytes())).unwrap();
+        let raw = entries
+            .into_iter()
+            .map(|e| {
+                let start = u32::try_from(e.range.start).unwrap();
+                let end = u32::try_from(e.range.end).unwrap();
+                let name = e.name.as_bytes().to_vec();
+                (
+                    start,
+                    end,
+                    u8::from(e.structured),
+                    name,
+                    e.head.into_owned(),
+                )
+            })
+            .collect();
+        (json.to_vec(), raw)
+    }
+
+    #[test]
+    fn the_index_is_laid_out_as_documented() {
+        let (json, raw) = raw();
+        assert_eq!(encode(&json, &raw, 3), registry().embedded_bytes());
+        // No tools at all is a manifest too.
+        let empty = encode(br#"{"tools":[]}"#, &[], 0);
+        let (json, entries) = open(leak(empty)).unwrap();
+        assert_eq!((json, entries.len()), (&br#"{"tools":[]}"#[..], 0));
+    }
+
     #[test]
     fn an_index_that_does_not_fit_its_json_is_refused() {
+        let (json, raw) = raw();
+        let refused = |what: &str, json: &[u8], entries: &[Raw], count: usize| {
+            let bytes = encode(json, entries, u32::try_from(count).unwrap());
+            assert_eq!(open(leak(bytes)).unwrap_err(), DAMAGED, "{what}");
+        };
+        let with = |change: &dyn Fn(&mut Vec<Raw>)| {
+            let mut entries = raw.clone();
+            change(&mut entries);
+            entries
+        };
+        refused("names out of order", &json, &with(&|e| e.swap(0, 1)), 3);
+        refused(
+            "a name twice",
+            &json,
+            &with(&|e| e[1].3 = e[0].3.clone()),
+            3,
+        );
+        refused("a flag neither 0 nor 1", &json, &with(&|e| e[0].2 = 2), 3);
+        refused(
+            "a name that is not UTF-8",
+            &json,
+            &with(&|e| e[0].3 = vec![0xff]),
+            3,
+        );
+        refused("a tool starting late", &json, &with(&|e| e[0].0 += 1), 3);
+        refused("a tool ending early", &json, &with(&|e| e[1].1 -= 1), 3);
+        refused(
+            "the last tool short of `]}`",
+            &json,
+            &with(&|e| e[2].1 -= 1),
+            3,
+        );
+        refused("a tool left out", &json, &with(&|e| drop(e.pop())), 2);
+        refused("one tool more than listed", &json, &raw, 4);
+        refused("one tool fewer than listed", &json, &raw, 2);
+        refused(
+            "a range past the JSON",
+            &json,
+            &with(&|e| e[2].1 = u32::MAX),
+            3,
+        );
+        // The JSON between two tools is not `,`.
+        let mut spaced = json.clone();
+        spaced[usize::try_from(raw[0].1).unwrap()] = b' ';
+        refused("no `,` between tools", &spaced, &raw, 3);
+        // Bytes left over after the last entry.
+        let mut bytes = encode(&json, &raw, 3);
+        let footer = bytes.len() - MAGIC.len() - 8;
+        bytes.insert(footer, 0);
+        assert_eq!(open(leak(bytes)).unwrap_err(), DAMAGED, "bytes left over");
+    }
+
+    #[test]
+    fn cut_or_changed_bytes_are_refused_or_read_never_panic() {
         let embedded = registry().embedded_bytes();
         let json_len = registry().manifest().as_bytes().len();
-        let damaged = |change: &dyn Fn(&mut Vec<u8>)| {
-            let mut bytes = embedded.clone();
-            change(&mut bytes);
-            open(leak(bytes)).unwrap_err()
-        };
-        let refusal = "its index is damaged; build the crate again";
-        // A byte of the JSON gone: the JSON no longer ends where the index says.
+        for len in 0..embedded.len() {
+            let opened = open(leak(embedded[..len].to_vec()));
+            // Cut at the end of the JSON, the bytes are the JSON alone.
+            assert_eq!(opened.is_ok(), len == json_len, "cut to {len} bytes");
+        }
         assert_eq!(
-            damaged(&|b| {
-                b.remove(20);
-            }),
-            refusal
+            open(leak(embedded[..embedded.len() - 3].to_vec())).unwrap_err(),
+            DAMAGED
         );
-        // The first tool said to start one byte late.
-        assert_eq!(damaged(&|b| b[json_len] += 1), refusal);
-        // One tool more than the index holds.
-        let count = embedded.len() - MAGIC.len() - 4;
-        assert_eq!(damaged(&|b| b[count] += 1), refusal);
-        // The index cut short.
-        assert_eq!(
-            damaged(&|b| {
-                b.remove(json_len + 9);
-            }),
-            refusal
-        );
+        for at in 0..embedded.len() {
+            for byte in [0x00, 0x01, 0x2c, 0x7b, 0x7d, 0xff] {
+                let mut bytes = embedded.clone();
+                bytes[at] = byte;
+                let _ = open(leak(bytes));
+            }
+        }
+    }
+
+    #[test]
+    fn each_member_of_a_head_counts() {
+        let heads = [
+            (None, "A.", Annotations::default(), None),
+            (Some(""), "A.", Annotations::default(), None),
+            (None, "A!", Annotations::default(), None),
+            (
+                None,
+                "A.",
+                Annotations {
+                    read_only: Some(false),
+                    ..Annotations::default()
+                },
+                None,
+            ),
+            (
+                None,
+                "A.",
+                Annotations {
+                    open_world: Some(true),
+                    ..Annotations::default()
+                },
+                None,
+            ),
+            (None, "A.", Annotations::default(), Some(Value::Null)),
+            (None, "A.", Annotations::default(), Some(json!({}))),
+        ]
+        .map(|(title, description, annotations, meta)| {
+            let mut out = Vec::new();
+            head(&mut out, title, description, &annotations, meta.as_ref());
+            out
+        });
+        for (i, a) in heads.iter().enumerate() {
+            for b in &heads[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
     }
 
     #[test]
