@@ -937,7 +937,12 @@ impl Tool {
         let check = self.check.get_or_init(|| {
             let compiled = match self.descriptor.get() {
                 Some(descriptor) => ArgumentCheck::new(&descriptor["inputSchema"]),
-                None => ArgumentCheck::new(&self.read_json()["inputSchema"]),
+                // Release builds take an embedded manifest's JSON as the build wrote it: read
+                // it here without trusting it, so a damaged tool fails its calls, not the server.
+                None => match serde_json::from_slice::<Value>(self.json()) {
+                    Ok(tool) => ArgumentCheck::new(&tool["inputSchema"]),
+                    Err(error) => Err(format!("the tool's JSON does not read: {error}")),
+                },
             };
             if let Err(error) = &compiled {
                 tracing::error!(

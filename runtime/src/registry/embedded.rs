@@ -644,6 +644,40 @@ mod tests {
     }
 
     #[test]
+    fn a_tool_whose_json_does_not_read_fails_its_calls_not_the_server() {
+        // What a release build holds for a tool of a hand-damaged manifest: its JSON unread,
+        // its check not compiled yet.
+        let registration = registration(
+            "broken",
+            None,
+            "",
+            Annotations::default(),
+            ToolUi::NONE,
+            false,
+        );
+        let tool = super::super::Tool {
+            registration,
+            wire_name: "broken".to_owned(),
+            canonical_name: crate::CanonicalName::new("test", "broken").unwrap(),
+            json: super::super::Json::new(br#"{"name";"broken"}"#.to_vec()),
+            structured: false,
+            descriptor: std::sync::OnceLock::new(),
+            check: std::sync::OnceLock::new(),
+            #[cfg(debug_assertions)]
+            output_check: None,
+            unstructured_root: None,
+        };
+        let error = tool.check_arguments(&json!({})).unwrap_err();
+        assert!(
+            error.starts_with(
+                "the tool's input schema cannot be compiled, so no call can be checked: the \
+                 tool's JSON does not read: "
+            ),
+            "{error}"
+        );
+    }
+
+    #[test]
     fn the_json_alone_reads_as_its_tools_in_order() {
         let manifest = br#"{"tools":[{"description":"A.","name":"a","outputSchema":{}},{"name":"b","title":"B"}]}"#;
         let (json, entries) = open(manifest).unwrap();
