@@ -308,6 +308,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(debug_assertions)]
     fn output_errors_name_the_field() {
         let schema = json!({
             "type": "object",
