@@ -1037,10 +1037,15 @@ fn descriptor(
     if !annotations.is_empty() {
         tool.insert("annotations".into(), Value::Object(annotations));
     }
-    if let Some(ui) = registration.ui.meta() {
-        tool.insert("_meta".into(), json!({ "ui": ui }));
+    if let Some(meta) = meta(registration) {
+        tool.insert("_meta".into(), meta);
     }
     Value::Object(tool)
+}
+
+/// The tool's `_meta`, if it has anything to say: its MCP Apps view and visibility.
+fn meta(registration: &ToolRegistration) -> Option<Value> {
+    registration.ui.meta().map(|ui| json!({ "ui": ui }))
 }
 
 /// How the manifest's note describes the root of an output schema that is not an object.

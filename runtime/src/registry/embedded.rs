@@ -16,7 +16,7 @@ use std::ops::Range;
 
 use serde::Deserialize;
 use serde::de::IgnoredAny;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::Registry;
 #[cfg(debug_assertions)]
@@ -107,13 +107,12 @@ fn sorted(value: &Value) -> Value {
 
 /// The [`head`] of a linked tool, as its manifest entry says it.
 pub(crate) fn registration_head(out: &mut Vec<u8>, registration: &ToolRegistration) {
-    let meta = registration.ui.meta().map(|ui| json!({ "ui": ui }));
     head(
         out,
         registration.title,
         registration.description,
         &registration.annotations,
-        meta.as_ref(),
+        super::meta(registration).as_ref(),
     );
 }
 
@@ -349,6 +348,8 @@ pub(crate) fn compare_derived(tools: &[Tool], namespaced: bool) -> Vec<Conflict>
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
     use crate::apps::{ToolUi, Visibility};
     use crate::tool::{Handler, InputSchema, Location, Output};
