@@ -242,7 +242,8 @@ impl Guard {
     /// For a build script: checks the tools against the snapshot ([`Guard::check`]), writes the
     /// manifest to `OUT_DIR` ([`EMITTED`], and [`EMBEDDED`] for
     /// [`embedded_manifest!`](crate::embedded_manifest), which the `TOOLWRIGHT_MANIFEST` variable
-    /// it sets for the crate names), and tells Cargo when to run again. A refusal is printed with what to do, and fails the build.
+    /// it sets for the crate names), and tells Cargo when to run again. A refusal is printed with
+    /// what to do, and fails the build.
     pub fn emit(self) {
         let snapshot = match self.snapshot_path() {
             Ok(path) => path,

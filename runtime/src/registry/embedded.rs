@@ -118,12 +118,14 @@ pub(crate) fn registration_head(out: &mut Vec<u8>, registration: &ToolRegistrati
 
 /// Appends a length (`u32`, little-endian) and the bytes.
 fn put(out: &mut Vec<u8>, bytes: &[u8]) {
-    out.extend_from_slice(&length(bytes.len()).to_le_bytes());
+    put_u32(out, bytes.len());
     out.extend_from_slice(bytes);
 }
 
-fn length(n: usize) -> u32 {
-    u32::try_from(n).expect("a manifest is smaller than 4 GiB")
+/// Appends an offset, length or count as a little-endian `u32`.
+fn put_u32(out: &mut Vec<u8>, n: usize) {
+    let n = u32::try_from(n).expect("a manifest is smaller than 4 GiB");
+    out.extend_from_slice(&n.to_le_bytes());
 }
 
 /// The bytes a binary embeds: the registry's manifest, then the index of its tools.
@@ -134,16 +136,16 @@ pub(crate) fn indexed(registry: &Registry) -> Vec<u8> {
     out.extend_from_slice(json);
     let mut scratch = Vec::new();
     for (tool, range) in registry.tools().iter().zip(manifest.tool_ranges()) {
-        out.extend_from_slice(&length(range.start).to_le_bytes());
-        out.extend_from_slice(&length(range.end).to_le_bytes());
+        put_u32(&mut out, range.start);
+        put_u32(&mut out, range.end);
         out.push(u8::from(tool.structured));
         put(&mut out, tool.wire_name().as_bytes());
         scratch.clear();
         registration_head(&mut scratch, tool.registration);
         put(&mut out, &scratch);
     }
-    out.extend_from_slice(&length(json.len()).to_le_bytes());
-    out.extend_from_slice(&length(registry.len()).to_le_bytes());
+    put_u32(&mut out, json.len());
+    put_u32(&mut out, registry.len());
     out.extend_from_slice(MAGIC);
     out
 }
@@ -165,9 +167,9 @@ const DAMAGED: &str = "it is cut short, or its index does not fit its JSON; buil
 /// The JSON and its entries, from the bytes before [`MAGIC`]; `None` when the index does not
 /// describe the JSON before it (byte ranges out of place, names out of order).
 fn from_index(bytes: &'static [u8]) -> Option<(&'static [u8], Vec<Entry>)> {
-    let (rest, footer) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
-    let json_len = usize::try_from(u32::from_le_bytes(footer[..4].try_into().ok()?)).ok()?;
-    let count = usize::try_from(u32::from_le_bytes(footer[4..].try_into().ok()?)).ok()?;
+    let (rest, mut footer) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
+    let json_len = take_u32(&mut footer)?;
+    let count = take_u32(&mut footer)?;
     let (json, mut index) = rest.split_at_checked(json_len)?;
     let tools = json.strip_prefix(HEAD)?.strip_suffix(TAIL)?;
     // The smallest entry: two offsets, the flag, and two empty strings.
