@@ -710,30 +710,15 @@ mod tests {
 
     #[test]
     fn a_registry_is_indexed_with_its_tags() {
-        use crate::tool::{Annotations, Handler, InputSchema, Location, Output, ToolRegistration};
+        use crate::tool::ToolRegistration;
 
         fn registration(
             name: &'static str,
             tags: &'static [&'static str],
         ) -> &'static ToolRegistration {
             Box::leak(Box::new(ToolRegistration {
-                name,
-                title: None,
-                description: "A tool.",
-                annotations: Annotations::default(),
                 tags,
-                core: false,
-                provider: "test",
-                ui: crate::apps::ToolUi::NONE,
-                input_schema: InputSchema::Literal(r#"{"type": "object"}"#),
-                output_schema: |_| None,
-                handler: Handler::Blocking(|_, _| Output::empty()),
-                location: Location {
-                    file: file!(),
-                    line: line!(),
-                    column: column!(),
-                    module_path: module_path!(),
-                },
+                ..ToolRegistration::for_tests(name, "A tool.")
             }))
         }
         let registry = Registry::from_registrations([

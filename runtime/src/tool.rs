@@ -51,6 +51,34 @@ pub struct ToolRegistration {
 
 inventory::collect!(ToolRegistration);
 
+#[cfg(test)]
+impl ToolRegistration {
+    /// A registration as the library's tests make them by hand: this name and description, no
+    /// title, hints, tags or view, provider `test`, any object as arguments, no output schema,
+    /// and a handler that returns nothing. Change fields with struct update syntax.
+    pub(crate) fn for_tests(name: &'static str, description: &'static str) -> ToolRegistration {
+        ToolRegistration {
+            name,
+            title: None,
+            description,
+            annotations: Annotations::default(),
+            tags: &[],
+            core: false,
+            provider: "test",
+            ui: ToolUi::NONE,
+            input_schema: InputSchema::Literal(r#"{"type": "object"}"#),
+            output_schema: |_| None,
+            handler: Handler::Blocking(|_, _| Output::empty()),
+            location: Location {
+                file: file!(),
+                line: line!(),
+                column: column!(),
+                module_path: module_path!(),
+            },
+        }
+    }
+}
+
 /// Where a tool's input schema comes from.
 #[derive(Clone, Copy, Debug)]
 pub enum InputSchema {

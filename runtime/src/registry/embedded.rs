@@ -354,7 +354,6 @@ mod tests {
 
     use super::*;
     use crate::apps::{ToolUi, Visibility};
-    use crate::tool::{Handler, InputSchema, Location, Output};
 
     fn registration(
         name: &'static str,
@@ -365,27 +364,15 @@ mod tests {
         structured: bool,
     ) -> &'static ToolRegistration {
         Box::leak(Box::new(ToolRegistration {
-            name,
             title,
-            description,
             annotations,
-            tags: &[],
-            core: false,
-            provider: "test",
             ui,
-            input_schema: InputSchema::Literal(r#"{"type": "object"}"#),
             output_schema: if structured {
                 |_| Some(schemars::json_schema!({"type": "object"}))
             } else {
                 |_| None
             },
-            handler: Handler::Blocking(|_, _| Output::empty()),
-            location: Location {
-                file: file!(),
-                line: line!(),
-                column: column!(),
-                module_path: module_path!(),
-            },
+            ..ToolRegistration::for_tests(name, description)
         }))
     }
 

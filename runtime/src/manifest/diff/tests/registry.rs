@@ -2,7 +2,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 
 use super::*;
 use crate::Registry;
-use crate::tool::{Annotations, Handler, InputSchema, Location, Output, ToolRegistration};
+use crate::tool::{InputSchema, ToolRegistration};
 
 #[expect(dead_code, reason = "only the schema is used")]
 #[derive(JsonSchema)]
@@ -80,23 +80,9 @@ fn draw(
     output_schema: fn(&mut SchemaGenerator) -> Option<Schema>,
 ) -> Value {
     let registration = Box::leak(Box::new(ToolRegistration {
-        name: "draw",
-        title: None,
-        description: "Draw a tree.",
-        annotations: Annotations::default(),
-        tags: &[],
-        core: false,
-        provider: "test",
-        ui: crate::apps::ToolUi::NONE,
         input_schema: InputSchema::Derived(input_schema),
         output_schema,
-        handler: Handler::Blocking(|_, _| Output::empty()),
-        location: Location {
-            file: file!(),
-            line: line!(),
-            column: column!(),
-            module_path: module_path!(),
-        },
+        ..ToolRegistration::for_tests("draw", "Draw a tree.")
     }));
     let registry = Registry::from_registrations([&*registration]).expect("valid tools");
     registry.manifest().as_json().clone()
