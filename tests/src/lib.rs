@@ -1,9 +1,11 @@
 //! Integration and compile-time tests of toolwright; nothing here is published.
 //!
 //! The library holds what the test files share: [`stdio::Client`], which drives a server over
-//! in-memory pipes as a stdio client would, and [`tool_names`].
+//! in-memory pipes as a stdio client would, [`tool_names`], and [`registration`].
 
 use serde_json::Value;
+use toolwright::apps::ToolUi;
+use toolwright::{Annotations, Handler, InputSchema, Location, Output, ToolRegistration};
 
 pub mod stdio;
 
@@ -21,4 +23,29 @@ pub fn tool_names(found: &Value) -> Vec<&str> {
         .iter()
         .map(|tool| tool["name"].as_str().expect("a tool name"))
         .collect()
+}
+
+/// A tool registration made by hand rather than by `#[mcp_tool]`: this name and description, no
+/// title, hints, tags or view, provider `tests`, any object as arguments, no output schema, and a
+/// handler that returns nothing. Change fields with struct update syntax.
+pub fn registration(name: &'static str, description: &'static str) -> ToolRegistration {
+    ToolRegistration {
+        name,
+        title: None,
+        description,
+        annotations: Annotations::default(),
+        tags: &[],
+        core: false,
+        provider: "tests",
+        ui: ToolUi::NONE,
+        input_schema: InputSchema::Literal(r#"{"type": "object"}"#),
+        output_schema: |_| None,
+        handler: Handler::Blocking(|_, _| Output::empty()),
+        location: Location {
+            file: file!(),
+            line: line!(),
+            column: column!(),
+            module_path: module_path!(),
+        },
+    }
 }

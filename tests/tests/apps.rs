@@ -4,10 +4,7 @@
 
 use serde_json::{Value, json};
 use toolwright::apps::{self, ToolUi, UiResource, UiResourceRegistration, Visibility};
-use toolwright::{
-    Annotations, Catalog, Conflict, Handler, InputSchema, Location, Output, Registry, Server,
-    ToolRegistration, mcp_tool,
-};
+use toolwright::{Catalog, Conflict, Location, Registry, Server, ToolRegistration, mcp_tool};
 use toolwright_tests::stdio::initialize_params;
 use toolwright_tests::{Client, tool_names as names};
 
@@ -371,23 +368,14 @@ async fn each_list_pages_by_itself_and_refuses_the_others_cursors() {
 
 fn registration(name: &'static str, ui: ToolUi) -> &'static ToolRegistration {
     Box::leak(Box::new(ToolRegistration {
-        name,
-        title: None,
-        description: "A tool.",
-        annotations: Annotations::default(),
-        tags: &[],
-        core: false,
-        provider: "tests",
         ui,
-        input_schema: InputSchema::Literal(r#"{"type": "object"}"#),
-        output_schema: |_| None,
-        handler: Handler::Blocking(|_, _| Output::empty()),
         location: Location {
             file: "src/tools.rs",
             line: 7,
             column: 1,
             module_path: "tools",
         },
+        ..toolwright_tests::registration(name, "A tool.")
     }))
 }
 

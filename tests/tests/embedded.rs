@@ -2,10 +2,7 @@
 //! they do not describe the tools linked in.
 
 use serde_json::{Value, json};
-use toolwright::{
-    Annotations, Conflict, Error, Handler, InputSchema, Location, Output, Registry, Server,
-    ToolRegistration, mcp_tool,
-};
+use toolwright::{Annotations, Conflict, Error, Registry, Server, ToolRegistration, mcp_tool};
 use toolwright_tests::Client;
 
 /// Add two numbers.
@@ -239,26 +236,13 @@ async fn the_index_the_build_writes_is_read_and_the_manifest_served() {
 async fn an_index_made_from_other_tools_names_them() {
     // A build script whose `add` says something else, and that has no `repeat`.
     let other_add = Box::leak(Box::new(ToolRegistration {
-        name: "add",
         title: Some("Addition"),
-        description: "Add up.",
         annotations: Annotations {
             read_only: Some(true),
             ..Annotations::default()
         },
-        tags: &[],
-        core: false,
         provider: "toolwright-tests",
-        ui: toolwright::apps::ToolUi::NONE,
-        input_schema: InputSchema::Literal(r#"{"type": "object"}"#),
-        output_schema: |_| None,
-        handler: Handler::Blocking(|_, _| Output::empty()),
-        location: Location {
-            file: file!(),
-            line: line!(),
-            column: column!(),
-            module_path: module_path!(),
-        },
+        ..toolwright_tests::registration("add", "Add up.")
     }));
     let index = indexed(&Registry::from_registrations([&*other_add]).unwrap());
     let refusals = refusals_of(index).await;

@@ -4,10 +4,7 @@
 
 use serde_json::{Map, Value, json};
 use tokio::io::AsyncReadExt;
-use toolwright::{
-    Annotations, Conflict, Handler, InputSchema, Location, Output, Registry, Server,
-    ToolRegistration, mcp_tool,
-};
+use toolwright::{Conflict, InputSchema, Registry, Server, ToolRegistration, mcp_tool};
 
 /// The schema of `locate`, as written in its attribute: compact, keys in byte order, as the
 /// manifest writes every object.
@@ -137,23 +134,8 @@ async fn arguments_are_checked_against_the_literal_schema() {
 
 fn literal(schema: &'static str) -> &'static ToolRegistration {
     Box::leak(Box::new(ToolRegistration {
-        name: "literal",
-        title: None,
-        description: "A hand-written schema.",
-        annotations: Annotations::default(),
-        tags: &[],
-        core: false,
-        provider: "tests",
-        ui: toolwright::apps::ToolUi::NONE,
         input_schema: InputSchema::Literal(schema),
-        output_schema: |_| None,
-        handler: Handler::Blocking(|_, _| Output::empty()),
-        location: Location {
-            file: file!(),
-            line: line!(),
-            column: column!(),
-            module_path: module_path!(),
-        },
+        ..toolwright_tests::registration("literal", "A hand-written schema.")
     }))
 }
 
