@@ -67,7 +67,7 @@ cp "$work/snapshot.json" "$snapshot"
 if CI=true cargo build -p notes-server 2>"$work/log"; then
     fail "CI=true built with a stale snapshot"
 fi
-grep -q 'is out of date (1 change: 1 additive), and CI is set' "$work/log" \
+grep -q 'is out of date (1 change: 0 breaking, 1 additive, 0 cosmetic), and CI is set' "$work/log" \
     || fail "CI=true fails without saying why: $(cat "$work/log")"
 cmp -s "$snapshot" "$work/snapshot.json" || fail "CI=true rewrote the snapshot"
 pass "CI=true fails on the stale snapshot and leaves it alone"

@@ -12,7 +12,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 use serde_json::Value;
-use toolwright::SearchIndex;
+use toolwright::search::SearchIndex;
 
 #[derive(Deserialize)]
 struct Tools {

@@ -9,8 +9,8 @@ use syn::{
 };
 
 use crate::attr::{ArgAttr, ToolAttr, parse_arg_attrs};
-use crate::check::Errors;
 use crate::docs;
+use crate::errors::Errors;
 
 /// The function after parsing, with everything the expansion needs.
 pub(crate) struct Tool {
@@ -20,6 +20,9 @@ pub(crate) struct Tool {
     /// The tool's name on the wire.
     pub(crate) name: String,
     pub(crate) description: Option<String>,
+    /// The name of the package being compiled, which is the tool's provider unless `provider`
+    /// says otherwise; `None` when the compiler runs outside Cargo.
+    pub(crate) package: Option<String>,
     pub(crate) params: Vec<Param>,
     pub(crate) output: Output,
 }
@@ -54,7 +57,7 @@ pub(crate) struct Argument {
 pub(crate) enum Output {
     /// No return type, or `()`: an empty content list.
     Unit,
-    /// Any other type, converted through `ToolOutput`.
+    /// Any other type, converted through `IntoOutput`.
     Value(Type),
     /// A type named `Result` (any path, so `anyhow::Result<T>` and `io::Result<T>` count): `Ok`
     /// is converted like a plain return, `Err` becomes a tool error. `ok` is `None` for `()`;
@@ -117,6 +120,8 @@ impl Tool {
             attr,
             name,
             description,
+            // Cargo sets it for the compiler, whose process runs this macro.
+            package: std::env::var("CARGO_PKG_NAME").ok(),
             params,
             output,
         }

@@ -5,7 +5,7 @@ use syn::meta::ParseNestedMeta;
 use syn::parse::Parser;
 use syn::{Attribute, Expr, LitBool, LitStr, Path, Token};
 
-use crate::check::Errors;
+use crate::errors::Errors;
 
 /// The options of one `#[mcp_tool(...)]`, as written. Rules that involve more than one option
 /// live in `check`.

@@ -4,27 +4,9 @@
 use syn::{GenericParam, ItemFn, LitStr, Safety};
 
 use crate::ast::{Role, Tool};
+use crate::errors::Errors;
 use crate::json;
-
-/// Mistakes found so far, combined into one error so that all of them are reported.
-#[derive(Default)]
-pub(crate) struct Errors(Option<syn::Error>);
-
-impl Errors {
-    pub(crate) fn push(&mut self, error: syn::Error) {
-        match &mut self.0 {
-            Some(first) => first.combine(error),
-            None => self.0 = Some(error),
-        }
-    }
-
-    pub(crate) fn take(self) -> Option<syn::Error> {
-        self.0
-    }
-}
-
-/// The longest tool name the protocol allows (SEP-986).
-const MAX_NAME_LEN: usize = 128;
+use crate::rules::{self, MAX_TOOL_NAME_LEN, PROVIDER_RULE};
 
 /// Qualifiers and generics that a tool's signature cannot have.
 pub(crate) fn signature(func: &ItemFn, errors: &mut Errors) {
@@ -85,22 +67,45 @@ pub(crate) fn signature(func: &ItemFn, errors: &mut Errors) {
     }
 }
 
-/// Rules on the tool as a whole: its name, its description, its options, its parameters.
+/// Rules on the tool as a whole, each a check of its own: every one runs.
 pub(crate) fn tool(tool: &Tool, errors: &mut Errors) {
-    let name_span = match &tool.attr.name {
+    const CHECKS: [fn(&Tool, &mut Errors); 10] = [
+        name,
+        description,
+        texts,
+        provider,
+        hints,
+        blocking,
+        tags,
+        view,
+        context_params,
+        arguments,
+    ];
+    for check in CHECKS {
+        check(tool, errors);
+    }
+}
+
+/// The tool's name follows SEP-986.
+fn name(tool: &Tool, errors: &mut Errors) {
+    let span = match &tool.attr.name {
         Some(lit) => lit.span(),
         None => tool.func.sig.ident.span(),
     };
-    if let Err(reason) = wire_name(&tool.name) {
+    if let Err(reason) = rules::tool_name(&tool.name) {
         errors.push(syn::Error::new(
-            name_span,
+            span,
             format!(
-                "`{}` is not a valid tool name: {reason}; tool names are 1 to {MAX_NAME_LEN} of \
-                 `A-Z a-z 0-9 _ - .` (SEP-986): choose one with `name = \"...\"`",
+                "`{}` is not a valid tool name: {reason}; tool names are 1 to {MAX_TOOL_NAME_LEN} \
+                 of `A-Z a-z 0-9 _ - .` (SEP-986): choose one with `name = \"...\"`",
                 tool.name
             ),
         ));
     }
+}
+
+/// A model chooses tools by their descriptions, so a tool has one.
+fn description(tool: &Tool, errors: &mut Errors) {
     if tool.description.is_none() && !tool.attr.incomplete {
         errors.push(syn::Error::new(
             tool.func.sig.ident.span(),
@@ -111,15 +116,51 @@ pub(crate) fn tool(tool: &Tool, errors: &mut Errors) {
             ),
         ));
     }
-    if let Some(lit) = &tool.attr.description {
-        non_empty(lit, "description", errors);
+}
+
+/// A description or title given as an option says something.
+fn texts(tool: &Tool, errors: &mut Errors) {
+    for (lit, option) in [
+        (&tool.attr.description, "description"),
+        (&tool.attr.title, "title"),
+    ] {
+        if let Some(lit) = lit
+            && lit.value().trim().is_empty()
+        {
+            errors.push(syn::Error::new(
+                lit.span(),
+                format!("`{option}` cannot be empty"),
+            ));
+        }
     }
-    if let Some(lit) = &tool.attr.title {
-        non_empty(lit, "title", errors);
+}
+
+/// A provider becomes the middle of the canonical name `mcp::<provider>::<tool>` and the
+/// prefix of the namespaced name `<provider>__<tool>`, so it follows the provider rule: the
+/// `provider` option, or else the package's name.
+fn provider(tool: &Tool, errors: &mut Errors) {
+    let (value, span, fix) = match (&tool.attr.provider, &tool.package) {
+        (Some(lit), _) => (lit.value(), lit.span(), ""),
+        (None, Some(package)) => (
+            package.clone(),
+            tool.func.sig.ident.span(),
+            "; the provider is the package's name unless `provider = \"...\"` gives one",
+        ),
+        (None, None) => return,
+    };
+    if !rules::is_provider(&value) {
+        errors.push(syn::Error::new(
+            span,
+            format!(
+                "`{value}` is not a valid provider: {PROVIDER_RULE}, so that namespaced names \
+                 stay unambiguous{fix}"
+            ),
+        ));
     }
-    if let Some(lit) = &tool.attr.provider {
-        provider(lit, errors);
-    }
+}
+
+/// The behaviour hints agree with each other.
+fn hints(tool: &Tool, errors: &mut Errors) {
     if let (Some(read_only), Some(destructive)) = (tool.attr.read_only, tool.attr.destructive)
         && read_only.value
         && destructive.value
@@ -130,6 +171,10 @@ pub(crate) fn tool(tool: &Tool, errors: &mut Errors) {
              remove one of the two",
         ));
     }
+}
+
+/// `blocking` is for a plain `fn`.
+fn blocking(tool: &Tool, errors: &mut Errors) {
     if let Some(blocking) = tool.attr.blocking
         && blocking.value
         && tool.func.sig.asyncness.is_some()
@@ -144,6 +189,10 @@ pub(crate) fn tool(tool: &Tool, errors: &mut Errors) {
             ),
         ));
     }
+}
+
+/// Each tag says something, once.
+fn tags(tool: &Tool, errors: &mut Errors) {
     let mut tags: Vec<String> = Vec::new();
     for tag in &tool.attr.tags {
         let value = tag.value();
@@ -157,18 +206,29 @@ pub(crate) fn tool(tool: &Tool, errors: &mut Errors) {
         }
         tags.push(value);
     }
+}
+
+/// The MCP Apps options: a view that is a `ui://` resource, and a visibility that names someone.
+fn view(tool: &Tool, errors: &mut Errors) {
     if let Some(lit) = &tool.attr.ui {
         ui_uri(lit, errors);
     }
     if let Some(visibility) = &tool.attr.visibility {
         visibility_list(visibility, errors);
     }
-    context_params(tool, errors);
+}
+
+/// The parameters describe the arguments: a literal schema and its one parameter, or a property
+/// per parameter.
+fn arguments(tool: &Tool, errors: &mut Errors) {
     if let Some(lit) = &tool.attr.input_schema {
         if let Err(reason) = json::object_schema(&lit.value()) {
             errors.push(syn::Error::new(
                 lit.span(),
-                format!("`input_schema` must be a JSON object schema with `\"type\": \"object\"`: {reason}"),
+                format!(
+                    "`input_schema` must be a JSON object schema with `\"type\": \"object\"`: \
+                     {reason}"
+                ),
             ));
         }
         literal_params(tool, errors);
@@ -243,7 +303,7 @@ fn params(tool: &Tool, errors: &mut Errors) {
             continue;
         }
         if let Some(rename) = &arg.attr.rename
-            && let Err(reason) = wire_name(&rename.value())
+            && let Err(reason) = rules::tool_name(&rename.value())
         {
             errors.push(syn::Error::new(
                 rename.span(),
@@ -272,37 +332,18 @@ fn params(tool: &Tool, errors: &mut Errors) {
     }
 }
 
-fn non_empty(lit: &LitStr, option: &str, errors: &mut Errors) {
-    if lit.value().trim().is_empty() {
-        errors.push(syn::Error::new(
-            lit.span(),
-            format!("`{option}` cannot be empty"),
-        ));
-    }
-}
-
 /// A tool's view is a `ui://` resource that names something, as the MCP Apps extension has it.
 fn ui_uri(lit: &LitStr, errors: &mut Errors) {
     let value = lit.value();
-    let problem = match value.strip_prefix("ui://") {
-        None => "the MCP Apps extension serves views as `ui://` resources",
-        Some(rest) => match rest.split_once('/') {
-            Some((server, view)) if !server.is_empty() && !view.is_empty() => {
-                if value.bytes().all(|b| b.is_ascii_graphic()) {
-                    return;
-                }
-                "a URI is printable ASCII, without whitespace: percent-encode the rest"
-            }
-            _ => "it must name a server and a view, `ui://<server>/<view>`",
-        },
-    };
-    errors.push(syn::Error::new(
-        lit.span(),
-        format!(
-            "`ui` is the `ui://` URI of the tool's view, such as `\"ui://notes/board.html\"`, \
-             and `{value:?}` is not one: {problem}"
-        ),
-    ));
+    if let Err(problem) = rules::ui_uri(&value) {
+        errors.push(syn::Error::new(
+            lit.span(),
+            format!(
+                "`ui` is the `ui://` URI of the tool's view, such as `\"ui://notes/board.html\"`, \
+                 and `{value:?}` is not one: {problem}"
+            ),
+        ));
+    }
 }
 
 /// `visibility` lists `"model"`, `"app"` or both, each once.
@@ -332,46 +373,5 @@ fn visibility_list(visibility: &crate::attr::Visibility, errors: &mut Errors) {
             ));
         }
         seen.push(value);
-    }
-}
-
-/// A provider becomes the middle of the canonical name `mcp::<provider>::<tool>` and the
-/// prefix of the namespaced name `<provider>__<tool>`; without `__` and a trailing `_` in it,
-/// the first `__` of a namespaced name always ends the provider.
-fn provider(lit: &LitStr, errors: &mut Errors) {
-    let value = lit.value();
-    let valid = !value.is_empty()
-        && value.len() <= 64
-        && value
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-        && !value.contains("__")
-        && !value.ends_with('_');
-    if !valid {
-        errors.push(syn::Error::new(
-            lit.span(),
-            format!(
-                "`{value}` is not a valid provider: a provider is 1 to 64 of `A-Z a-z 0-9 _ -`, \
-                 with no `__` and no trailing `_`, so that namespaced names stay unambiguous"
-            ),
-        ));
-    }
-}
-
-/// Checks a name against SEP-986; the reason is phrased to follow "is not a valid tool name: ".
-pub(crate) fn wire_name(name: &str) -> Result<(), String> {
-    if name.is_empty() {
-        return Err("it is empty".to_owned());
-    }
-    if name.len() > MAX_NAME_LEN {
-        return Err(format!("it is {} characters long", name.len()));
-    }
-    match name
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
-    {
-        Some(c) if c.is_whitespace() => Err("it contains whitespace".to_owned()),
-        Some(c) => Err(format!("it contains `{c}`")),
-        None => Ok(()),
     }
 }

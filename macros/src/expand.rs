@@ -7,7 +7,8 @@ use syn::{Expr, ExprLit, Item, Lit, Path};
 
 use crate::ast::{Argument, Output, Param, Role, Tool};
 use crate::attr::{Flag, parse_tool_attr};
-use crate::check::{self, Errors};
+use crate::check;
+use crate::errors::Errors;
 use crate::fallback;
 
 pub(crate) fn mcp_tool(args: TokenStream, input: TokenStream) -> TokenStream {
@@ -145,9 +146,10 @@ fn generate(tool: &Tool) -> TokenStream {
         }
         None => quote!(::core::option::Option::None),
     };
-    let provider = match &tool.attr.provider {
-        Some(lit) => quote!(#lit),
-        None => quote!(::core::env!("CARGO_PKG_NAME")),
+    let provider = match (&tool.attr.provider, &tool.package) {
+        (Some(lit), _) => quote!(#lit),
+        (None, Some(package)) => quote!(#package),
+        (None, None) => quote!(::core::env!("CARGO_PKG_NAME")),
     };
 
     let (input_items, input_schema) = match literal {
@@ -326,16 +328,16 @@ fn output(tool: &Tool, tw: &TokenStream) -> (TokenStream, TokenStream) {
             fn __toolwright_output_schema(
                 generator: &mut #tw::SchemaGenerator,
             ) -> ::core::option::Option<#tw::Schema> {
-                <#ty as #tw::ToolOutput>::output_schema(generator)
+                <#ty as #tw::IntoOutput>::output_schema(generator)
             }
         }
     };
-    let convert = |ty: &syn::Type, value: TokenStream| quote_spanned!(ty.span()=> <#ty as #tw::ToolOutput>::into_output(#value));
+    let convert = |ty: &syn::Type, value: TokenStream| quote_spanned!(ty.span()=> <#ty as #tw::IntoOutput>::into_output(#value));
     match &tool.output {
         Output::Unit => (
             quote! {
                 let () = __toolwright_ret;
-                #tw::Output::empty()
+                #tw::Output::Empty
             },
             no_schema,
         ),
@@ -350,7 +352,7 @@ fn output(tool: &Tool, tw: &TokenStream) -> (TokenStream, TokenStream) {
                 None => (
                     quote! {
                         match __toolwright_ret {
-                            ::core::result::Result::Ok(()) => #tw::Output::empty(),
+                            ::core::result::Result::Ok(()) => #tw::Output::Empty,
                             ::core::result::Result::Err(error) => #error,
                         }
                     },

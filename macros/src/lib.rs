@@ -9,9 +9,11 @@ mod ast;
 mod attr;
 mod check;
 mod docs;
+mod errors;
 mod expand;
 mod fallback;
 mod json;
+mod rules;
 
 /// Turns a free function into an MCP tool.
 ///

@@ -67,12 +67,13 @@ pub const SKIP: &str = "TOOLWRIGHT_SKIP_GUARD";
 /// otherwise.
 pub const SNAPSHOT: &str = "mcp-manifest.json";
 
-/// The manifest's file name in `OUT_DIR`: its compact JSON, as `tools/list` sends it.
-pub const EMITTED: &str = "mcp-manifest.json";
+/// The manifest's file name in `OUT_DIR`: its compact JSON, as `tools/list` sends it, without
+/// the package and version the snapshot records.
+pub const COMPACT: &str = "mcp-manifest.compact.json";
 
 /// The file in `OUT_DIR` that [`embedded_manifest!`](crate::embedded_manifest) includes: the
 /// manifest's JSON followed by an index of its tools, which start-up reads instead of parsing
-/// the JSON ([`Registry::embedded_bytes`]). It is not JSON; read [`EMITTED`] for that.
+/// the JSON ([`Registry::embedded_bytes`](crate::registry::Registry::embedded_bytes)). It is not JSON; read [`COMPACT`] for that.
 pub const EMBEDDED: &str = "mcp-manifest.embedded";
 
 /// Checks the tools against the snapshot and emits the manifest, as [`Guard::emit`] does with
@@ -240,7 +241,7 @@ impl Guard {
     }
 
     /// For a build script: checks the tools against the snapshot ([`Guard::check`]), writes the
-    /// manifest to `OUT_DIR` ([`EMITTED`], and [`EMBEDDED`] for
+    /// manifest to `OUT_DIR` ([`COMPACT`], and [`EMBEDDED`] for
     /// [`embedded_manifest!`](crate::embedded_manifest), which the `TOOLWRIGHT_MANIFEST` variable
     /// it sets for the crate names), and tells Cargo when to run again. A refusal is printed with
     /// what to do, and fails the build.
@@ -280,7 +281,7 @@ impl Guard {
         let out_dir = Path::new(&out_dir);
         let embedded = out_dir.join(EMBEDDED);
         for (path, bytes) in [
-            (out_dir.join(EMITTED), registry.manifest().as_bytes()),
+            (out_dir.join(COMPACT), registry.manifest().as_bytes()),
             (embedded.clone(), &registry.embedded_bytes()),
         ] {
             if let Err(err) = write_if_changed(&path, bytes) {
@@ -334,12 +335,8 @@ impl Guard {
         let registry = match self.registry.take() {
             Some(registry) => registry,
             None => Registry::collect()?,
-        };
-        let registry = if self.namespaced {
-            registry.namespaced()?
-        } else {
-            registry
-        };
+        }
+        .namespaced_if(self.namespaced)?;
         if registry.is_empty() {
             return Err(GuardError::NoTools);
         }
@@ -507,28 +504,13 @@ fn fail(err: &GuardError) -> ! {
 }
 
 /// `2 changes: 1 additive, 1 cosmetic`, or that only the version changed.
+/// What changed, in one line; the version alone when nothing in the tools did.
 fn summary(changes: &[Change]) -> String {
     if changes.is_empty() {
-        return "the version changed".to_owned();
+        "the version changed".to_owned()
+    } else {
+        Change::summary(changes)
     }
-    let count = |severity: Severity| changes.iter().filter(|c| c.severity == severity).count();
-    let mut parts = Vec::new();
-    for (severity, name) in [
-        (Severity::Breaking, "breaking"),
-        (Severity::Additive, "additive"),
-        (Severity::Cosmetic, "cosmetic"),
-    ] {
-        let n = count(severity);
-        if n > 0 {
-            parts.push(format!("{n} {name}"));
-        }
-    }
-    format!(
-        "{} change{}: {}",
-        changes.len(),
-        if changes.len() == 1 { "" } else { "s" },
-        parts.join(", ")
-    )
 }
 
 struct Lines<'a>(&'a [Change]);

@@ -1,766 +1,623 @@
-//! The progressive catalog's ranking: which tools answer a query, best first.
+//! The progressive catalog: `tools/list` shows the core tools and two meta-tools, and a model
+//! finds the other tools with `search_tools` and runs them with `call_tool`.
 //!
-//! A [`SearchIndex`] is built once over a catalog of tool descriptors and then answers any number
-//! of queries. It works over any list of descriptors as `tools/list` publishes them, so a gateway
-//! that aggregates other servers' tools can rank them too.
+//! A client that loads hundreds of tool schemas spends tens of thousands of tokens before the
+//! conversation starts, and models choose worse among many tools. In progressive mode the list
+//! stays short; the whole catalog is still there, ranked by [`SearchIndex`], and every tool can
+//! be called, by `call_tool` or directly by name.
 
-use std::collections::BTreeMap;
-use std::ops::Range;
+use std::fmt;
+use std::str::FromStr;
 
-use serde_json::Value;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
 
-use crate::{Manifest, Registry, Tool};
+use crate::content::ToolResult;
+use crate::registry::{Conflict, Registry, Tool};
+use crate::schema::check::{ArgumentCheck, problem_list};
+use crate::search::{SearchIndex, words};
 
-/// The parts of a tool that a query is matched against, each with its own weight.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Field {
-    Name,
-    Title,
-    Description,
-    Tags,
-    ArgumentNames,
-    ArgumentDescriptions,
-    Initials,
+/// The meta-tool that searches the catalog.
+pub(crate) const SEARCH_TOOL: &str = "search_tools";
+
+/// The meta-tool that runs a tool by name.
+pub(crate) const CALL_TOOL: &str = "call_tool";
+
+/// The `_meta` key that asks a client to load a tool up front rather than defer it behind its
+/// own tool search (Claude reads it; other clients ignore it).
+const ALWAYS_LOAD: &str = "anthropic/alwaysLoad";
+
+/// Hits on one `search_tools` page when the call sets no `limit`.
+const DEFAULT_LIMIT: usize = 10;
+
+/// The largest `limit` `search_tools` accepts.
+const MAX_LIMIT: usize = 50;
+
+/// The longest `query`, in characters; with [`MAX_QUERY_WORDS`] it bounds the work of a call.
+const MAX_QUERY_CHARS: usize = 128;
+
+/// The most distinct words one `query` may hold.
+const MAX_QUERY_WORDS: usize = 16;
+
+/// How many tags the search tool's description names, the most used first; a catalog of
+/// thousands of tools would otherwise make it as long as the list it replaces.
+const OUTLINE_TAGS: usize = 24;
+
+/// What progressive mode adds to the server's instructions.
+const GUIDANCE: &str = "The tool list shows only the core tools. To find any other tool, call \
+    `search_tools` with a few words of what you need; to run a tool the list does not show, \
+    call `call_tool` with its name and arguments.";
+
+/// How `tools/list` presents the tools: chosen with [`Server::catalog`](crate::Server::catalog)
+/// or `--catalog full|progressive` on the command line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Catalog {
+    /// Every tool is listed. The default.
+    #[default]
+    Full,
+    /// The list holds two meta-tools, `search_tools` and `call_tool`, then the core tools
+    /// (`#[mcp_tool(core)]`). `search_tools` ranks the whole catalog for a query; `call_tool`
+    /// runs any tool by name, with the checks of a direct call; a direct `tools/call` of an
+    /// unlisted tool works too. This is not access control: every tool can be found and called.
+    ///
+    /// The server's instructions gain a sentence saying how to find the other tools, after the
+    /// author's own. A tool named `search_tools` or `call_tool` stops the server at start with a
+    /// [`Conflict::ReservedName`].
+    Progressive,
 }
 
-const FIELDS: [Field; 7] = [
-    Field::Name,
-    Field::Title,
-    Field::Description,
-    Field::Tags,
-    Field::ArgumentNames,
-    Field::ArgumentDescriptions,
-    Field::Initials,
-];
+impl Catalog {
+    /// Every mode, in the order `--help` lists them.
+    pub const ALL: [Catalog; 2] = [Catalog::Full, Catalog::Progressive];
 
-impl Field {
-    /// How much one occurrence of a word in this field counts, before length normalisation.
-    /// The name and the tags are words chosen to be found; a title mostly repeats the name;
-    /// arguments say how a tool is called more than what it does.
-    fn weight(self) -> f64 {
+    /// The mode's name on the command line: `full`, `progressive`.
+    pub fn name(self) -> &'static str {
         match self {
-            Field::Name | Field::Tags => 3.0,
-            Field::Title => 1.5,
-            Field::Description => 2.0,
-            Field::ArgumentNames | Field::Initials => 1.0,
-            Field::ArgumentDescriptions => 0.5,
-        }
-    }
-
-    /// How much a field's length lowers its words' weight (BM25's `b`). Names and tags are a
-    /// few words each, so their lengths say little about how much a word matters.
-    fn length_normalisation(self) -> f64 {
-        match self {
-            Field::Name | Field::Title => 0.5,
-            Field::Tags => 0.3,
-            Field::Initials => 0.0,
-            Field::Description | Field::ArgumentNames | Field::ArgumentDescriptions => 0.75,
+            Catalog::Full => "full",
+            Catalog::Progressive => "progressive",
         }
     }
 }
 
-/// How quickly repeated matches stop adding to a tool's score (BM25's `k1`).
-const SATURATION: f64 = 1.2;
-
-/// How much a word that merely starts with a query term counts, against a whole-word match.
-const PREFIX_WEIGHT: f64 = 0.3;
-
-/// How much a tool's score grows when the query holds every word of its name (in proportion
-/// for some of them): `create slack channel` means `create_channel` more than `slack_upload_file`.
-const NAME_COVERAGE: f64 = 0.2;
-
-/// A query term of this many characters or more also matches the start of longer words.
-const PREFIX_MIN_CHARS: usize = 3;
-
-/// English function words, left out of a query that has other words.
-const STOP_WORDS: &[&str] = &[
-    "a", "about", "an", "and", "are", "as", "at", "be", "but", "by", "can", "could", "did", "do",
-    "does", "for", "from", "had", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its",
-    "me", "my", "of", "on", "or", "our", "s", "so", "some", "than", "that", "the", "their", "them",
-    "then", "there", "these", "they", "this", "those", "to", "us", "was", "we", "were", "what",
-    "when", "where", "which", "who", "whom", "why", "will", "with", "would", "you", "your",
-];
-
-/// One tool that matches a query.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Hit {
-    /// The tool's position in the catalog the index was built from.
-    pub index: usize,
-    /// How well the tool matches: higher is better. Scores compare only within one query.
-    pub score: f64,
+impl fmt::Display for Catalog {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
-/// A ranked full-text index over a catalog of tools, built once.
-///
-/// Each tool is read from its `tools/list` descriptor: the words of its `name` (split at `_`,
-/// `-`, `.` and camelCase boundaries), its `title` (or `annotations.title`), its `description`,
-/// the names and descriptions of its arguments (the properties of `inputSchema`, and of each
-/// entry of its `$defs`), and its tags: a `tags` array of strings on the descriptor, a field
-/// outside the protocol that [`SearchIndex::from_registry`] fills from each tool's
-/// `#[mcp_tool(tags = [...])]`.
-///
-/// Ranking is BM25 over those fields, each with its own weight and length normalisation (a name
-/// match counts for more than a match in an argument's description). Words are lowercased and
-/// lightly stemmed, so `branches` finds `branch` and `deleting` finds `delete`; a query term of
-/// three characters or more also finds the words it starts (`repo` finds `repository`), for less.
-/// The initials of two or three name words in a row match too (`pr` finds
-/// `create_pull_request`), a tool scores higher the more of its name words the query holds, and
-/// English function words (`the`, `for`, `my`) are left out of a query that has other words.
-/// Equal scores keep the catalog order.
-///
-/// How well this ranks is measured on a labelled set of 328 tools and 299 queries:
-/// `cargo run -p catalog-eval --release` prints the table, and `BENCHMARKS.md` has it.
-///
-/// ```
-/// use serde_json::json;
-/// use toolwright::SearchIndex;
-///
-/// let tools = [
-///     json!({"name": "list_pull_requests", "description": "List pull requests."}),
-///     json!({"name": "delete_branch", "description": "Delete a branch."}),
-///     json!({"name": "createBranch", "description": "Create a branch from a commit."}),
-/// ];
-/// let index = SearchIndex::new(&tools);
-/// let hits = index.search("deleting branches");
-/// assert_eq!(hits[0].index, 1);
-/// assert_eq!(hits.len(), 2);
-/// ```
-#[derive(Clone, Debug)]
-pub struct SearchIndex {
-    /// Every distinct stemmed word, sorted, so that the words a prefix starts lie together.
-    words: Vec<String>,
-    /// Where each word's postings start in `postings`, and, last, where the final word's end.
-    /// One flat list rather than one per word saves an allocation, a header and spare capacity
-    /// per word.
-    starts: Vec<u32>,
-    /// Where each word occurs: the postings of the first word of `words`, then of the second,
-    /// and so on; each word's in catalog order, and by field within a tool.
-    postings: Vec<Posting>,
-    /// For each tool and field, the length normalisation divisor of BM25.
-    norms: Vec<[f64; FIELDS.len()]>,
-    /// The words of each tool's name, as positions in `words`, one tool after another: a query
-    /// term matches a range of `words`, so name coverage compares numbers, not strings.
-    names: Vec<u32>,
-    /// Where each tool's name starts in `names`, and, last, where the final tool's ends.
-    name_starts: Vec<u32>,
-}
+impl FromStr for Catalog {
+    type Err = UnknownCatalog;
 
-/// The occurrences of one word in one field of one tool. Postings are most of an index, so they
-/// are kept small: 8 bytes, where `(usize, usize, u32)` took 24.
-#[derive(Clone, Copy, Debug)]
-struct Posting {
-    /// The tool's position in the catalog.
-    tool: u32,
-    /// How many times the word occurs in the field; a word repeated more than 65,535 times in
-    /// one field counts 65,535 times.
-    count: u16,
-    /// The field, as a position in [`FIELDS`].
-    field: u8,
-}
-
-/// A position or a count as the index stores it. A catalog of four billion tools or words would
-/// not fit in memory to begin with.
-fn compact(n: usize) -> u32 {
-    u32::try_from(n).expect("fewer than 2^32 tools, words and postings")
-}
-
-impl SearchIndex {
-    /// Indexes `tools`, descriptors as `tools/list` publishes them (see [`SearchIndex`] for the
-    /// fields read). A descriptor that is not an object, or lacks a field, simply has no words
-    /// there.
-    pub fn new(tools: &[Value]) -> SearchIndex {
-        SearchIndex::build(tools.iter().map(|tool| {
-            let tags = match tool.get("tags") {
-                Some(Value::Array(tags)) => tags.iter().filter_map(Value::as_str).collect(),
-                _ => Vec::new(),
-            };
-            document(tool, &tags)
-        }))
-    }
-
-    /// Indexes the tools of a manifest, in its order (by name). A manifest holds the protocol's
-    /// fields only, so tags are not searched: [`SearchIndex::from_registry`] has them.
-    pub fn from_manifest(manifest: &Manifest) -> SearchIndex {
-        match &manifest.as_json()["tools"] {
-            Value::Array(tools) => SearchIndex::new(tools),
-            _ => SearchIndex::new(&[]),
-        }
-    }
-
-    /// Indexes the tools of a registry, in its order (by name, the order of its manifest), with
-    /// the tags each tool was registered with.
-    pub fn from_registry(registry: &Registry) -> SearchIndex {
-        SearchIndex::from_tools(registry.tools().iter())
-    }
-
-    /// Indexes these tools, in this order, with their tags.
-    pub(crate) fn from_tools<'a>(tools: impl Iterator<Item = &'a Tool>) -> SearchIndex {
-        // Each descriptor is read for the index and dropped, rather than kept by the tool
-        // (`Tool::descriptor` keeps what it reads): a server in progressive mode has many tools.
-        SearchIndex::build(tools.map(|tool| {
-            let descriptor: Value =
-                serde_json::from_slice(tool.json()).expect("a tool's own JSON reads back");
-            document(&descriptor, tool.tags())
-        }))
-    }
-
-    fn build(documents: impl Iterator<Item = [Vec<String>; FIELDS.len()]>) -> SearchIndex {
-        let mut postings: BTreeMap<String, Vec<Posting>> = BTreeMap::new();
-        let mut lengths: Vec<[usize; FIELDS.len()]> = Vec::new();
-        let mut names: Vec<Vec<String>> = Vec::new();
-        for (tool, fields) in documents.enumerate() {
-            names.push(
-                fields[Field::Name as usize]
-                    .iter()
-                    .map(|word| stem(word))
-                    .collect(),
-            );
-            let mut length = [0; FIELDS.len()];
-            for (field, words) in fields.into_iter().enumerate() {
-                length[field] = words.len();
-                let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-                for word in words {
-                    *counts.entry(stem(&word)).or_default() += 1;
-                }
-                for (word, count) in counts {
-                    postings.entry(word).or_default().push(Posting {
-                        tool: compact(tool),
-                        count: u16::try_from(count).unwrap_or(u16::MAX),
-                        field: field as u8,
-                    });
-                }
-            }
-            lengths.push(length);
-        }
-        let mut average = [0.0; FIELDS.len()];
-        for (field, average) in average.iter_mut().enumerate() {
-            let total: usize = lengths.iter().map(|length| length[field]).sum();
-            *average = total as f64 / lengths.len().max(1) as f64;
-        }
-        let norms = lengths
-            .iter()
-            .map(|length| {
-                let mut norm = [1.0; FIELDS.len()];
-                for (i, field) in FIELDS.iter().enumerate() {
-                    if average[i] > 0.0 {
-                        let b = field.length_normalisation();
-                        norm[i] = 1.0 - b + b * length[i] as f64 / average[i];
-                    }
-                }
-                norm
-            })
-            .collect();
-        let mut words = Vec::with_capacity(postings.len());
-        let mut starts = Vec::with_capacity(postings.len() + 1);
-        let mut flat = Vec::with_capacity(postings.values().map(Vec::len).sum());
-        for (word, postings) in postings {
-            words.push(word);
-            starts.push(compact(flat.len()));
-            flat.extend(postings);
-        }
-        starts.push(compact(flat.len()));
-        // Every word of a name is in `words`: the name is a field, indexed like the others.
-        let mut name_words = Vec::with_capacity(names.iter().map(Vec::len).sum());
-        let mut name_starts = Vec::with_capacity(names.len() + 1);
-        for name in &names {
-            name_starts.push(compact(name_words.len()));
-            name_words.extend(name.iter().map(|word| {
-                let position = words.binary_search(word).expect("a name word is indexed");
-                compact(position)
-            }));
-        }
-        name_starts.push(compact(name_words.len()));
-        SearchIndex {
-            words,
-            starts,
-            postings: flat,
-            norms,
-            names: name_words,
-            name_starts,
-        }
-    }
-
-    /// How many tools the index holds.
-    pub fn len(&self) -> usize {
-        self.norms.len()
-    }
-
-    /// Whether the index holds no tools.
-    pub fn is_empty(&self) -> bool {
-        self.norms.is_empty()
-    }
-
-    /// The tools that match `query`, best first; tools with equal scores keep their catalog
-    /// order, so the same query always gives the same list. A tool that matches no word of the
-    /// query is left out. A query without words (empty, or only punctuation) lists every tool in
-    /// catalog order, each with a score of zero.
-    pub fn search(&self, query: &str) -> Vec<Hit> {
-        let mut query = words(query);
-        // Function words say nothing about which tool is meant, and as prefixes (`the`, `for`)
-        // they would match `theme` or `format`. A query of nothing else keeps them.
-        if query
-            .iter()
-            .any(|word| !STOP_WORDS.contains(&word.as_str()))
-        {
-            query.retain(|word| !STOP_WORDS.contains(&word.as_str()));
-        }
-        let mut terms: Vec<String> = Vec::new();
-        for word in query {
-            let term = stem(&word);
-            if !terms.contains(&term) {
-                terms.push(term);
-            }
-        }
-        if terms.is_empty() {
-            return (0..self.len())
-                .map(|index| Hit { index, score: 0.0 })
-                .collect();
-        }
-        let matches = self.matches(&terms);
-        let tools = self.len() as f64;
-        let mut scores = vec![0.0; self.len()];
-        let mut frequency = vec![0.0; self.len()];
-        // BM25F: a term's occurrences are weighted and length-normalised per field, then summed
-        // and saturated once, so a word found in the name, the tags and the description adds up
-        // to one strong match, not three independent ones.
-        for (term, words) in terms.iter().zip(&matches) {
-            frequency.iter_mut().for_each(|f| *f = 0.0);
-            let mut matched = 0usize;
-            for word in words.clone() {
-                let weight = if self.words[word] == *term {
-                    1.0
-                } else {
-                    PREFIX_WEIGHT
-                };
-                let postings = self.starts[word] as usize..self.starts[word + 1] as usize;
-                for posting in &self.postings[postings] {
-                    let (tool, field) = (posting.tool as usize, posting.field as usize);
-                    if frequency[tool] == 0.0 {
-                        matched += 1;
-                    }
-                    frequency[tool] += weight * FIELDS[field].weight() * f64::from(posting.count)
-                        / self.norms[tool][field];
-                }
-            }
-            let matched = matched as f64;
-            let rarity = (1.0 + (tools - matched + 0.5) / (matched + 0.5)).ln();
-            for (score, &f) in scores.iter_mut().zip(&frequency) {
-                if f > 0.0 {
-                    *score += rarity * f * (SATURATION + 1.0) / (f + SATURATION);
-                }
-            }
-        }
-        let mut hits: Vec<Hit> = scores
+    fn from_str(name: &str) -> Result<Catalog, UnknownCatalog> {
+        Catalog::ALL
             .into_iter()
-            .enumerate()
-            .filter(|&(_, score)| score > 0.0)
-            .map(|(index, score)| Hit {
-                index,
-                score: score * (1.0 + NAME_COVERAGE * self.name_coverage(index, &matches)),
-            })
-            .collect();
-        // A stable sort: equal scores keep the catalog order.
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score));
-        hits
+            .find(|c| c.name() == name)
+            .ok_or_else(|| UnknownCatalog(name.to_owned()))
     }
+}
 
-    /// The share of the tool's name words that some query term matches, given the words each
-    /// term matches (see [`SearchIndex::matches`]).
-    fn name_coverage(&self, tool: usize, matches: &[Range<usize>]) -> f64 {
-        let name =
-            &self.names[self.name_starts[tool] as usize..self.name_starts[tool + 1] as usize];
-        let covered = name
-            .iter()
-            .filter(|&&word| matches.iter().any(|words| words.contains(&(word as usize))))
-            .count();
-        covered as f64 / name.len().max(1) as f64
+/// A name that is not a [`Catalog`] mode.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownCatalog(String);
+
+impl fmt::Display for UnknownCatalog {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown catalog `{}`; expected `full` or `progressive`",
+            self.0
+        )
     }
+}
 
-    /// For each stemmed query term, the indexed words it matches, as positions in `words`: the
-    /// term itself, and, for a term long enough, every word it starts. The words a term starts
-    /// follow it in sorted order, so they make one range.
-    fn matches(&self, terms: &[String]) -> Vec<Range<usize>> {
-        terms
+impl std::error::Error for UnknownCatalog {}
+
+/// Whether `name` is a meta-tool's.
+fn is_meta_tool(name: &str) -> bool {
+    name == SEARCH_TOOL || name == CALL_TOOL
+}
+
+impl Catalog {
+    /// The tools this mode cannot serve: in progressive mode, those named like a meta-tool.
+    pub(crate) fn conflicts(self, registry: &Registry) -> Vec<Conflict> {
+        if self == Catalog::Full {
+            return Vec::new();
+        }
+        registry
+            .tools()
             .iter()
-            .map(|term| {
-                let start = self.words.partition_point(|word| word < term);
-                let prefix = term.chars().count() >= PREFIX_MIN_CHARS;
-                let len = self.words[start..]
-                    .iter()
-                    .take_while(|word| *word == term || (prefix && word.starts_with(term.as_str())))
-                    .count();
-                start..start + len
+            .filter(|tool| is_meta_tool(tool.wire_name()))
+            .map(|tool| Conflict::ReservedName {
+                name: tool.wire_name().to_owned(),
+                location: tool.location(),
             })
             .collect()
     }
 }
 
-/// The words of each field of one descriptor, in the order of [`FIELDS`].
-fn document(tool: &Value, tags: &[&str]) -> [Vec<String>; FIELDS.len()] {
-    let text = |value: Option<&Value>| words(value.and_then(Value::as_str).unwrap_or(""));
-    let title = tool
-        .get("title")
-        .or_else(|| tool.get("annotations").and_then(|a| a.get("title")));
-    let mut argument_names = Vec::new();
-    let mut argument_descriptions = Vec::new();
-    if let Some(schema) = tool.get("inputSchema") {
-        let defs = schema.get("$defs").and_then(Value::as_object);
-        for node in std::iter::once(schema).chain(defs.into_iter().flat_map(|d| d.values())) {
-            let Some(properties) = node.get("properties").and_then(Value::as_object) else {
-                continue;
-            };
-            for (name, property) in properties {
-                argument_names.extend(words(name));
-                argument_descriptions.extend(text(property.get("description")));
-            }
-        }
-    }
-    let name = text(tool.get("name"));
-    let initials = initials(&name);
-    [
-        name,
-        text(title),
-        text(tool.get("description")),
-        tags.iter().flat_map(|tag| words(tag)).collect(),
-        argument_names,
-        argument_descriptions,
-        initials,
-    ]
+/// Whom a tool list is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Audience {
+    /// A client that declared MCP Apps: it sees the tools only views call, which its host keeps
+    /// from the model.
+    Apps,
+    /// Any other client, whose model sees all that is listed.
+    Model,
 }
 
-/// The abbreviations a name's words make: the initials of each run of two or three words in a
-/// row, so that `pr` finds `create_pull_request` and `dm` finds `send_direct_message`.
-fn initials(name: &[String]) -> Vec<String> {
-    (2..=3)
-        .flat_map(|run| name.windows(run))
-        .map(|words| {
-            words
-                .iter()
-                .filter_map(|word| word.chars().next())
-                .collect()
-        })
-        .collect()
+/// The tools `tools/list` shows `audience`, each its JSON, in order: in progressive mode the
+/// meta-tools and then the core tools; `None` for the manifest's tools as they are.
+pub(crate) fn listed(
+    progressive: Option<&Progressive>,
+    registry: &Registry,
+    audience: Audience,
+) -> Option<Vec<Vec<u8>>> {
+    let shown = |tool: &Tool| match (progressive.is_some(), audience) {
+        (false, Audience::Apps) => true,
+        (false, Audience::Model) => !tool.is_app_only(),
+        (true, Audience::Apps) => tool.is_core() || tool.is_app_only(),
+        (true, Audience::Model) => tool.is_core() && !tool.is_app_only(),
+    };
+    let meta = match progressive {
+        Some(progressive) => progressive.descriptors.to_vec(),
+        None if registry.tools().iter().all(shown) => return None,
+        None => Vec::new(),
+    };
+    let tools = registry.tools().iter().filter(|tool| shown(tool));
+    Some(
+        meta.into_iter()
+            .chain(tools.map(|tool| tool.json().to_vec()))
+            .collect(),
+    )
 }
 
-/// The lowercase words of `text`. Anything but a letter or a digit separates words, and so does
-/// a camelCase boundary: a capital after a lowercase letter or a digit (`listV2Invoices` gives
-/// `list`, `v2`, `invoices`), or the last capital of a run that a lowercase letter follows
-/// (`HTTPServer` gives `http`, `server`). Digits stay with their letters: `k8s`, `s3`, `v2`.
-pub(crate) fn words(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut current = String::new();
-    let chars: Vec<char> = text.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
-        if !c.is_alphanumeric() {
-            if !current.is_empty() {
-                out.push(std::mem::take(&mut current));
-            }
-            continue;
-        }
-        let previous = i.checked_sub(1).map(|p| chars[p]);
-        let next = chars.get(i + 1);
-        let boundary = c.is_uppercase()
-            && previous.is_some_and(|p| {
-                p.is_lowercase()
-                    || p.is_numeric()
-                    || (p.is_uppercase() && next.is_some_and(|n| n.is_lowercase()))
-            });
-        if boundary && !current.is_empty() {
-            out.push(std::mem::take(&mut current));
-        }
-        current.extend(c.to_lowercase());
+/// The server's instructions in this mode: the author's, then the guidance progressive mode
+/// adds. `None` when both are empty.
+pub(crate) fn instructions(author: Option<String>, catalog: Catalog) -> Option<String> {
+    let author = author.filter(|text| !text.trim().is_empty());
+    match (author, catalog) {
+        (author, Catalog::Full) => author,
+        (Some(text), Catalog::Progressive) => Some(format!("{}\n\n{GUIDANCE}", text.trim_end())),
+        (None, Catalog::Progressive) => Some(GUIDANCE.to_owned()),
     }
-    if !current.is_empty() {
-        out.push(current);
-    }
-    out
 }
 
-/// A light stem of a lowercase word: plural and verb endings removed, so that the forms of a
-/// word meet (`branches`, `branch`; `deleting`, `deleted`, `deletes`, `delete`; `entries`,
-/// `entry`). Not a full stemmer: it errs towards leaving a word as it is, and prefix matching
-/// covers much of what it leaves.
-fn stem(word: &str) -> String {
-    if word.chars().count() <= 3 || !word.chars().all(|c| c.is_ascii_lowercase()) {
-        return word.to_owned();
-    }
-    let mut stem = word.to_owned();
-    if let Some(base) = stem.strip_suffix("ies") {
-        stem = format!("{base}y");
-    } else if let Some(base) = stem.strip_suffix("ied") {
-        stem = format!("{base}y");
-    } else if stem.ends_with('s') && !stem.ends_with("ss") && !stem.ends_with("us") {
-        stem.pop();
-    } else if let Some(base) = stem
-        .strip_suffix("ing")
-        .or_else(|| stem.strip_suffix("ed"))
-        .filter(|base| base.len() >= 3 && base.contains(['a', 'e', 'i', 'o', 'u', 'y']))
-    {
-        stem = base.to_owned();
-        // `stopped`, `running`: the doubled consonant belongs to the ending.
-        let bytes = stem.as_bytes();
-        let n = bytes.len();
-        if bytes[n - 1] == bytes[n - 2] && !b"aeioulsz".contains(&bytes[n - 1]) {
-            stem.pop();
+/// The catalog in progressive mode, built once at start: the meta-tools, checked by the input
+/// schemas they declare, and the search index over every tool the model may call.
+pub(crate) struct Progressive {
+    index: SearchIndex,
+    /// The registry's index of each indexed tool: tools only views call are left out.
+    searched: Vec<usize>,
+    /// The `tools/list` entries of `search_tools` and `call_tool`, serialised.
+    descriptors: [Vec<u8>; 2],
+    /// Each meta-tool's arguments, against its input schema.
+    search_check: ArgumentCheck,
+    call_check: ArgumentCheck,
+}
+
+/// The arguments of `search_tools`, as its input schema describes them.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Search {
+    #[serde(default)]
+    query: String,
+    #[serde(default)]
+    detail: Detail,
+    #[serde(default = "default_limit")]
+    limit: usize,
+    #[serde(default)]
+    offset: usize,
+}
+
+fn default_limit() -> usize {
+    DEFAULT_LIMIT
+}
+
+/// How much of each tool `search_tools` returns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Detail {
+    Name,
+    #[default]
+    Summary,
+    Full,
+}
+
+/// The arguments of `call_tool`, as its input schema describes them.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Call {
+    name: String,
+    #[serde(default)]
+    arguments: Option<Map<String, Value>>,
+}
+
+impl Progressive {
+    pub(crate) fn new(registry: &Registry) -> Progressive {
+        let tools = registry.tools();
+        let searched: Vec<usize> = (0..tools.len())
+            .filter(|&i| !tools[i].is_app_only())
+            .collect();
+        let [search, call] = meta_descriptors(registry);
+        let check = |tool: &Value| {
+            ArgumentCheck::new(&tool["inputSchema"]).expect("a meta-tool's schema compiles")
+        };
+        Progressive {
+            index: SearchIndex::from_tools(searched.iter().map(|&i| &tools[i])),
+            searched,
+            search_check: check(&search),
+            call_check: check(&call),
+            descriptors: [search, call]
+                .map(|tool| serde_json::to_vec(&tool).expect("a JSON value serialises")),
         }
     }
-    // `delete` and `delet(ing)`, `file` and `file(s)`: a final silent `e` is dropped everywhere.
-    if stem.len() > 3 && stem.ends_with('e') && !stem.ends_with("ee") {
-        stem.pop();
+
+    /// The tools the model may call that match `query`, best first, with their scores.
+    pub(crate) fn ranked<'r>(&self, registry: &'r Registry, query: &str) -> Vec<(&'r Tool, f64)> {
+        let tools = registry.tools();
+        self.index
+            .search(query)
+            .into_iter()
+            .map(|hit| (&tools[self.searched[hit.index]], hit.score))
+            .collect()
     }
-    stem
+
+    /// Runs `search_tools`: one page of the tools that match, or a tool error naming what is
+    /// wrong with the arguments.
+    pub(crate) fn search(&self, registry: &Registry, arguments: Value) -> ToolResult {
+        let search: Search = match read(SEARCH_TOOL, &self.search_check, arguments) {
+            Ok(search) => search,
+            Err(refused) => return refused,
+        };
+        // A limit the schema cannot state: it bounds the work of one search.
+        let mut distinct = words(&search.query);
+        distinct.sort_unstable();
+        distinct.dedup();
+        if distinct.len() > MAX_QUERY_WORDS {
+            return ToolResult::error(format!(
+                "invalid arguments for tool `{SEARCH_TOOL}`: `query` must hold at most \
+                 {MAX_QUERY_WORDS} distinct words, not {}",
+                distinct.len()
+            ));
+        }
+        let hits = self.ranked(registry, &search.query);
+        let tools: Vec<Value> = hits
+            .iter()
+            .skip(search.offset)
+            .take(search.limit)
+            .map(|(tool, _)| entry(tool, search.detail))
+            .collect();
+        let found = json!({ "total": hits.len(), "tools": tools });
+        let text = serde_json::to_string(&found).expect("a JSON value serialises");
+        ToolResult::text(text).with_structured(found)
+    }
+
+    /// Reads `call_tool`'s arguments: the name of the tool to run and its arguments (absent is
+    /// `{}`), or a tool error saying what is wrong.
+    pub(crate) fn unwrap_call(&self, arguments: Value) -> Result<(String, Value), ToolResult> {
+        let call: Call = read(CALL_TOOL, &self.call_check, arguments)?;
+        if is_meta_tool(&call.name) {
+            return Err(ToolResult::error(format!(
+                "`{CALL_TOOL}` runs the catalog's tools, not `{name}`: call `{name}` directly",
+                name = call.name
+            )));
+        }
+        Ok((call.name, Value::Object(call.arguments.unwrap_or_default())))
+    }
+}
+
+/// A meta-tool's arguments, checked against its input schema as a direct call's are, then read.
+fn read<T: DeserializeOwned>(
+    tool: &str,
+    check: &ArgumentCheck,
+    arguments: Value,
+) -> Result<T, ToolResult> {
+    let invalid = |problems: &str| {
+        ToolResult::error(problem_list(
+            &format!("invalid arguments for tool `{tool}`"),
+            problems,
+        ))
+    };
+    check
+        .check(&arguments)
+        .map_err(|problems| invalid(&problems))?;
+    serde_json::from_value(arguments).map_err(|error| invalid(&error.to_string()))
+}
+
+/// The `tools/list` entries of `search_tools` and `call_tool`.
+fn meta_descriptors(registry: &Registry) -> [Value; 2] {
+    let model_tools = || registry.tools().iter().filter(|tool| !tool.is_app_only());
+    let search = format!(
+        "Search this server's tools. {} A query of a few words matches tool names, titles, \
+         descriptions, tags and arguments, best match first; an empty query lists every tool \
+         in name order. The result gives `total`, the number of matches, and one page of \
+         them: pass `offset` for the next. Use `detail: \"full\"` for a tool's input schema, \
+         then run it with `call_tool`.",
+        outline(
+            model_tools().count(),
+            model_tools().flat_map(|tool| tool.tags().iter().copied())
+        )
+    );
+    let search = json!({
+        "name": SEARCH_TOOL,
+        "title": "Search tools",
+        "description": search,
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "query": {
+                    "type": "string",
+                    "maxLength": MAX_QUERY_CHARS,
+                    "description": "A few words of what the tool should do, at most 16. \
+                        Empty lists every tool in name order.",
+                },
+                "detail": {
+                    "type": "string",
+                    "enum": ["name", "summary", "full"],
+                    "default": "summary",
+                    "description": "How much of each tool to return: `name` only; \
+                        `summary` adds the title, description, tags and annotations; `full` \
+                        adds the input and output schemas.",
+                },
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_LIMIT,
+                    "default": DEFAULT_LIMIT,
+                    "description": "The most tools to return.",
+                },
+                "offset": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "default": 0,
+                    "description": "How many matches to skip: the next page starts at the \
+                        previous offset plus its limit.",
+                },
+            },
+            "additionalProperties": false,
+        },
+        "outputSchema": {
+            "type": "object",
+            "properties": {
+                "total": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "How many tools match the query.",
+                },
+                "tools": {
+                    "type": "array",
+                    "description": "One page of the matching tools, best first.",
+                    "items": {
+                        "type": "object",
+                        "properties": { "name": { "type": "string" } },
+                        "required": ["name"],
+                    },
+                },
+            },
+            "required": ["total", "tools"],
+        },
+        "annotations": {
+            "readOnlyHint": true,
+            "idempotentHint": true,
+            "openWorldHint": false,
+        },
+        "_meta": { ALWAYS_LOAD: true },
+    });
+    let call = json!({
+        "name": CALL_TOOL,
+        "title": "Call a tool",
+        "description": "Run one of this server's tools by name, including one the tool list \
+            does not show; `search_tools` finds it and gives its input schema. The call is \
+            checked and answered exactly as a direct call of that tool.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "name": {
+                    "type": "string",
+                    "description": "The tool's name, as `search_tools` gives it.",
+                },
+                "arguments": {
+                    "type": "object",
+                    "description": "The tool's arguments, as its input schema describes them.",
+                },
+            },
+            "required": ["name"],
+            "additionalProperties": false,
+        },
+        // The tool it runs is not known in advance: the annotations state the worst case,
+        // so that a client asks before running it.
+        "annotations": {
+            "readOnlyHint": false,
+            "destructiveHint": true,
+            "idempotentHint": false,
+            "openWorldHint": true,
+        },
+        "_meta": { ALWAYS_LOAD: true },
+    });
+    [search, call]
+}
+
+/// What `search_tools` returns of one tool.
+fn entry(tool: &Tool, detail: Detail) -> Value {
+    let descriptor = tool.descriptor();
+    let mut entry = Map::new();
+    entry.insert("name".into(), json!(tool.wire_name()));
+    if detail == Detail::Name {
+        return Value::Object(entry);
+    }
+    let mut copy = |key: &str| {
+        if let Some(value) = descriptor.get(key) {
+            entry.insert(key.into(), value.clone());
+        }
+    };
+    copy("title");
+    copy("description");
+    copy("annotations");
+    if detail == Detail::Full {
+        copy("inputSchema");
+        copy("outputSchema");
+    }
+    if !tool.tags().is_empty() {
+        entry.insert("tags".into(), json!(tool.tags()));
+    }
+    Value::Object(entry)
+}
+
+/// One sentence with the number of tools, and the most used tags with their counts.
+fn outline<'a>(count: usize, tool_tags: impl Iterator<Item = &'a str>) -> String {
+    let mut tags: Vec<(&str, usize)> = Vec::new();
+    for tag in tool_tags {
+        match tags.iter_mut().find(|(name, _)| *name == tag) {
+            Some((_, count)) => *count += 1,
+            None => tags.push((tag, 1)),
+        }
+    }
+    // The most used first; a stable sort keeps equal counts in order of first use.
+    tags.sort_by_key(|&(_, count)| std::cmp::Reverse(count));
+    let mut outline = format!(
+        "The server has {count} tool{}.",
+        if count == 1 { "" } else { "s" }
+    );
+    if !tags.is_empty() {
+        let named: Vec<String> = tags
+            .iter()
+            .take(OUTLINE_TAGS)
+            .map(|(name, count)| format!("{name} ({count})"))
+            .collect();
+        outline.push_str(" Tags: ");
+        outline.push_str(&named.join(", "));
+        if tags.len() > OUTLINE_TAGS {
+            outline.push_str(&format!(" and {} more", tags.len() - OUTLINE_TAGS));
+        }
+        outline.push('.');
+    }
+    outline
 }
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
-
     use super::*;
 
-    fn names<'a>(tools: &'a [Value], hits: &[Hit]) -> Vec<&'a str> {
-        hits.iter()
-            .map(|hit| tools[hit.index]["name"].as_str().unwrap())
-            .collect()
-    }
-
-    fn search<'a>(tools: &'a [Value], query: &str) -> Vec<&'a str> {
-        names(tools, &SearchIndex::new(tools).search(query))
-    }
-
     #[test]
-    fn words_split_snake_kebab_dotted_and_camel_case() {
-        assert_eq!(
-            words("create_pull-request.v2"),
-            ["create", "pull", "request", "v2"]
-        );
-        assert_eq!(words("createIssueComment"), ["create", "issue", "comment"]);
-        assert_eq!(words("listHTTPRoutes"), ["list", "http", "routes"]);
-        assert_eq!(words("getV2Report"), ["get", "v2", "report"]);
-        assert_eq!(words("k8s_get_pods"), ["k8s", "get", "pods"]);
-        assert_eq!(words("Über große Dateien"), ["über", "große", "dateien"]);
-        assert!(words(" _-. ").is_empty());
-    }
-
-    #[test]
-    fn stemming_joins_plurals_and_verb_forms() {
-        for forms in [
-            &["branch", "branches"][..],
-            &["delete", "deletes", "deleted", "deleting"],
-            &["entry", "entries"],
-            &["copy", "copies", "copied"],
-            &["stop", "stops", "stopped", "stopping"],
-            &["list", "lists", "listed", "listing"],
-            &["address", "addresses"],
-            &["file", "files"],
-        ] {
-            let stems: Vec<String> = forms.iter().map(|word| stem(word)).collect();
-            assert!(stems.iter().all(|s| *s == stems[0]), "{forms:?}: {stems:?}");
+    fn modes_parse_from_their_names_only() {
+        for catalog in Catalog::ALL {
+            assert_eq!(catalog.name().parse::<Catalog>(), Ok(catalog));
         }
-        // Short words and words that only look inflected stay whole.
-        assert_eq!(stem("ids"), "ids");
-        assert_eq!(stem("string"), "string");
-        assert_eq!(stem("status"), "status");
-        assert_eq!(stem("class"), "class");
-    }
-
-    #[test]
-    fn inflected_queries_find_the_base_form() {
-        let tools = [
-            json!({"name": "delete_branch", "description": "Remove a branch."}),
-            json!({"name": "list_entries", "description": "Show the journal."}),
-        ];
-        assert_eq!(search(&tools, "deleting branches"), ["delete_branch"]);
-        assert_eq!(search(&tools, "entry"), ["list_entries"]);
-    }
-
-    #[test]
-    fn only_terms_of_three_characters_or_more_match_a_prefix() {
-        let tools = [
-            json!({"name": "get_repository"}),
-            json!({"name": "read_file"}),
-            json!({"name": "re"}),
-        ];
-        assert_eq!(search(&tools, "repo"), ["get_repository"]);
-        assert_eq!(search(&tools, "rep"), ["get_repository"]);
-        // Two characters match whole words only.
-        assert_eq!(search(&tools, "re"), ["re"]);
-        // A prefix match counts for less than the whole word.
-        let tools = [json!({"name": "reader"}), json!({"name": "read"})];
-        assert_eq!(search(&tools, "read"), ["read", "reader"]);
-    }
-
-    #[test]
-    fn a_name_match_outranks_a_description_match() {
-        let tools = [
-            json!({"name": "get_weather", "description": "Current conditions, with a forecast link."}),
-            json!({"name": "get_forecast", "description": "Weather for the next days."}),
-        ];
-        assert_eq!(search(&tools, "forecast"), ["get_forecast", "get_weather"]);
-        assert_eq!(search(&tools, "weather"), ["get_weather", "get_forecast"]);
-    }
-
-    #[test]
-    fn every_field_is_searched() {
-        let tools = [
-            json!({"name": "a", "title": "Ship parcel"}),
-            json!({"name": "b", "annotations": {"title": "Track parcel"}}),
-            json!({"name": "c", "tags": ["logistics"]}),
-            json!({"name": "d", "inputSchema": {"type": "object", "properties": {
-                "trackingNumber": {"type": "string", "description": "Carrier reference"}
-            }}}),
-            json!({"name": "e", "inputSchema": {"type": "object", "$defs": {
-                "Parcel": {"properties": {"weight": {"description": "In kilograms"}}}
-            }}}),
-        ];
-        assert_eq!(search(&tools, "ship"), ["a"]);
-        assert_eq!(search(&tools, "track"), ["b", "d"]);
-        assert_eq!(search(&tools, "logistics"), ["c"]);
-        assert_eq!(search(&tools, "number"), ["d"]);
-        assert_eq!(search(&tools, "carrier"), ["d"]);
-        assert_eq!(search(&tools, "kilograms"), ["e"]);
-        assert_eq!(search(&tools, "weight"), ["e"]);
-    }
-
-    #[test]
-    fn a_shorter_field_with_the_same_match_ranks_first() {
-        let tools = [
-            json!({"name": "create_issue_comment_reply"}),
-            json!({"name": "create_issue"}),
-        ];
+        let err = "Progressive".parse::<Catalog>().unwrap_err();
         assert_eq!(
-            search(&tools, "create issue"),
-            ["create_issue", "create_issue_comment_reply"]
+            err.to_string(),
+            "unknown catalog `Progressive`; expected `full` or `progressive`"
+        );
+        assert_eq!(Catalog::default(), Catalog::Full);
+    }
+
+    #[test]
+    fn instructions_put_the_guidance_after_the_authors_text() {
+        assert_eq!(instructions(None, Catalog::Full), None);
+        assert_eq!(instructions(Some(" \n".into()), Catalog::Full), None);
+        assert_eq!(
+            instructions(Some("Notes.".into()), Catalog::Full).as_deref(),
+            Some("Notes.")
+        );
+        assert_eq!(
+            instructions(None, Catalog::Progressive).as_deref(),
+            Some(GUIDANCE)
+        );
+        assert_eq!(
+            instructions(Some("Notes.\n".into()), Catalog::Progressive),
+            Some(format!("Notes.\n\n{GUIDANCE}"))
         );
     }
 
+    fn empty() -> Progressive {
+        Progressive::new(&Registry::from_registrations([]).unwrap())
+    }
+
+    fn error_text(result: &ToolResult) -> String {
+        assert!(result.is_error());
+        serde_json::to_value(result).unwrap()["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+
     #[test]
-    fn equal_scores_keep_the_catalog_order() {
-        let tools = [
-            json!({"name": "send_email"}),
-            json!({"name": "send_message"}),
-            json!({"name": "send_invoice"}),
-        ];
-        let hits = SearchIndex::new(&tools).search("send");
+    fn the_search_rules_hold_at_their_limits() {
+        let catalog = empty();
+        let registry = Registry::from_registrations([]).unwrap();
+        let at_limits = json!({
+            "query": "é".repeat(MAX_QUERY_CHARS),
+            "detail": "full",
+            "limit": MAX_LIMIT,
+            "offset": u64::MAX,
+        });
+        assert!(!catalog.search(&registry, at_limits).is_error());
+        let search: Search = read(SEARCH_TOOL, &catalog.search_check, json!({})).unwrap();
         assert_eq!(
-            names(&tools, &hits),
-            ["send_email", "send_message", "send_invoice"]
+            (search.detail, search.limit, search.offset),
+            (Detail::Summary, 10, 0)
         );
-        assert_eq!(hits[0].score, hits[2].score);
-    }
-
-    #[test]
-    fn the_initials_of_name_words_match_an_abbreviation() {
-        let tools = [
-            json!({"name": "create_pull_request"}),
-            json!({"name": "send_direct_message"}),
-            json!({"name": "press"}),
-        ];
-        assert_eq!(search(&tools, "pr"), ["create_pull_request"]);
-        assert_eq!(search(&tools, "dm"), ["send_direct_message"]);
-        assert_eq!(search(&tools, "sdm"), ["send_direct_message"]);
-    }
-
-    #[test]
-    fn a_tool_whose_whole_name_the_query_holds_ranks_first() {
-        let tools = [
-            json!({"name": "slack_upload_file", "description": "Upload a file to a channel."}),
-            json!({"name": "create_channel", "description": "Create a public channel."}),
-        ];
-        assert_eq!(
-            search(&tools, "create slack channel"),
-            ["create_channel", "slack_upload_file"]
-        );
-    }
-
-    #[test]
-    fn name_coverage_is_the_share_of_name_words_the_query_holds() {
-        let tools = [
-            json!({"name": "create_channel"}),
-            json!({"name": "slack_upload_file"}),
-        ];
-        let index = SearchIndex::new(&tools);
-        let matches = |query: &str| {
-            let terms: Vec<String> = words(query).iter().map(|w| stem(w)).collect();
-            index.matches(&terms)
+        // Words are counted as the search splits them: `listNotes` is two.
+        let camel = |pairs: u32| {
+            let query: Vec<String> = (0..pairs).map(|n| format!("x{n}Y{n}")).collect();
+            catalog.search(&registry, json!({"query": query.join(" ")}))
         };
+        assert!(!camel(8).is_error());
         assert_eq!(
-            index.name_coverage(0, &matches("create slack channel")),
-            1.0
+            error_text(&camel(9)),
+            "invalid arguments for tool `search_tools`: `query` must hold at most 16 distinct \
+             words, not 18"
+        );
+    }
+
+    #[test]
+    #[cfg(feature = "validate")]
+    fn search_arguments_are_checked_by_the_schema_search_tools_declares() {
+        let catalog = empty();
+        let registry = Registry::from_registrations([]).unwrap();
+        let refused = |arguments: Value| error_text(&catalog.search(&registry, arguments));
+        assert_eq!(
+            refused(json!({"limit": 0})),
+            "invalid arguments for tool `search_tools`: argument `limit`: 0 is less than the \
+             minimum of 1"
         );
         assert_eq!(
-            index.name_coverage(1, &matches("create slack channel")),
-            1.0 / 3.0
+            refused(json!({"filter": "notes"})),
+            "invalid arguments for tool `search_tools`: unknown argument `filter`; expected one \
+             of `detail`, `limit`, `offset`, `query`"
         );
-        // Stems and prefixes count as they do for matching.
-        assert_eq!(index.name_coverage(1, &matches("slack uploads")), 2.0 / 3.0);
-        assert_eq!(index.name_coverage(0, &matches("chan")), 0.5);
-        assert_eq!(index.name_coverage(0, &matches("ch")), 0.0);
     }
 
     #[test]
-    fn function_words_are_left_out_unless_nothing_else_remains() {
-        let tools = [
-            json!({"name": "format_theme", "description": "Pick colours."}),
-            json!({"name": "get_weather"}),
-        ];
-        // `the` and `for` would otherwise match `theme` and `format` as prefixes.
-        assert_eq!(search(&tools, "the weather for today"), ["get_weather"]);
-        assert_eq!(search(&tools, "the"), ["format_theme"]);
+    fn the_outline_names_the_most_used_tags_first() {
+        assert_eq!(outline(1, std::iter::empty()), "The server has 1 tool.");
+        assert_eq!(
+            outline(3, ["b", "a", "a", "c", "b", "a"].into_iter()),
+            "The server has 3 tools. Tags: a (3), b (2), c (1)."
+        );
+        let many: Vec<String> = (0..30).map(|n| format!("t{n}")).collect();
+        let outline = outline(30, many.iter().map(String::as_str));
+        assert!(
+            outline.ends_with("t22 (1), t23 (1) and 6 more."),
+            "{outline}"
+        );
     }
 
     #[test]
-    fn a_registry_is_indexed_with_its_tags() {
-        use crate::tool::ToolRegistration;
-
-        fn registration(
-            name: &'static str,
-            tags: &'static [&'static str],
-        ) -> &'static ToolRegistration {
-            Box::leak(Box::new(ToolRegistration {
-                tags,
-                ..ToolRegistration::for_tests(name, "A tool.")
-            }))
-        }
-        let registry = Registry::from_registrations([
-            registration("zeta", &["billing"]),
-            registration("alpha", &["weather"]),
-        ])
-        .expect("valid tools");
-        let index = SearchIndex::from_registry(&registry);
-        let found: Vec<&str> = index
-            .search("billing")
-            .iter()
-            .map(|hit| registry.tools()[hit.index].name())
-            .collect();
-        assert_eq!(found, ["zeta"]);
-        // The manifest carries no tags, but names and descriptions are searched all the same.
-        let index = SearchIndex::from_manifest(registry.manifest());
-        assert!(index.search("billing").is_empty());
-        assert_eq!(index.search("alpha")[0].index, 0);
-        assert_eq!(index.len(), 2);
-    }
-
-    #[test]
-    fn a_query_without_words_lists_every_tool_in_order() {
-        let tools = [json!({"name": "b"}), json!({"name": "a"})];
-        let index = SearchIndex::new(&tools);
-        for query in ["", "  ", "?!"] {
-            assert_eq!(
-                index.search(query),
-                [
-                    Hit {
-                        index: 0,
-                        score: 0.0
-                    },
-                    Hit {
-                        index: 1,
-                        score: 0.0
-                    }
-                ]
-            );
-        }
-        assert!(index.search("nothing").is_empty());
-        assert!(SearchIndex::new(&[]).search("anything").is_empty());
-        assert_eq!(index.len(), 2);
+    fn call_tool_arguments_default_to_an_empty_object() {
+        let catalog = empty();
+        let (name, arguments) = catalog.unwrap_call(json!({"name": "get_note"})).unwrap();
+        assert_eq!((name.as_str(), arguments), ("get_note", json!({})));
+        let refused = catalog.unwrap_call(json!("get_note")).unwrap_err();
+        assert!(refused.is_error());
+        let refused = catalog
+            .unwrap_call(json!({"name": "search_tools"}))
+            .unwrap_err();
+        assert_eq!(
+            error_text(&refused),
+            "`call_tool` runs the catalog's tools, not `search_tools`: call `search_tools` directly"
+        );
     }
 }

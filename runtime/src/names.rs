@@ -16,11 +16,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
-/// The longest tool name the protocol allows.
-pub(crate) const MAX_WIRE_NAME_LEN: usize = 128;
-
-/// The longest provider name.
-const MAX_PROVIDER_LEN: usize = 64;
+use crate::rules::{self, MAX_TOOL_NAME_LEN, PROVIDER_RULE};
 
 /// The first segment of every canonical name.
 pub const CANONICAL_PREFIX: &str = "mcp";
@@ -30,10 +26,7 @@ const NAMESPACE_SEPARATOR: &str = "__";
 
 /// Whether a name obeys SEP-986: 1 to 128 characters of `A-Z a-z 0-9 _ - .`.
 pub(crate) fn is_wire_name(name: &str) -> bool {
-    (1..=MAX_WIRE_NAME_LEN).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+    rules::tool_name(name).is_ok()
 }
 
 /// Why a provider or tool name, or a canonical or namespaced name, was refused.
@@ -41,10 +34,7 @@ pub(crate) fn is_wire_name(name: &str) -> bool {
 #[non_exhaustive]
 pub enum NameError {
     /// The provider does not follow the provider rule.
-    #[error(
-        "`{0}` is not a valid provider: a provider is 1 to 64 of `A-Z a-z 0-9 _ -`, with no `__` \
-         and no trailing `_`"
-    )]
+    #[error("`{0}` is not a valid provider: {rule}", rule = PROVIDER_RULE)]
     Provider(String),
     /// The tool name does not follow SEP-986.
     #[error("`{0}` is not a valid tool name: a tool name is 1 to 128 of `A-Z a-z 0-9 _ - .`")]
@@ -62,25 +52,20 @@ pub enum NameError {
 
 /// Whether `provider` can be part of canonical and namespaced names.
 pub fn is_provider(provider: &str) -> bool {
-    (1..=MAX_PROVIDER_LEN).contains(&provider.len())
-        && provider
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'))
-        && !provider.contains(NAMESPACE_SEPARATOR)
-        && !provider.ends_with('_')
+    rules::is_provider(provider)
 }
 
 /// A tool's identity across servers: `mcp::<provider>::<tool>`.
 ///
 /// ```
-/// use toolwright::CanonicalName;
+/// use toolwright::names::CanonicalName;
 ///
 /// let name = CanonicalName::new("notes-tools", "add_note")?;
 /// assert_eq!(name.to_string(), "mcp::notes-tools::add_note");
 /// assert_eq!(name.namespaced()?, "notes-tools__add_note");
 /// assert_eq!("mcp::notes-tools::add_note".parse::<CanonicalName>()?, name);
 /// assert_eq!(CanonicalName::from_namespaced("notes-tools__add_note")?, name);
-/// # Ok::<(), toolwright::NameError>(())
+/// # Ok::<(), toolwright::names::NameError>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CanonicalName {
@@ -95,12 +80,14 @@ impl CanonicalName {
         CanonicalName::checked(Cow::Owned(provider.to_owned()), Cow::Owned(tool.to_owned()))
     }
 
-    /// The canonical name of a registered tool, borrowing its names.
-    pub(crate) fn registered(
-        provider: &'static str,
-        tool: &'static str,
-    ) -> Result<CanonicalName, NameError> {
-        CanonicalName::checked(Cow::Borrowed(provider), Cow::Borrowed(tool))
+    /// The canonical name of a registered tool, borrowing its names, which `#[mcp_tool]`
+    /// checked when it compiled the tool.
+    pub(crate) fn registered(provider: &'static str, tool: &'static str) -> CanonicalName {
+        debug_assert!(is_provider(provider) && is_wire_name(tool));
+        CanonicalName {
+            provider: Cow::Borrowed(provider),
+            tool: Cow::Borrowed(tool),
+        }
     }
 
     fn checked(
@@ -138,7 +125,7 @@ impl CanonicalName {
     /// only when the result is longer than the protocol allows.
     pub fn namespaced(&self) -> Result<String, NameError> {
         let name = format!("{}{NAMESPACE_SEPARATOR}{}", self.provider, self.tool);
-        if name.len() > MAX_WIRE_NAME_LEN {
+        if name.len() > MAX_TOOL_NAME_LEN {
             return Err(NameError::TooLong(name));
         }
         Ok(name)

@@ -4,8 +4,9 @@
 //! in-memory pipes as a stdio client would, [`tool_names`], and [`registration`].
 
 use serde_json::Value;
+use toolwright::__private::{Annotations, Handler, InputSchema, Output, ToolRegistration};
 use toolwright::apps::ToolUi;
-use toolwright::{Annotations, Handler, InputSchema, Location, Output, ToolRegistration};
+use toolwright::registry::Location;
 
 pub mod stdio;
 
@@ -40,7 +41,7 @@ pub fn registration(name: &'static str, description: &'static str) -> ToolRegist
         ui: ToolUi::NONE,
         input_schema: InputSchema::Literal(r#"{"type": "object"}"#),
         output_schema: |_| None,
-        handler: Handler::Blocking(|_, _| Output::empty()),
+        handler: Handler::Blocking(|_, _| Output::Empty),
         location: Location {
             file: file!(),
             line: line!(),

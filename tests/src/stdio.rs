@@ -6,7 +6,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
 use tokio::task::JoinHandle;
-use toolwright::{Registry, Server};
+use toolwright::Server;
+use toolwright::registry::Registry;
 
 /// How long the client waits for each line, and for `serve` to return.
 pub const TIMEOUT: Duration = Duration::from_secs(5);

@@ -3,8 +3,12 @@
 //! the progressive catalog.
 
 use serde_json::{Value, json};
-use toolwright::apps::{self, ToolUi, UiResource, UiResourceRegistration, Visibility};
-use toolwright::{Catalog, Conflict, Location, Registry, Server, ToolRegistration, mcp_tool};
+use toolwright::__private::ToolRegistration;
+use toolwright::__private::UiResourceRegistration;
+use toolwright::apps::{self, ToolUi, UiResource, Visibility};
+use toolwright::registry::Location;
+use toolwright::registry::{Conflict, Registry};
+use toolwright::{Catalog, Server, mcp_tool};
 use toolwright_tests::stdio::initialize_params;
 use toolwright_tests::{Client, tool_names as names};
 

@@ -6,7 +6,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
 use toolwright::build::{Guard, GuardError, Outcome};
-use toolwright::{Severity, mcp_tool};
+use toolwright::manifest::Severity;
+use toolwright::mcp_tool;
 
 /// Find a city's weather.
 #[mcp_tool(read_only)]
@@ -152,7 +153,7 @@ fn a_breaking_change_is_refused_with_what_to_do() {
         err.to_string(),
         format!(
             "the MCP tools of weather 1.3.0 break callers of the contract in {} (1 change: 1 \
-             breaking):\n  - breaking: forecast input /properties/city: argument `city` now \
+             breaking, 0 additive, 0 cosmetic):\n  - breaking: forecast input /properties/city: argument `city` now \
              required\nTo accept these changes, either raise the version of weather above 1.2.0 \
              to a new major release (2.0.0), which the snapshot will then record, or build once \
              with TOOLWRIGHT_ACCEPT_BREAKING=1; otherwise, undo the breaking changes.",
@@ -254,7 +255,7 @@ fn line_endings_and_layout_do_not_make_a_snapshot_stale() {
 #[test]
 fn a_build_script_without_tools_is_told_to_link_them() {
     let dir = Dir::new();
-    let empty = toolwright::Registry::from_registrations([]).unwrap();
+    let empty = toolwright::registry::Registry::from_registrations([]).unwrap();
     let err = guard(&dir.snapshot(), "1.0.0")
         .registry(empty)
         .check()

@@ -1,7 +1,9 @@
 //! Two tools with one name: the registry refuses them, and the server will not start, with an
 //! error that says where both are. (A binary of its own: `inventory` collects per binary.)
 
-use toolwright::{Conflict, Location, Registry, Server};
+use toolwright::Server;
+use toolwright::registry::Location;
+use toolwright::registry::{Conflict, Registry};
 
 mod first {
     /// The line of the `#[mcp_tool]` below.

@@ -2,7 +2,9 @@
 //! they do not describe the tools linked in.
 
 use serde_json::{Value, json};
-use toolwright::{Annotations, Conflict, Error, Registry, Server, ToolRegistration, mcp_tool};
+use toolwright::__private::{Annotations, ToolRegistration};
+use toolwright::registry::{Conflict, Registry};
+use toolwright::{Error, Server, mcp_tool};
 use toolwright_tests::Client;
 
 /// Add two numbers.

@@ -5,7 +5,8 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolwright::{Registry, Server};
+use toolwright::Server;
+use toolwright::registry::Registry;
 use toolwright_tests::Client;
 
 mod tools {

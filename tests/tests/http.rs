@@ -9,7 +9,8 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
-use toolwright::{Registry, Server};
+use toolwright::Server;
+use toolwright::registry::Registry;
 
 mod tools {
     use std::time::Duration;

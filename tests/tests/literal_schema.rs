@@ -4,7 +4,9 @@
 
 use serde_json::{Map, Value, json};
 use tokio::io::AsyncReadExt;
-use toolwright::{Conflict, InputSchema, Registry, Server, ToolRegistration, mcp_tool};
+use toolwright::__private::{InputSchema, ToolRegistration};
+use toolwright::registry::{Conflict, Registry};
+use toolwright::{Server, mcp_tool};
 
 /// The schema of `locate`, as written in its attribute: compact, keys in byte order, as the
 /// manifest writes every object.

@@ -6,7 +6,8 @@
 use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
-use toolwright::{NameCollision, Profile, ProfileError, Registry, Rendering, render};
+use toolwright::profile::{NameCollision, Profile, ProfileError, Rendering, render};
+use toolwright::registry::Registry;
 use toolwright_tests::Client;
 
 /// Tools whose signatures are hard to render for clients.

@@ -238,35 +238,35 @@ async fn bad_search_arguments_are_refused_with_the_rule() {
     let cases = [
         (
             json!({"limit": 0}),
-            "`limit` must be an integer from 1 to 50, not 0",
+            "argument `limit`: 0 is less than the minimum of 1",
         ),
         (
             json!({"limit": 51}),
-            "`limit` must be an integer from 1 to 50, not 51",
+            "argument `limit`: 51 is greater than the maximum of 50",
         ),
         (
             json!({"limit": 2.5}),
-            "`limit` must be an integer from 1 to 50",
+            r#"argument `limit`: 2.5 is not of type "integer""#,
         ),
         (
             json!({"offset": -1}),
-            "`offset` must be an integer of 0 or more, not -1",
+            "argument `offset`: -1 is less than the minimum of 0",
         ),
         (
             json!({"offset": "2"}),
-            "`offset` must be an integer of 0 or more",
+            r#"argument `offset`: "2" is not of type "integer""#,
         ),
         (
             json!({"detail": "everything"}),
-            r#"`detail` must be "name", "summary" or "full", not "everything""#,
+            r#"argument `detail`: "everything" is not one of "name", "summary" or "full""#,
         ),
         (
             json!({"query": 7}),
-            "`query` must be a string, not a number",
+            r#"argument `query`: 7 is not of type "string""#,
         ),
         (
             json!({"query": "x".repeat(129)}),
-            "`query` must be at most 128 characters, not 129",
+            "… is longer than 128 characters",
         ),
         (
             json!({"query": words.join(" ")}),
@@ -274,7 +274,7 @@ async fn bad_search_arguments_are_refused_with_the_rule() {
         ),
         (
             json!({"filter": "notes"}),
-            "unknown argument `filter`: `search_tools` takes `query`, `detail`, `limit` and `offset`",
+            "unknown argument `filter`; expected one of `detail`, `limit`, `offset`, `query`",
         ),
     ];
     for (id, (arguments, rule)) in (1..).zip(cases) {
@@ -314,19 +314,19 @@ async fn call_tool_refuses_meta_tools_unknown_tools_and_bad_arguments() {
         ),
         (
             json!({}),
-            "invalid arguments for tool `call_tool`: `name` is required",
+            "invalid arguments for tool `call_tool`: missing required argument `name`",
         ),
         (
             json!({"name": 3}),
-            "invalid arguments for tool `call_tool`: `name` must be a string, not a number",
+            r#"invalid arguments for tool `call_tool`: argument `name`: 3 is not of type "string""#,
         ),
         (
             json!({"name": "get_note", "arguments": [1]}),
-            "invalid arguments for tool `call_tool`: `arguments` must be an object, not an array",
+            r#"invalid arguments for tool `call_tool`: argument `arguments`: [1] is not of type "object""#,
         ),
         (
             json!({"name": "get_note", "id": 1}),
-            "invalid arguments for tool `call_tool`: unknown argument `id`",
+            "invalid arguments for tool `call_tool`: unknown argument `id`; expected one of `arguments`, `name`",
         ),
     ];
     for (id, (arguments, message)) in (1..).zip(cases) {

@@ -2,7 +2,7 @@
 //! this file and from the `notes-tools` crate, checked as the JSON a client receives.
 
 use serde_json::{Value, json};
-use toolwright::Registry;
+use toolwright::registry::Registry;
 
 /// Tools about files: flattened, borrowed, renamed and defaulted arguments; recursive types.
 mod files {

@@ -2,7 +2,8 @@
 //! at start in the progressive one.
 
 use serde_json::json;
-use toolwright::{Catalog, Conflict, Error, Registry, Server, mcp_tool};
+use toolwright::registry::{Conflict, Registry};
+use toolwright::{Catalog, Error, Server, mcp_tool};
 use toolwright_tests::Client;
 
 /// Look tools up in an external index.

@@ -1,7 +1,8 @@
 //! The server in process, over pipes: JSON-RPC lines in, the lines a client reads out.
 
 use serde_json::{Value, json};
-use toolwright::{Registry, Server};
+use toolwright::Server;
+use toolwright::registry::Registry;
 use toolwright_tests::stdio::{Client, initialize_params};
 
 mod tools {

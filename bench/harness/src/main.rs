@@ -422,8 +422,8 @@ fn method() -> String {
   also have `echo` (a plain `fn`) and `echo_async` (an `async fn`), `text: String` in and out,
   annotated the same way.
 - `--tools N` serves `tool_0000`..`tool_<N-1>` plus the two echo tools. toolwright: a
-  `Registry::from_registrations` of the `#[mcp_tool]` registrations whose names qualify (the
-  registrations are listed with `inventory`, which toolwright collects them with); rmcp: a
+  `Registry::collect_where` of the names that qualify (the other tools' schemas are not
+  derived); rmcp: a
   `ToolRouter` of those tools' routes, the others never made (rmcp derives a tool's schemas when
   its route is made). Every tool stays linked in both binaries.
 - Client: the harness, one process per server, newline-delimited JSON-RPC on the child's stdin

@@ -23,7 +23,7 @@ struct Args {
     data: Option<PathBuf>,
 
     #[command(flatten)]
-    server: toolwright::ServerArgs,
+    server: toolwright::cli::ServerArgs,
 }
 
 fn main() -> ExitCode {

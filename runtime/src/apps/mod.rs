@@ -53,12 +53,12 @@
 //! resources, for gateways and clients. They fail closed: a malformed link links nothing, and a
 //! malformed visibility hides the tool from the model.
 //!
-//! [`Conflict::MissingUiResource`]: crate::Conflict::MissingUiResource
-//! [`Conflict::DuplicateUiResource`]: crate::Conflict::DuplicateUiResource
+//! [`Conflict::MissingUiResource`]: crate::registry::Conflict::MissingUiResource
+//! [`Conflict::DuplicateUiResource`]: crate::registry::Conflict::DuplicateUiResource
 
 use serde_json::{Map, Value, json};
 
-use crate::tool::Location;
+use crate::rules;
 
 mod parse;
 
@@ -234,25 +234,8 @@ impl UiResource {
     /// When `uri` is not such a URI; inside [`ui_resource!`](crate::ui_resource) that is a
     /// compile error.
     pub const fn new(uri: &'static str, html: &'static str) -> UiResource {
-        if !starts_with(uri, SCHEME) {
-            panic!("a UI resource's URI must start with `ui://`, as in `ui://notes/board.html`");
-        }
-        let bytes = uri.as_bytes();
-        let mut slash = SCHEME.len();
-        while slash < bytes.len() && bytes[slash] != b'/' {
-            slash += 1;
-        }
-        if slash == SCHEME.len() || slash + 1 >= bytes.len() {
-            panic!(
-                "a UI resource's URI must name a server and a view, `ui://<server>/<view>`, as in \
-                 `ui://notes/board.html`"
-            );
-        }
-        if !is_printable_ascii(uri) {
-            panic!(
-                "a UI resource's URI must be printable ASCII, without whitespace: percent-encode \
-                 the rest"
-            );
+        if let Err(problem) = rules::ui_uri(uri) {
+            panic!("{}", problem);
         }
         UiResource {
             uri,
@@ -483,18 +466,6 @@ impl ResourceMeta {
     }
 }
 
-/// A [`UiResource`] and where it is declared: what [`ui_resource!`](crate::ui_resource)
-/// submits to the linker-collected registry.
-#[derive(Debug)]
-pub struct UiResourceRegistration {
-    /// The view.
-    pub resource: UiResource,
-    /// Where it is declared, for error messages.
-    pub location: Location,
-}
-
-inventory::collect!(UiResourceRegistration);
-
 /// Whether a client declared the extension in its capabilities (`initialize`'s, or a 2026-07-28
 /// request's): `extensions["io.modelcontextprotocol/ui"].mimeTypes` lists [`MIME_TYPE`], as
 /// hosts that show views declare it. A tool learns it from
@@ -511,35 +482,6 @@ pub fn client_supports(capabilities: &Value) -> bool {
 /// What the server declares under `capabilities.extensions` when it has views.
 pub(crate) fn server_capability() -> Value {
     json!({ EXTENSION_ID: { "mimeTypes": [MIME_TYPE] } })
-}
-
-/// Whether `text` starts with `prefix`, in a `const fn`.
-const fn starts_with(text: &str, prefix: &str) -> bool {
-    let (text, prefix) = (text.as_bytes(), prefix.as_bytes());
-    if text.len() < prefix.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < prefix.len() {
-        if text[i] != prefix[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
-/// Whether `text` is printable ASCII: no whitespace, no control character, nothing else.
-const fn is_printable_ascii(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] <= b' ' || bytes[i] >= 0x7f {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }
 
 /// Whether `bytes[from..to]` is a host name: letters, digits, `-` and `.`.

@@ -7,9 +7,11 @@ use bytes::Bytes;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::registry::Tool;
-
 mod diff;
+
+/// How a manifest's compact JSON begins and ends, around its tools.
+pub(crate) const HEAD: &[u8] = br#"{"tools":["#;
+pub(crate) const TAIL: &[u8] = b"]}";
 
 pub use diff::{Change, Severity, diff};
 
@@ -35,37 +37,38 @@ pub struct Manifest {
 }
 
 impl Manifest {
-    pub(crate) fn new(tools: &[Tool]) -> Manifest {
-        let size = tools.iter().map(|t| t.json().len() + 1).sum::<usize>();
-        let mut bytes = Vec::with_capacity(size + 12);
-        bytes.extend_from_slice(br#"{"tools":["#);
+    /// The manifest of these tools, each its wire name and its compact JSON, in name order.
+    pub(crate) fn new<'a>(
+        tools: impl ExactSizeIterator<Item = (&'a str, &'a [u8])> + Clone,
+        notes: Vec<String>,
+    ) -> Manifest {
+        let size = tools.clone().map(|(_, json)| json.len() + 1).sum::<usize>();
+        let mut bytes = Vec::with_capacity(size + HEAD.len() + TAIL.len());
+        bytes.extend_from_slice(HEAD);
         let mut ranges = Vec::with_capacity(tools.len());
-        for (i, tool) in tools.iter().enumerate() {
+        for (i, (name, json)) in tools.enumerate() {
             if i > 0 {
                 bytes.push(b',');
             }
             let start = bytes.len();
-            bytes.extend_from_slice(tool.json());
-            ranges.push((tool.wire_name().to_owned(), start..bytes.len()));
+            bytes.extend_from_slice(json);
+            ranges.push((name.to_owned(), start..bytes.len()));
         }
-        bytes.extend_from_slice(b"]}");
-        Manifest {
-            bytes: bytes.into(),
-            tools: ranges,
-            notes: tools.iter().filter_map(Tool::unstructured_note).collect(),
-            json: OnceLock::new(),
-            sha256: OnceLock::new(),
-            tool_sha256: OnceLock::new(),
-        }
+        bytes.extend_from_slice(TAIL);
+        Manifest::from_shared(bytes.into(), ranges, notes)
     }
 
     /// A manifest already serialised, such as one made at build time: `tools` says each tool's
     /// wire name and where its JSON lies in `bytes`, in name order.
-    pub(crate) fn from_shared(bytes: Bytes, tools: Vec<(String, Range<usize>)>) -> Manifest {
+    pub(crate) fn from_shared(
+        bytes: Bytes,
+        tools: Vec<(String, Range<usize>)>,
+        notes: Vec<String>,
+    ) -> Manifest {
         Manifest {
             bytes,
             tools,
-            notes: Vec::new(),
+            notes,
             json: OnceLock::new(),
             sha256: OnceLock::new(),
             tool_sha256: OnceLock::new(),
@@ -126,8 +129,5 @@ impl Manifest {
 
 /// Lowercase hex SHA-256 of `bytes`.
 pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    format!("{:x}", Sha256::digest(bytes))
 }

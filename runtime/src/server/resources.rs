@@ -4,17 +4,15 @@
 
 use serde_json::{Value, json};
 
-use super::jsonrpc::INVALID_PARAMS;
+use crate::protocol::jsonrpc::{self, INVALID_PARAMS, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND};
+use crate::protocol::{Wire, merge};
 use crate::registry::Registry;
 
-/// "Resource not found" in the handshake era; 2026-07-28 uses -32602 for it.
-pub(crate) const RESOURCE_NOT_FOUND: i64 = -32002;
-
 /// Why a resources request has no result: a JSON-RPC error's code, message and data.
-pub(crate) struct Failure {
-    pub(crate) code: i64,
-    pub(crate) message: String,
-    pub(crate) data: Option<Value>,
+struct Failure {
+    code: i64,
+    message: String,
+    data: Option<Value>,
 }
 
 impl Failure {
@@ -27,8 +25,51 @@ impl Failure {
     }
 }
 
+/// The answer to a resources request: the server's views, or "method not found" when it has
+/// none. A list result in 2026-07-28 says how long (`ttl_ms`) it may be cached; the views do
+/// not change while the server runs.
+pub(super) fn answer(
+    registry: &Registry,
+    id: &Value,
+    method: &str,
+    params: &Value,
+    wire: &Wire,
+    ttl_ms: u64,
+) -> Vec<u8> {
+    if registry.ui_resources().len() == 0 {
+        return jsonrpc::error(
+            id,
+            METHOD_NOT_FOUND,
+            &format!("method `{method}` is not supported"),
+        );
+    }
+    let outcome = match method {
+        "resources/list" => list(registry, params),
+        "resources/read" => read(registry, params, wire),
+        _ => templates(params),
+    };
+    let outcome = outcome.map(|mut result| {
+        if wire.is_stateless() && method != "resources/read" {
+            merge(
+                &mut result,
+                &json!({ "ttlMs": ttl_ms, "cacheScope": "public" }),
+            );
+        }
+        result
+    });
+    match outcome {
+        Ok(result) => jsonrpc::result(id, &wire.shape(result)),
+        Err(Failure {
+            code,
+            message,
+            data: Some(data),
+        }) => jsonrpc::error_with_data(id, code, &message, &data),
+        Err(Failure { code, message, .. }) => jsonrpc::error(id, code, &message),
+    }
+}
+
 /// Every view on one page.
-pub(crate) fn list(registry: &Registry, params: &Value) -> Result<Value, Failure> {
+fn list(registry: &Registry, params: &Value) -> Result<Value, Failure> {
     if let Some(cursor) = params.get("cursor").filter(|c| !c.is_null()) {
         return Err(Failure::invalid(format!(
             "invalid cursor {cursor}: this server lists every resource on one page"
@@ -38,8 +79,9 @@ pub(crate) fn list(registry: &Registry, params: &Value) -> Result<Value, Failure
     Ok(json!({ "resources": resources }))
 }
 
-/// The view a `resources/read` names; `not_found` is the era's code for one it has not.
-pub(crate) fn read(registry: &Registry, params: &Value, not_found: i64) -> Result<Value, Failure> {
+/// The view a `resources/read` names. One it has not is "resource not found" in the handshake
+/// era, and -32602 in 2026-07-28.
+fn read(registry: &Registry, params: &Value, wire: &Wire) -> Result<Value, Failure> {
     let Some(uri) = params.get("uri").and_then(Value::as_str) else {
         return Err(Failure::invalid(
             "`resources/read` needs a `uri` string".to_owned(),
@@ -53,7 +95,10 @@ pub(crate) fn read(registry: &Registry, params: &Value, not_found: i64) -> Resul
                 .map(|r| format!("`{}`", r.uri()))
                 .collect();
             Err(Failure {
-                code: not_found,
+                code: match wire {
+                    Wire::Handshake => RESOURCE_NOT_FOUND,
+                    Wire::Stateless { .. } => INVALID_PARAMS,
+                },
                 message: format!(
                     "resource not found: `{uri}`; this server has {}",
                     known.join(", ")
@@ -65,7 +110,7 @@ pub(crate) fn read(registry: &Registry, params: &Value, not_found: i64) -> Resul
 }
 
 /// No templates: every view has a fixed URI.
-pub(crate) fn templates(params: &Value) -> Result<Value, Failure> {
+fn templates(params: &Value) -> Result<Value, Failure> {
     if let Some(cursor) = params.get("cursor").filter(|c| !c.is_null()) {
         return Err(Failure::invalid(format!(
             "invalid cursor {cursor}: this server has no resource templates"

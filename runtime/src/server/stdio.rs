@@ -11,9 +11,10 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWrite
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use super::Limits;
-use super::dispatch::{Dispatcher, Session, Step};
-use super::jsonrpc::{self, INVALID_REQUEST, SharedResult};
+use super::limits::Limits;
+use super::service::{Service, Step};
+use super::session::Session;
+use crate::protocol::jsonrpc::{self, INVALID_REQUEST, SharedResult};
 
 /// How much of the input is read at a time.
 const READ_BUFFER: usize = 64 * 1024;
@@ -31,7 +32,7 @@ const WRITE_CHUNK: usize = 64 * 1024;
 /// The connection runs as a task of its own, so that it and the calls it starts share a worker
 /// thread: under `block_on` (`#[tokio::main]`) it would run on the main thread, and every call
 /// and every answer would cross between threads.
-pub(crate) async fn serve_standard(dispatcher: Arc<Dispatcher>, limits: Limits) -> io::Result<()> {
+pub(super) async fn serve_standard(service: Arc<dyn Service>, limits: Limits) -> io::Result<()> {
     let connection = tokio::spawn(async move {
         #[cfg(unix)]
         if let Some(pipes) = standard::Pipes::open() {
@@ -41,11 +42,11 @@ pub(crate) async fn serve_standard(dispatcher: Arc<Dispatcher>, limits: Limits) 
                 output,
                 restore,
             } = pipes;
-            let served = serve(dispatcher, input, output, limits).await;
+            let served = serve(service, input, output, limits).await;
             drop(restore);
             return served;
         }
-        serve(dispatcher, tokio::io::stdin(), tokio::io::stdout(), limits).await
+        serve(service, tokio::io::stdin(), tokio::io::stdout(), limits).await
     });
     match connection.await {
         Ok(served) => served,
@@ -56,8 +57,8 @@ pub(crate) async fn serve_standard(dispatcher: Arc<Dispatcher>, limits: Limits) 
 
 /// Serves one connection until the input ends, then gives the calls under way the grace period
 /// to finish and send their answers, and stops those still running.
-pub(crate) async fn serve<R, W>(
-    dispatcher: Arc<Dispatcher>,
+pub(super) async fn serve<R, W>(
+    service: Arc<dyn Service>,
     input: R,
     output: W,
     limits: Limits,
@@ -88,7 +89,10 @@ where
         };
         let step = match frame {
             Frame::Line if line.iter().all(u8::is_ascii_whitespace) => continue,
-            Frame::Line => dispatcher.handle(&session, &line, &outgoing),
+            Frame::Line => match jsonrpc::parse(&line) {
+                Ok(message) => service.handle(&session, message, &outgoing),
+                Err(reply) => Step::Reply(reply),
+            },
             Frame::TooLong(size) => {
                 let limit = limits.max_message_size;
                 tracing::warn!(size, limit, "message refused: too large");

@@ -1,5 +1,6 @@
 use serde_json::json;
-use toolwright::{Annotations, Registry, mcp_tool};
+use toolwright::registry::{Annotations, Registry};
+use toolwright::mcp_tool;
 
 /// Not this text: `description` wins over the doc comment.
 #[mcp_tool(

@@ -1,6 +1,7 @@
 use serde_json::json;
 use toolwright::apps::{ToolUi, UiResource, Visibility};
-use toolwright::{Registry, mcp_tool};
+use toolwright::registry::Registry;
+use toolwright::mcp_tool;
 
 toolwright::ui_resource!(
     UiResource::new("ui://board/view.html", "<!doctype html><title>Board</title>")

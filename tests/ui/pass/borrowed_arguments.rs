@@ -3,7 +3,8 @@ use std::path::Path;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
-use toolwright::{Registry, mcp_tool};
+use toolwright::registry::Registry;
+use toolwright::mcp_tool;
 
 #[derive(Deserialize, JsonSchema)]
 struct Point {

@@ -1,5 +1,6 @@
 use serde_json::json;
-use toolwright::{Context, Registry, mcp_tool};
+use toolwright::registry::Registry;
+use toolwright::{Context, mcp_tool};
 
 /// The tool's own name.
 #[mcp_tool]

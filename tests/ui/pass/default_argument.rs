@@ -1,7 +1,8 @@
 use std::path::PathBuf;
 
 use serde_json::json;
-use toolwright::{Registry, mcp_tool};
+use toolwright::registry::Registry;
+use toolwright::mcp_tool;
 
 /// List notes.
 #[mcp_tool]

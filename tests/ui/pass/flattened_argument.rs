@@ -1,7 +1,8 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
-use toolwright::{Registry, mcp_tool};
+use toolwright::registry::Registry;
+use toolwright::mcp_tool;
 
 /// Which part of a long list to return.
 #[derive(Deserialize, JsonSchema)]

@@ -3,7 +3,8 @@
 
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
-use toolwright::{Context, Registry, mcp_tool};
+use toolwright::registry::Registry;
+use toolwright::{Context, mcp_tool};
 
 const ADDRESS: &str = r##"{
     "$schema": "https://json-schema.org/draft/2020-12/schema",

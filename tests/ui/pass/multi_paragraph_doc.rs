@@ -1,4 +1,5 @@
-use toolwright::{Registry, mcp_tool};
+use toolwright::registry::Registry;
+use toolwright::mcp_tool;
 
 /// Find notes whose title or body contains the query.
 /// Matching ignores case.

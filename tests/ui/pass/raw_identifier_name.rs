@@ -1,4 +1,5 @@
-use toolwright::{Registry, mcp_tool};
+use toolwright::registry::Registry;
+use toolwright::mcp_tool;
 
 /// The type of a value.
 #[mcp_tool]

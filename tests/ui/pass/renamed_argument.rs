@@ -1,5 +1,6 @@
 use serde_json::json;
-use toolwright::{Registry, mcp_tool};
+use toolwright::registry::Registry;
+use toolwright::mcp_tool;
 
 /// Find notes of a kind.
 #[mcp_tool]

@@ -13,7 +13,7 @@ async fn greet(name: &str, ctx: &tw::Context) -> tw::ToolResult {
 }
 
 fn main() {
-    let registry = tw::Registry::collect().unwrap();
+    let registry = tw::registry::Registry::collect().unwrap();
     let names: Vec<&str> = registry.tools().iter().map(|t| t.name()).collect();
     assert_eq!(names, ["add", "greet"]);
     assert_eq!(registry.get("add").unwrap().annotations().read_only, Some(true));

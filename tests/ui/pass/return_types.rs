@@ -4,7 +4,8 @@ use std::io;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::json;
-use toolwright::{Registry, ToolResult, mcp_tool};
+use toolwright::registry::Registry;
+use toolwright::{ToolResult, mcp_tool};
 
 /// A sum.
 #[derive(Serialize, JsonSchema)]

@@ -7,7 +7,7 @@
 
 use std::process::ExitCode;
 
-use toolwright::{Registry, ToolRegistration};
+use toolwright::registry::Registry;
 
 include!("../../bench_tools.rs");
 
@@ -19,12 +19,9 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    // Everything else in the binary is registered as `#[mcp_tool]` made it; only the choice of
-    // registrations is ours.
-    let registrations = inventory::iter::<ToolRegistration>
-        .into_iter()
-        .filter(|registration| is_served(registration.name, limit));
-    let registry = match Registry::from_registrations(registrations) {
+    // Everything in the binary is registered as `#[mcp_tool]` made it; only the choice of tools
+    // is ours, and the others' schemas are not derived.
+    let registry = match Registry::collect_where(|name| is_served(name, limit)) {
         Ok(registry) => registry,
         Err(err) => {
             eprintln!("error: {err}");

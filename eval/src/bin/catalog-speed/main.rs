@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use cap::Cap;
 use serde_json::json;
-use toolwright::SearchIndex;
+use toolwright::search::SearchIndex;
 
 /// Counts the bytes live on the heap, so the index's share can be read before and after it is
 /// built.
@@ -58,7 +58,7 @@ fn verdict(met: bool) -> &'static str {
 
 /// One search as the progressive catalog makes it: the ranked hits, of which the first page and
 /// the total count are kept.
-fn first_page(index: &SearchIndex, query: &str) -> (Vec<toolwright::Hit>, usize) {
+fn first_page(index: &SearchIndex, query: &str) -> (Vec<toolwright::search::Hit>, usize) {
     let hits = index.search(query);
     (hits.iter().take(PAGE).copied().collect(), hits.len())
 }

@@ -5,8 +5,8 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
+use super::comparison::{Place, Schemas};
 use super::node::{Node, escape};
-use super::schema::{Place, Schemas};
 use super::{Severity, TRUE, plain, presence_change};
 
 /// Keywords that only describe: they never change which values are valid.

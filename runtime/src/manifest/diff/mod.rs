@@ -8,8 +8,9 @@ use std::fmt;
 use crate::apps::ToolMeta;
 use serde_json::{Map, Value};
 
-use schema::{Flow, Schemas};
+use comparison::{Flow, Schemas};
 
+mod comparison;
 mod keywords;
 mod node;
 mod schema;
@@ -62,10 +63,29 @@ impl fmt::Display for Change {
     }
 }
 
+impl Change {
+    /// How many changes there are of each severity, in one line: `3 changes: 1 breaking, 2
+    /// additive, 0 cosmetic`.
+    pub fn summary(changes: &[Change]) -> String {
+        let count = |severity: Severity| changes.iter().filter(|c| c.severity == severity).count();
+        format!(
+            "{} change{}: {} {}, {} {}, {} {}",
+            changes.len(),
+            if changes.len() == 1 { "" } else { "s" },
+            count(Severity::Breaking),
+            Severity::Breaking,
+            count(Severity::Additive),
+            Severity::Additive,
+            count(Severity::Cosmetic),
+            Severity::Cosmetic,
+        )
+    }
+}
+
 /// Every change from the manifest `old` to the manifest `new`, sorted by severity (breaking
 /// first), then place, then detail.
 ///
-/// A manifest is a `{ "tools": [...] }` object: [`Manifest::as_json`](crate::Manifest::as_json)
+/// A manifest is a `{ "tools": [...] }` object: [`Manifest::as_json`](crate::manifest::Manifest::as_json)
 /// of a build, or one a client saved. Tools are matched by name, whatever their order, and
 /// identical manifests give no changes.
 ///
@@ -155,7 +175,7 @@ impl fmt::Display for Change {
 ///
 /// ```
 /// use serde_json::json;
-/// use toolwright::{Severity, diff};
+/// use toolwright::manifest::{Severity, diff};
 ///
 /// let old = json!({ "tools": [{ "name": "get_note", "description": "Get a note.",
 ///     "inputSchema": { "type": "object", "properties": { "id": { "type": "string" } },

@@ -5,10 +5,10 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
+use super::comparison::{Place, Schemas};
 use super::keywords::ANNOTATIONS;
 use super::node::{Node, resolve};
 use super::plain;
-use super::schema::{Place, Schemas};
 
 /// What a `{"type": "null"}` branch among `const`s stands for.
 static NULL: Value = Value::Null;

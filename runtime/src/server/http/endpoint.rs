@@ -1,4 +1,4 @@
-//! The `/mcp` endpoint: sessions, and each POST's message through the dispatcher to a JSON
+//! The `/mcp` endpoint: sessions, and each POST's message through the service to a JSON
 //! answer, a stream of events, or `202 Accepted`; a GET resumes a stream.
 
 use std::collections::HashMap;
@@ -10,7 +10,7 @@ use std::time::Instant;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
+use axum::http::header::CONTENT_LENGTH;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
@@ -21,16 +21,17 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use super::access::{self, Access};
 use super::events::{CancelOnDrop, EventLog, Replay};
-use super::guard::{self, Guard};
-use super::{Refusal, Server, stateless};
-use crate::server::dispatch::{Dispatcher, Session, Step};
-use crate::server::jsonrpc::{self, Incoming};
-use crate::server::{Error, Limits};
-use crate::tool::BoxFuture;
-
-/// JSON-RPC's code for an error of the server's own.
-const INTERNAL_ERROR: i64 = -32603;
+use super::response::{Rejection, json};
+use super::stateless;
+use crate::handler::BoxFuture;
+use crate::protocol::PRIMING_SINCE;
+use crate::protocol::jsonrpc::{self, INTERNAL_ERROR, Incoming};
+use crate::server::builder::{Error, Server};
+use crate::server::limits::Limits;
+use crate::server::service::{Service, Step};
+use crate::server::session::Session;
 
 /// The header that names a session.
 const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
@@ -45,14 +46,10 @@ const ALLOWED: &str = "GET, POST, DELETE";
 /// client that keeps opening sessions cannot exhaust memory.
 const MAX_SESSIONS: usize = 10_000;
 
-/// The first version whose clients expect a stream to open with a priming event (an id and no
-/// data); older clients would take the empty data for a malformed message.
-const PRIMING_SINCE: &str = "2025-11-25";
-
 /// What every request to the endpoint shares.
 pub(super) struct Endpoint {
-    dispatcher: Arc<Dispatcher>,
-    guard: Guard,
+    service: Arc<dyn Service>,
+    access: Access,
     pub(super) limits: Limits,
     sessions: Mutex<HashMap<String, Entry>>,
     /// The calls under way, which a graceful stop waits for.
@@ -87,10 +84,10 @@ pub(super) fn router(endpoint: Arc<Endpoint>) -> Router {
 
 async fn serve(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    let answer = match endpoint.guard.check(&parts.headers) {
-        Err(refusal) => Err(refusal),
+    let answer = match endpoint.access.check(&parts.headers) {
+        Err(rejection) => Err(rejection),
         Ok(()) if parts.method == Method::POST => endpoint.post(&parts.headers, body).await,
-        Ok(()) if stateless::applies(&parts.headers, None, &Value::Null) => Err(Refusal::new(
+        Ok(()) if stateless::applies(&parts.headers, None, &Value::Null) => Err(Rejection::new(
             StatusCode::METHOD_NOT_ALLOWED,
             format!(
                 "method {} is not allowed under protocol 2026-07-28, which has neither sessions \
@@ -101,7 +98,7 @@ async fn serve(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respo
         .with_header("allow", "POST")),
         Ok(()) if parts.method == Method::GET => endpoint.get(&parts.headers),
         Ok(()) if parts.method == Method::DELETE => endpoint.delete(&parts.headers),
-        Ok(()) => Err(Refusal::new(
+        Ok(()) => Err(Rejection::new(
             StatusCode::METHOD_NOT_ALLOWED,
             format!(
                 "method {} is not allowed: POST a message, GET with `Last-Event-ID` to resume \
@@ -116,11 +113,11 @@ async fn serve(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respo
 
 impl Endpoint {
     pub(super) fn new(server: Server, bound: SocketAddr) -> Result<Endpoint, Error> {
-        let guard = Guard::new(bound, &server.http);
+        let access = Access::new(bound, &server.http);
         let limits = server.limits();
         Ok(Endpoint {
-            dispatcher: Arc::new(server.into_dispatcher()?),
-            guard,
+            service: server.into_service()?,
+            access,
             limits,
             sessions: Mutex::new(HashMap::new()),
             calls: TaskTracker::new(),
@@ -143,9 +140,9 @@ impl Endpoint {
         self.sessions.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    async fn post(&self, headers: &HeaderMap, body: Body) -> Result<Response, Refusal> {
-        guard::check_accept(headers)?;
-        guard::check_content_type(headers)?;
+    async fn post(&self, headers: &HeaderMap, body: Body) -> Result<Response, Rejection> {
+        access::check_accept(headers)?;
+        access::check_content_type(headers)?;
         let body = self.read_body(headers, body).await?;
         let message = match jsonrpc::parse(&body) {
             Err(reply) => return Ok(json(StatusCode::BAD_REQUEST, reply)),
@@ -156,12 +153,13 @@ impl Endpoint {
             Incoming::Notification { params, .. } => (None, None, params),
             Incoming::Response { .. } => (None, None, &Value::Null),
         };
-        if stateless::applies(headers, method, params) {
-            return Ok(self.post_stateless(headers, &body, message).await);
-        }
-        guard::protocol_version(headers)?;
-        let id = id.cloned();
+        let stateless = stateless::applies(headers, method, params);
         let initialize = method == Some("initialize");
+        let id = id.cloned();
+        if stateless {
+            return Ok(self.post_stateless(headers, message).await);
+        }
+        access::protocol_version(headers)?;
         let session_id = headers.get(SESSION_ID).map(|v| v.to_str().unwrap_or(""));
         let known = session_id.and_then(|sid| self.session(sid));
         let (session, replay) = match (known, session_id) {
@@ -170,7 +168,7 @@ impl Endpoint {
             (None, _) if initialize => {
                 let session = Arc::new(Session::new());
                 let (sink, _) = mpsc::unbounded_channel();
-                return Ok(match self.dispatcher.handle(&session, &body, &sink) {
+                return Ok(match self.service.handle(&session, message, &sink) {
                     Step::Reply(reply) => self.open_session(session, reply, id.as_ref())?,
                     // `initialize` is answered at once, never with the tool list.
                     Step::Nothing | Step::Call(_) | Step::Shared(_) => {
@@ -179,14 +177,14 @@ impl Endpoint {
                 });
             }
             (None, Some(_)) => {
-                return Err(Refusal::new(
+                return Err(Rejection::new(
                     StatusCode::NOT_FOUND,
                     "unknown or terminated session: send `initialize` to start a new one",
                 )
                 .with_id(id.as_ref()));
             }
             (None, None) => {
-                return Err(Refusal::new(
+                return Err(Rejection::new(
                     StatusCode::BAD_REQUEST,
                     "the `Mcp-Session-Id` header is missing: send `initialize` first, then the \
                      session id it returns with every request",
@@ -196,7 +194,7 @@ impl Endpoint {
         };
 
         let (sink, notifications) = mpsc::unbounded_channel();
-        let step = self.dispatcher.handle(&session, &body, &sink);
+        let step = self.service.handle(&session, message, &sink);
         // The call's context holds the only other sender: what it sends is this request's alone.
         drop(sink);
         Ok(match step {
@@ -217,12 +215,7 @@ impl Endpoint {
 
     /// A POST of protocol 2026-07-28: its own session, which ends with it; no session id is
     /// read or issued.
-    async fn post_stateless(
-        &self,
-        headers: &HeaderMap,
-        body: &[u8],
-        message: Incoming,
-    ) -> Response {
+    async fn post_stateless(&self, headers: &HeaderMap, message: Incoming) -> Response {
         let (id, method, params) = match message {
             Incoming::Request { id, method, params } => (id, method, params),
             // The era defines no notification a client sends over HTTP: it is taken and dropped.
@@ -236,7 +229,12 @@ impl Endpoint {
         }
         let session = Arc::new(Session::stateless());
         let (sink, notifications) = mpsc::unbounded_channel();
-        let step = self.dispatcher.handle(&session, body, &sink);
+        let message = Incoming::Request {
+            id: id.clone(),
+            method,
+            params,
+        };
+        let step = self.service.handle(&session, message, &sink);
         drop(sink);
         match step {
             Step::Nothing => StatusCode::ACCEPTED.into_response(),
@@ -251,33 +249,33 @@ impl Endpoint {
 
     /// Resumes a stream after the event `Last-Event-ID` names: the events that followed it,
     /// then the rest as they come, to the stream's end.
-    fn get(&self, headers: &HeaderMap) -> Result<Response, Refusal> {
-        guard::protocol_version(headers)?;
+    fn get(&self, headers: &HeaderMap) -> Result<Response, Rejection> {
+        access::protocol_version(headers)?;
         let Some(last_event_id) = headers.get(LAST_EVENT_ID) else {
             // No stream of the server's own is offered: the server sends nothing unasked.
-            return Err(Refusal::new(
+            return Err(Rejection::new(
                 StatusCode::METHOD_NOT_ALLOWED,
                 "GET only resumes a stream, with `Last-Event-ID`: this server offers no stream \
                  of its own",
             )
             .with_header("allow", ALLOWED));
         };
-        guard::check_accept_events(headers)?;
+        access::check_accept_events(headers)?;
         let Some(session_id) = headers.get(SESSION_ID) else {
-            return Err(Refusal::new(
+            return Err(Rejection::new(
                 StatusCode::BAD_REQUEST,
                 "the `Mcp-Session-Id` header is missing: name the session of the stream",
             ));
         };
         let Some((_, replay)) = self.session(session_id.to_str().unwrap_or("")) else {
-            return Err(Refusal::new(
+            return Err(Rejection::new(
                 StatusCode::NOT_FOUND,
                 "unknown or terminated session",
             ));
         };
         let last_event_id = last_event_id.to_str().unwrap_or("");
         let Some((log, from)) = replay.resume(last_event_id) else {
-            return Err(Refusal::new(
+            return Err(Rejection::new(
                 StatusCode::BAD_REQUEST,
                 format!(
                     "event `{last_event_id}` is of no stream this session can resume: its \
@@ -290,10 +288,10 @@ impl Endpoint {
     }
 
     /// Ends a session: later requests naming it get 404.
-    fn delete(&self, headers: &HeaderMap) -> Result<Response, Refusal> {
-        guard::protocol_version(headers)?;
+    fn delete(&self, headers: &HeaderMap) -> Result<Response, Rejection> {
+        access::protocol_version(headers)?;
         let Some(session_id) = headers.get(SESSION_ID) else {
-            return Err(Refusal::new(
+            return Err(Rejection::new(
                 StatusCode::BAD_REQUEST,
                 "the `Mcp-Session-Id` header is missing: name the session to end",
             ));
@@ -306,7 +304,7 @@ impl Endpoint {
                 tracing::info!("session ended by the client");
                 Ok(StatusCode::NO_CONTENT.into_response())
             }
-            None => Err(Refusal::new(
+            None => Err(Rejection::new(
                 StatusCode::NOT_FOUND,
                 "unknown or terminated session",
             )),
@@ -326,7 +324,7 @@ impl Endpoint {
         session: Arc<Session>,
         reply: Vec<u8>,
         id: Option<&Value>,
-    ) -> Result<Response, Refusal> {
+    ) -> Result<Response, Rejection> {
         let succeeded = serde_json::from_slice::<Value>(&reply)
             .is_ok_and(|reply| reply.get("result").is_some());
         if !succeeded {
@@ -334,7 +332,7 @@ impl Endpoint {
         }
         let session_id = new_session_id().map_err(|err| {
             tracing::error!(error = %err, "no randomness for a session id");
-            Refusal::new(
+            Rejection::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "cannot start a session: the system gave no randomness",
             )
@@ -343,7 +341,7 @@ impl Endpoint {
         {
             let mut sessions = self.sessions();
             if sessions.len() >= MAX_SESSIONS && !evict_one(&mut sessions) {
-                return Err(Refusal::new(
+                return Err(Rejection::new(
                     StatusCode::SERVICE_UNAVAILABLE,
                     "too many sessions with calls under way: try again later",
                 )
@@ -367,10 +365,10 @@ impl Endpoint {
     }
 
     /// Reads the body, refusing it as soon as it passes the message size limit.
-    async fn read_body(&self, headers: &HeaderMap, body: Body) -> Result<Vec<u8>, Refusal> {
+    async fn read_body(&self, headers: &HeaderMap, body: Body) -> Result<Vec<u8>, Rejection> {
         let limit = self.limits.max_message_size;
         let too_large = |size: String| {
-            Refusal::new(
+            Rejection::new(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 format!("message of {size} bytes refused: the limit is {limit} bytes"),
             )
@@ -386,7 +384,7 @@ impl Endpoint {
         let mut chunks = body.into_data_stream();
         while let Some(chunk) = chunks.next().await {
             let chunk = chunk.map_err(|err| {
-                Refusal::new(
+                Rejection::new(
                     StatusCode::BAD_REQUEST,
                     format!("cannot read the body: {err}"),
                 )
@@ -559,19 +557,13 @@ fn stopped(id: &Value) -> Vec<u8> {
     )
 }
 
-/// 128 random bits in hex: visible ASCII, and not to be guessed.
+/// A random UUID (version 4, 122 random bits from the system), as 32 hex digits: visible ASCII,
+/// and not to be guessed.
 fn new_session_id() -> Result<String, getrandom::Error> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes)?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
-}
-
-/// A JSON body with this status.
-pub(super) fn json(status: StatusCode, body: Vec<u8>) -> Response {
-    (
-        status,
-        [(CONTENT_TYPE, HeaderValue::from_static("application/json"))],
-        body,
-    )
-        .into_response()
+    Ok(uuid::Builder::from_random_bytes(bytes)
+        .into_uuid()
+        .simple()
+        .to_string())
 }

@@ -21,7 +21,7 @@ use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use axum::response::{IntoResponse, Response};
 use tokio::sync::watch;
 
-use crate::server::dispatch::Session;
+use crate::server::session::Session;
 
 /// The most events one stream keeps for resumption.
 pub(super) const MAX_EVENTS: usize = 1024;

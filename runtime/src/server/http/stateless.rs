@@ -6,11 +6,13 @@ use base64::Engine as _;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::guard::PROTOCOL_VERSION;
-use crate::server::dispatch::{CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY, STATELESS_VERSIONS};
-use crate::server::jsonrpc::{
-    self, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY,
-    PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION,
+use super::access::PROTOCOL_VERSION;
+use crate::protocol::jsonrpc::{
+    self, HEADER_MISMATCH, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
+    MISSING_CLIENT_CAPABILITY, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION,
+};
+use crate::protocol::{
+    CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY, STATELESS_VERSIONS, has_envelope,
 };
 
 /// The header that mirrors a request's `method`.
@@ -18,9 +20,6 @@ const METHOD: HeaderName = HeaderName::from_static("mcp-method");
 
 /// The header that mirrors a request's `params.name` (or `params.uri`).
 const NAME: HeaderName = HeaderName::from_static("mcp-name");
-
-/// Protocol 2026-07-28: the HTTP headers do not match the body, or one is missing.
-const HEADER_MISMATCH: i64 = -32020;
 
 /// The methods whose target is mirrored in `Mcp-Name`, and the member of `params` it names.
 const NAMED: [(&str, &str); 3] = [
@@ -39,16 +38,9 @@ pub(super) fn applies(headers: &HeaderMap, method: Option<&str>, params: &Value)
         .is_some_and(|v| STATELESS_VERSIONS.contains(&v.trim()));
     match method {
         Some("initialize") => false,
-        Some(method) => header || method == "server/discover" || versioned(params),
+        Some(method) => header || method == "server/discover" || has_envelope(params),
         None => header,
     }
-}
-
-fn versioned(params: &Value) -> bool {
-    params
-        .pointer("/_meta")
-        .and_then(Value::as_object)
-        .is_some_and(|meta| meta.contains_key(PROTOCOL_VERSION_KEY))
 }
 
 /// Checks that the headers mirror the request: `MCP-Protocol-Version` its `_meta` version,
@@ -131,7 +123,7 @@ fn decode(value: &str) -> Option<String> {
     String::from_utf8(bytes).ok()
 }
 
-/// The refusal of a POST that is not a request or notification of this era (a client response:
+/// The rejection of a POST that is not a request or notification of this era (a client response:
 /// the era has no requests to the client).
 pub(super) fn not_a_request() -> Vec<u8> {
     jsonrpc::error(

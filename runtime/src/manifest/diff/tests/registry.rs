@@ -1,8 +1,8 @@
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 
 use super::*;
-use crate::Registry;
-use crate::tool::{InputSchema, ToolRegistration};
+use crate::registration::{InputSchema, ToolRegistration};
+use crate::registry::Registry;
 
 #[expect(dead_code, reason = "only the schema is used")]
 #[derive(JsonSchema)]

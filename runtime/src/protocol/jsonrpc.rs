@@ -7,10 +7,18 @@ pub(crate) const PARSE_ERROR: i64 = -32700;
 pub(crate) const INVALID_REQUEST: i64 = -32600;
 pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
 pub(crate) const INVALID_PARAMS: i64 = -32602;
-/// Protocol 2026-07-28: the request names a protocol version the server does not speak.
-pub(crate) const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+/// An error of the server's own.
+#[cfg(feature = "http")]
+pub(crate) const INTERNAL_ERROR: i64 = -32603;
+/// The handshake era's "resource not found"; 2026-07-28 uses -32602 for it.
+pub(crate) const RESOURCE_NOT_FOUND: i64 = -32002;
+/// Protocol 2026-07-28 over HTTP: the headers do not mirror the body, or one is missing.
+#[cfg(feature = "http")]
+pub(crate) const HEADER_MISMATCH: i64 = -32020;
 /// Protocol 2026-07-28: the request needs a client capability it did not declare.
 pub(crate) const MISSING_CLIENT_CAPABILITY: i64 = -32021;
+/// Protocol 2026-07-28: the request names a protocol version the server does not speak.
+pub(crate) const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
 /// One message from the client.
 #[derive(Debug)]
@@ -193,6 +201,7 @@ impl SharedResult {
     }
 
     /// The message in one buffer.
+    #[cfg(any(test, feature = "http"))]
     pub(crate) fn into_vec(self) -> Vec<u8> {
         self.parts().concat()
     }

@@ -8,9 +8,9 @@ use axum::http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HOST, ORIGIN};
 use axum::http::{HeaderMap, HeaderName, StatusCode};
 use sha2::{Digest, Sha256};
 
-use super::{HttpConfig, Refusal};
-use crate::server::PROTOCOL_VERSIONS;
-use crate::server::dispatch::STATELESS_VERSIONS;
+use super::response::Rejection;
+use crate::protocol::{HANDSHAKE_VERSIONS, STATELESS_VERSIONS};
+use crate::server::builder::HttpConfig;
 
 /// The header that names the protocol version after `initialize`.
 pub(super) const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
@@ -23,7 +23,7 @@ const VERSION_WITHOUT_HEADER: &str = "2025-03-26";
 const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
 
 /// The checks every request to the endpoint goes through, set up once for the bound address.
-pub(super) struct Guard {
+pub(super) struct Access {
     /// Host names allowed besides the loopback ones: lowercase, without a port.
     hosts: Vec<String>,
     /// Bound to every interface: a `Host` that is an IP address is allowed too. A DNS rebinding
@@ -35,8 +35,8 @@ pub(super) struct Guard {
     token: Option<[u8; 32]>,
 }
 
-impl Guard {
-    pub(super) fn new(bound: SocketAddr, config: &HttpConfig) -> Guard {
+impl Access {
+    pub(super) fn new(bound: SocketAddr, config: &HttpConfig) -> Access {
         let mut hosts: Vec<String> = config
             .hosts
             .iter()
@@ -52,7 +52,7 @@ impl Guard {
                 hosts.push(own);
             }
         }
-        Guard {
+        Access {
             hosts,
             any_address: ip.is_unspecified(),
             origins: config.origins.iter().map(|o| normalize_origin(o)).collect(),
@@ -62,13 +62,13 @@ impl Guard {
 
     /// Host, then Origin, then the token: a page of a foreign site learns nothing about the
     /// token from the answer.
-    pub(super) fn check(&self, headers: &HeaderMap) -> Result<(), Refusal> {
+    pub(super) fn check(&self, headers: &HeaderMap) -> Result<(), Rejection> {
         let host = headers.get(HOST).and_then(|h| h.to_str().ok());
         if !host
             .and_then(host_name)
             .is_some_and(|h| self.host_allowed(&h))
         {
-            return Err(Refusal::new(
+            return Err(Rejection::new(
                 StatusCode::FORBIDDEN,
                 format!(
                     "host {} is not allowed: this server answers to localhost, 127.0.0.1 and [::1]{}",
@@ -85,7 +85,7 @@ impl Guard {
         if let Some(origin) = headers.get(ORIGIN) {
             let origin = origin.to_str().unwrap_or("");
             if !self.origin_allowed(origin) {
-                return Err(Refusal::new(
+                return Err(Rejection::new(
                     StatusCode::FORBIDDEN,
                     format!("origin `{origin}` is not allowed"),
                 ));
@@ -118,7 +118,7 @@ impl Guard {
             && host_name(authority).is_some_and(|h| self.named_host(&h))
     }
 
-    fn check_token(&self, headers: &HeaderMap) -> Result<(), Refusal> {
+    fn check_token(&self, headers: &HeaderMap) -> Result<(), Rejection> {
         let Some(expected) = &self.token else {
             return Ok(());
         };
@@ -139,13 +139,13 @@ impl Guard {
                 r#"Bearer error="invalid_token""#,
             ),
         };
-        Err(Refusal::new(StatusCode::UNAUTHORIZED, message)
+        Err(Rejection::new(StatusCode::UNAUTHORIZED, message)
             .with_header("www-authenticate", challenge))
     }
 }
 
 /// The `Accept` header must list both kinds of answer a request may get (wildcards count).
-pub(super) fn check_accept(headers: &HeaderMap) -> Result<(), Refusal> {
+pub(super) fn check_accept(headers: &HeaderMap) -> Result<(), Rejection> {
     let ranges: Vec<String> = headers
         .get_all(ACCEPT)
         .iter()
@@ -161,7 +161,7 @@ pub(super) fn check_accept(headers: &HeaderMap) -> Result<(), Refusal> {
     if accepts("application/json", "application/*") && accepts("text/event-stream", "text/*") {
         Ok(())
     } else {
-        Err(Refusal::new(
+        Err(Rejection::new(
             StatusCode::NOT_ACCEPTABLE,
             "the `Accept` header must list `application/json` and `text/event-stream`",
         ))
@@ -169,7 +169,7 @@ pub(super) fn check_accept(headers: &HeaderMap) -> Result<(), Refusal> {
 }
 
 /// A GET resumes a stream of events, so its `Accept` must list them (wildcards count).
-pub(super) fn check_accept_events(headers: &HeaderMap) -> Result<(), Refusal> {
+pub(super) fn check_accept_events(headers: &HeaderMap) -> Result<(), Rejection> {
     let accepts = headers
         .get_all(ACCEPT)
         .iter()
@@ -180,7 +180,7 @@ pub(super) fn check_accept_events(headers: &HeaderMap) -> Result<(), Refusal> {
     if accepts {
         Ok(())
     } else {
-        Err(Refusal::new(
+        Err(Rejection::new(
             StatusCode::NOT_ACCEPTABLE,
             "the `Accept` header must list `text/event-stream`",
         ))
@@ -188,7 +188,7 @@ pub(super) fn check_accept_events(headers: &HeaderMap) -> Result<(), Refusal> {
 }
 
 /// A POST body is one JSON-RPC message, so it is JSON.
-pub(super) fn check_content_type(headers: &HeaderMap) -> Result<(), Refusal> {
+pub(super) fn check_content_type(headers: &HeaderMap) -> Result<(), Rejection> {
     let kind = headers
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -196,7 +196,7 @@ pub(super) fn check_content_type(headers: &HeaderMap) -> Result<(), Refusal> {
     if kind.as_deref() == Some("application/json") {
         Ok(())
     } else {
-        Err(Refusal::new(
+        Err(Rejection::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "the body must be `Content-Type: application/json`",
         ))
@@ -205,21 +205,21 @@ pub(super) fn check_content_type(headers: &HeaderMap) -> Result<(), Refusal> {
 
 /// The protocol version the request says it speaks: one this server supports, or the version
 /// that predates the header when there is none.
-pub(super) fn protocol_version(headers: &HeaderMap) -> Result<&'static str, Refusal> {
+pub(super) fn protocol_version(headers: &HeaderMap) -> Result<&'static str, Rejection> {
     let Some(value) = headers.get(PROTOCOL_VERSION) else {
         return Ok(VERSION_WITHOUT_HEADER);
     };
     let value = value.to_str().unwrap_or("").trim();
-    PROTOCOL_VERSIONS
+    HANDSHAKE_VERSIONS
         .into_iter()
         .find(|v| *v == value)
         .ok_or_else(|| {
-            Refusal::new(
+            Rejection::new(
                 StatusCode::BAD_REQUEST,
                 format!(
                     "unsupported `MCP-Protocol-Version: {value}`: this endpoint speaks {} with \
                      sessions, and {} on requests that carry it in `_meta`",
-                    PROTOCOL_VERSIONS.join(", "),
+                    HANDSHAKE_VERSIONS.join(", "),
                     STATELESS_VERSIONS.join(", "),
                 ),
             )
@@ -292,8 +292,8 @@ mod tests {
 
     use super::*;
 
-    fn guard(bound: &str, config: HttpConfig) -> Guard {
-        Guard::new(bound.parse().unwrap(), &config)
+    fn guard(bound: &str, config: HttpConfig) -> Access {
+        Access::new(bound.parse().unwrap(), &config)
     }
 
     fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
@@ -304,7 +304,7 @@ mod tests {
         map
     }
 
-    fn status(guard: &Guard, pairs: &[(&'static str, &str)]) -> Option<StatusCode> {
+    fn status(guard: &Access, pairs: &[(&'static str, &str)]) -> Option<StatusCode> {
         guard.check(&headers(pairs)).err().map(|r| r.status)
     }
 
@@ -416,8 +416,8 @@ mod tests {
             status(&g, &[host, ("authorization", "bearer s3cret")]),
             None
         );
-        let refusal = g.check(&headers(&[host])).unwrap_err();
-        assert_eq!(refusal.status, StatusCode::UNAUTHORIZED);
+        let rejection = g.check(&headers(&[host])).unwrap_err();
+        assert_eq!(rejection.status, StatusCode::UNAUTHORIZED);
         for wrong in ["Bearer s3cre", "Bearer s3cret2", "Basic s3cret", "s3cret"] {
             assert_eq!(
                 status(&g, &[host, ("authorization", wrong)]),

@@ -1,16 +1,17 @@
-//! The command line every server understands: print the manifest, diff it, or serve.
+//! The command line every server binary understands: print the manifest, render it for a
+//! client, diff it, search it, or serve on stdio or over HTTP. Needs the `cli` feature (on by
+//! default), which brings `clap`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use serde_json::Value;
 
-use super::{Server, init_logging};
-use crate::manifest::{Severity, diff};
-use crate::progressive::Progressive;
-use crate::progressive::{Catalog, UnknownCatalog};
+use crate::catalog::{Catalog, Progressive, UnknownCatalog};
+use crate::manifest::{Change, Severity, diff};
+use crate::profile::{Profile, render};
 use crate::registry::Registry;
-use crate::schema::{Profile, render};
+use crate::server::{Server, init_logging};
 
 /// The options every toolwright server understands, for its command line.
 ///
@@ -26,7 +27,7 @@ use crate::schema::{Profile, render};
 ///     #[arg(long)]
 ///     data: Option<std::path::PathBuf>,
 ///     #[command(flatten)]
-///     server: toolwright::ServerArgs,
+///     server: toolwright::cli::ServerArgs,
 /// }
 ///
 /// fn main() -> std::process::ExitCode {
@@ -136,21 +137,7 @@ impl Server {
             let Some(addr) = &args.http else {
                 return self.run_stdio();
             };
-            // An empty token (`TOOLWRIGHT_TOKEN=`) is taken for none, as an unset variable is.
-            if let Some(token) = args.token.as_deref().filter(|t| !t.is_empty()) {
-                if !token.bytes().all(|b| b.is_ascii_graphic()) {
-                    eprintln!("error: the token must be visible ASCII, without spaces");
-                    return ExitCode::from(2);
-                }
-                self = self.bearer_token(token);
-            }
-            for origin in &args.allow_origin {
-                self = self.allow_origin(origin);
-            }
-            for host in &args.allow_host {
-                self = self.allow_host(host);
-            }
-            return self.run_http(addr);
+            return self.run_http_with(addr, args);
         }
         init_logging();
         let registry = match self.take_registry() {
@@ -171,6 +158,39 @@ impl Server {
             Some(old) => print_diff(old, manifest),
             None => print_manifest(manifest, args.profile.unwrap_or(Profile::Mcp)),
         }
+    }
+}
+
+impl Server {
+    /// Serves over HTTP at `addr`, with the access options of `args`.
+    #[cfg(feature = "http")]
+    fn run_http_with(mut self, addr: &str, args: &ServerArgs) -> ExitCode {
+        // An empty token (`TOOLWRIGHT_TOKEN=`) is taken for none, as an unset variable is.
+        if let Some(token) = args.token.as_deref().filter(|t| !t.is_empty()) {
+            if !token.bytes().all(|b| b.is_ascii_graphic()) {
+                eprintln!("error: the token must be visible ASCII, without spaces");
+                return ExitCode::from(2);
+            }
+            self = self.bearer_token(token);
+        }
+        for origin in &args.allow_origin {
+            self = self.allow_origin(origin);
+        }
+        for host in &args.allow_host {
+            self = self.allow_host(host);
+        }
+        self.run_http(addr)
+    }
+
+    /// Without the `http` feature there is no HTTP transport: say so, and what would enable it.
+    #[cfg(not(feature = "http"))]
+    fn run_http_with(self, addr: &str, _: &ServerArgs) -> ExitCode {
+        eprintln!(
+            "error: --http {addr} would serve MCP over Streamable HTTP, but this server was built \
+             without toolwright's `http` feature; build it with that feature (on by default) to \
+             serve over HTTP, or leave out --http to serve on stdio"
+        );
+        ExitCode::from(2)
     }
 }
 
@@ -266,20 +286,12 @@ fn print_diff(old_path: &PathBuf, new: &Value) -> ExitCode {
     for change in &changes {
         println!("{change}");
     }
-    let count = |s: Severity| changes.iter().filter(|c| c.severity == s).count();
-    let breaking = count(Severity::Breaking);
     if changes.is_empty() {
         println!("no changes");
     } else {
-        println!(
-            "{} change{}: {breaking} breaking, {} additive, {} cosmetic",
-            changes.len(),
-            if changes.len() == 1 { "" } else { "s" },
-            count(Severity::Additive),
-            count(Severity::Cosmetic),
-        );
+        println!("{}", Change::summary(&changes));
     }
-    if breaking > 0 {
+    if changes.iter().any(|c| c.severity == Severity::Breaking) {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS

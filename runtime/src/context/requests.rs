@@ -11,7 +11,67 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
-use crate::context::ClientRequestError;
+/// Why a request to the client ([`Context::create_message`](super::Context::create_message),
+/// [`Context::elicit`](super::Context::elicit)) got no
+/// result.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientRequestError {
+    /// The context is connected to no client ([`Context::detached`](super::Context::detached)).
+    #[error("no client is connected: a detached context cannot send `{method}`")]
+    NotConnected {
+        /// The request's method.
+        method: &'static str,
+    },
+    /// The client did not declare the capability the request needs, so it may not be sent.
+    #[error(
+        "the client did not declare the `{capability}` capability, so `{method}` cannot be sent \
+         to it"
+    )]
+    MissingCapability {
+        /// The capability, as `initialize` names it: `sampling`, `elicitation`.
+        capability: &'static str,
+        /// The request's method.
+        method: &'static str,
+    },
+    /// The connection speaks protocol 2026-07-28, which has no requests to the client.
+    #[error(
+        "`{method}` cannot be sent under protocol 2026-07-28: that protocol replaces requests to \
+         the client with input-required results, which toolwright does not support yet"
+    )]
+    Unsupported {
+        /// The request's method.
+        method: &'static str,
+    },
+    /// The client answered with an error.
+    #[error("the client answered with error {code}: {message}")]
+    Client {
+        /// The JSON-RPC error code.
+        code: i64,
+        /// The client's message.
+        message: String,
+        /// The error's `data`, if any.
+        data: Option<Value>,
+    },
+    /// The client did not answer in time (see `Server::client_request_timeout`); the request
+    /// was withdrawn.
+    #[error("the client did not answer within {0:?}")]
+    Timeout(Duration),
+    /// The call was cancelled while it waited; the request was withdrawn.
+    #[error("the call was cancelled while it waited for the client")]
+    Cancelled,
+    /// The connection closed or the session ended before the client answered.
+    #[error("the client went away before it answered")]
+    Disconnected,
+    /// The client's result is not what the method returns.
+    #[error("the client's result is not what `{method}` returns: {problem}")]
+    InvalidResult {
+        /// The request's method.
+        method: &'static str,
+        /// What is wrong with it.
+        problem: String,
+    },
+}
 
 /// What the client answered: its result, or its error.
 pub(crate) type Answer = Result<Value, ClientRequestError>;

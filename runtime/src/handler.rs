@@ -1,5 +1,5 @@
-//! The registration record `#[mcp_tool]` submits, and the traits that convert what a tool takes
-//! and returns.
+//! The type-erased tool function `#[mcp_tool]` generates, and the traits that convert what a
+//! tool takes and returns: the one place where a tool's Rust types meet JSON.
 
 use std::fmt::{self, Display};
 use std::future::Future;
@@ -10,116 +10,11 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::apps::ToolUi;
-use crate::{Context, ToolResult};
+use crate::content::ToolResult;
+use crate::context::Context;
 
 /// A boxed, sendable future: what an asynchronous tool's handler returns.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
-
-/// One tool, as `#[mcp_tool]` registers it: everything known at compile time.
-///
-/// The runtime turns each registration into a [`Tool`](crate::Tool) once, at start, deriving its
-/// schemas. Generated code builds these; building one by hand is possible but not the intended
-/// use.
-#[derive(Debug)]
-pub struct ToolRegistration {
-    /// The name on the wire.
-    pub name: &'static str,
-    /// A display name for people.
-    pub title: Option<&'static str>,
-    /// What the tool does, for the model that chooses it.
-    pub description: &'static str,
-    /// The protocol's behaviour hints.
-    pub annotations: Annotations,
-    /// Words that group tools for the catalog's search.
-    pub tags: &'static [&'static str],
-    /// Whether the catalog always lists the tool.
-    pub core: bool,
-    /// The provider in the canonical name `mcp::<provider>::<tool>`.
-    pub provider: &'static str,
-    /// Its MCP Apps view and who may call it.
-    pub ui: ToolUi,
-    /// The input schema: derived from the parameters, or written out by hand.
-    pub input_schema: InputSchema,
-    /// Derives the output schema, when the return type has one.
-    pub output_schema: fn(&mut SchemaGenerator) -> Option<Schema>,
-    /// Runs the tool.
-    pub handler: Handler,
-    /// Where the tool is defined, for error messages.
-    pub location: Location,
-}
-
-inventory::collect!(ToolRegistration);
-
-#[cfg(test)]
-impl ToolRegistration {
-    /// A registration as the library's tests make them by hand: this name and description, no
-    /// title, hints, tags or view, provider `test`, any object as arguments, no output schema,
-    /// and a handler that returns nothing. Change fields with struct update syntax.
-    pub(crate) fn for_tests(name: &'static str, description: &'static str) -> ToolRegistration {
-        ToolRegistration {
-            name,
-            title: None,
-            description,
-            annotations: Annotations::default(),
-            tags: &[],
-            core: false,
-            provider: "test",
-            ui: ToolUi::NONE,
-            input_schema: InputSchema::Literal(r#"{"type": "object"}"#),
-            output_schema: |_| None,
-            handler: Handler::Blocking(|_, _| Output::empty()),
-            location: Location {
-                file: file!(),
-                line: line!(),
-                column: column!(),
-                module_path: module_path!(),
-            },
-        }
-    }
-}
-
-/// Where a tool's input schema comes from.
-#[derive(Clone, Copy, Debug)]
-pub enum InputSchema {
-    /// Derived from the parameters' types, then normalised (inlined, closed, no `$schema`).
-    Derived(fn(&mut SchemaGenerator) -> Schema),
-    /// Written by hand as JSON (`#[mcp_tool(input_schema = "...")]`) and served exactly as
-    /// written: `$schema`, `$defs`, `$ref` and `additionalProperties` are kept, nothing is added.
-    Literal(&'static str),
-}
-
-/// The protocol's tool annotations: hints about a tool's behaviour, each left out when unset.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Annotations {
-    /// `readOnlyHint`: the tool does not modify its environment.
-    pub read_only: Option<bool>,
-    /// `destructiveHint`: the tool may destroy or overwrite data.
-    pub destructive: Option<bool>,
-    /// `idempotentHint`: calling it again with the same arguments has no further effect.
-    pub idempotent: Option<bool>,
-    /// `openWorldHint`: the tool reaches entities outside the server (the web, other services).
-    pub open_world: Option<bool>,
-}
-
-/// Where a tool is defined in the source.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Location {
-    /// The file, as `file!()` gives it.
-    pub file: &'static str,
-    /// The line of the `#[mcp_tool]` attribute.
-    pub line: u32,
-    /// The column of the `#[mcp_tool]` attribute.
-    pub column: u32,
-    /// The module the tool is defined in.
-    pub module_path: &'static str,
-}
-
-impl Display for Location {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}", self.file, self.line, self.column)
-    }
-}
 
 /// A type-erased tool function: arguments (already checked against the input schema) and the
 /// call's context in, the tool's output out.
@@ -147,10 +42,7 @@ impl fmt::Debug for Handler {
 
 /// What a tool produced, before the runtime shapes it into a `CallToolResult` for its tool.
 #[derive(Debug)]
-pub struct Output(pub(crate) Produced);
-
-#[derive(Debug)]
-pub(crate) enum Produced {
+pub enum Output {
     /// A serialised return value; structured when the tool has an output schema.
     Value(Value),
     /// A result the tool built itself.
@@ -162,20 +54,9 @@ pub(crate) enum Produced {
 }
 
 impl Output {
-    /// No content: what `()` returns.
-    pub fn empty() -> Output {
-        Output(Produced::Empty)
-    }
-
     /// A tool error with the error's text; the model reads it and may try again.
     pub fn error<E: ToolError>(error: E) -> Output {
-        Output(Produced::Error(error.message()))
-    }
-}
-
-impl From<ToolResult> for Output {
-    fn from(result: ToolResult) -> Output {
-        Output(Produced::Result(result))
+        Output::Error(error.message())
     }
 }
 
@@ -189,7 +70,7 @@ impl From<ToolResult> for Output {
     note = "a tool returns a type that implements `Serialize` and `JsonSchema`, `()`, a \
             `toolwright::ToolResult`, or a `Result` of one of these whose error implements `Display`"
 )]
-pub trait ToolOutput {
+pub trait IntoOutput {
     /// The schema of the output, or `None` when the output has no fixed shape.
     fn output_schema(generator: &mut SchemaGenerator) -> Option<Schema>;
 
@@ -197,28 +78,26 @@ pub trait ToolOutput {
     fn into_output(self) -> Output;
 }
 
-impl<T: Serialize + JsonSchema> ToolOutput for T {
+impl<T: Serialize + JsonSchema> IntoOutput for T {
     fn output_schema(generator: &mut SchemaGenerator) -> Option<Schema> {
         Some(generator.root_schema_for::<T>())
     }
 
     fn into_output(self) -> Output {
         match serde_json::to_value(&self) {
-            Ok(value) => Output(Produced::Value(value)),
-            Err(err) => Output(Produced::Error(format!(
-                "the tool's output could not be serialised: {err}"
-            ))),
+            Ok(value) => Output::Value(value),
+            Err(err) => Output::Error(format!("the tool's output could not be serialised: {err}")),
         }
     }
 }
 
-impl ToolOutput for ToolResult {
+impl IntoOutput for ToolResult {
     fn output_schema(_: &mut SchemaGenerator) -> Option<Schema> {
         None
     }
 
     fn into_output(self) -> Output {
-        Output(Produced::Result(self))
+        Output::Result(self)
     }
 }
 
@@ -305,5 +184,5 @@ pub fn parse_literal_arguments<T: LiteralArgument>(arguments: Value) -> Result<T
 
 fn read_arguments<T: DeserializeOwned>(arguments: Value) -> Result<T, Output> {
     serde_json::from_value(arguments)
-        .map_err(|err| Output(Produced::Error(format!("invalid arguments: {err}"))))
+        .map_err(|err| Output::Error(format!("invalid arguments: {err}")))
 }

@@ -11,7 +11,12 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
-use crate::server::requests::ClientRequests;
+use crate::protocol::LogLevel;
+
+pub use requests::ClientRequestError;
+pub(crate) use requests::ClientRequests;
+
+mod requests;
 
 /// The context of one tool call.
 ///
@@ -68,124 +73,6 @@ pub(crate) struct Peer {
     pub(crate) request_timeout: Duration,
     /// Protocol 2026-07-28, which has no requests to the client.
     pub(crate) stateless: bool,
-}
-
-/// Why a request to the client ([`Context::create_message`], [`Context::elicit`]) got no
-/// result.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum ClientRequestError {
-    /// The context is connected to no client ([`Context::detached`]).
-    #[error("no client is connected: a detached context cannot send `{method}`")]
-    NotConnected {
-        /// The request's method.
-        method: &'static str,
-    },
-    /// The client did not declare the capability the request needs, so it may not be sent.
-    #[error(
-        "the client did not declare the `{capability}` capability, so `{method}` cannot be sent \
-         to it"
-    )]
-    MissingCapability {
-        /// The capability, as `initialize` names it: `sampling`, `elicitation`.
-        capability: &'static str,
-        /// The request's method.
-        method: &'static str,
-    },
-    /// The connection speaks protocol 2026-07-28, which has no requests to the client.
-    #[error(
-        "`{method}` cannot be sent under protocol 2026-07-28: that protocol replaces requests to \
-         the client with input-required results, which toolwright does not support yet"
-    )]
-    Unsupported {
-        /// The request's method.
-        method: &'static str,
-    },
-    /// The client answered with an error.
-    #[error("the client answered with error {code}: {message}")]
-    Client {
-        /// The JSON-RPC error code.
-        code: i64,
-        /// The client's message.
-        message: String,
-        /// The error's `data`, if any.
-        data: Option<Value>,
-    },
-    /// The client did not answer in time (see `Server::client_request_timeout`); the request
-    /// was withdrawn.
-    #[error("the client did not answer within {0:?}")]
-    Timeout(Duration),
-    /// The call was cancelled while it waited; the request was withdrawn.
-    #[error("the call was cancelled while it waited for the client")]
-    Cancelled,
-    /// The connection closed or the session ended before the client answered.
-    #[error("the client went away before it answered")]
-    Disconnected,
-    /// The client's result is not what the method returns.
-    #[error("the client's result is not what `{method}` returns: {problem}")]
-    InvalidResult {
-        /// The request's method.
-        method: &'static str,
-        /// What is wrong with it.
-        problem: String,
-    },
-}
-
-/// A log message's severity, as the protocol (and syslog) names them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-#[allow(missing_docs)]
-pub enum LogLevel {
-    Debug,
-    Info,
-    Notice,
-    Warning,
-    Error,
-    Critical,
-    Alert,
-    Emergency,
-}
-
-impl LogLevel {
-    const ALL: [LogLevel; 8] = [
-        LogLevel::Debug,
-        LogLevel::Info,
-        LogLevel::Notice,
-        LogLevel::Warning,
-        LogLevel::Error,
-        LogLevel::Critical,
-        LogLevel::Alert,
-        LogLevel::Emergency,
-    ];
-
-    /// The protocol's name for the level.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LogLevel::Debug => "debug",
-            LogLevel::Info => "info",
-            LogLevel::Notice => "notice",
-            LogLevel::Warning => "warning",
-            LogLevel::Error => "error",
-            LogLevel::Critical => "critical",
-            LogLevel::Alert => "alert",
-            LogLevel::Emergency => "emergency",
-        }
-    }
-
-    /// The level with this protocol name.
-    pub fn from_name(name: &str) -> Option<LogLevel> {
-        LogLevel::ALL.into_iter().find(|l| l.as_str() == name)
-    }
-
-    /// A threshold above every level: no log message is sent. Protocol 2026-07-28 sends log
-    /// messages for a request only when its `_meta` names a level.
-    pub(crate) const OFF: u8 = LogLevel::ALL.len() as u8;
-}
-
-impl fmt::Display for LogLevel {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
 }
 
 impl Context {

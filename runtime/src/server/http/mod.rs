@@ -3,9 +3,10 @@
 //! `Mcp-Session-Id` header and streams can be resumed; under protocol 2026-07-28 every POST
 //! stands alone.
 
+mod access;
 mod endpoint;
 mod events;
-mod guard;
+mod response;
 mod stateless;
 
 use std::fmt;
@@ -15,33 +16,11 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::http::{HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
-use serde_json::Value;
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio_util::sync::CancellationToken;
 
-use super::jsonrpc::{self, INVALID_REQUEST};
-use super::{Error, Server, init_logging};
+use super::builder::{Error, Server, init_logging};
 use endpoint::Endpoint;
-
-/// The HTTP settings of a [`Server`]; they apply to the HTTP transport only.
-#[derive(Clone, Default)]
-pub(crate) struct HttpConfig {
-    pub(crate) token: Option<String>,
-    pub(crate) origins: Vec<String>,
-    pub(crate) hosts: Vec<String>,
-}
-
-impl fmt::Debug for HttpConfig {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("HttpConfig")
-            .field("token", &self.token.as_ref().map(|_| "<redacted>"))
-            .field("origins", &self.origins)
-            .field("hosts", &self.hosts)
-            .finish()
-    }
-}
 
 impl Server {
     /// Requires `Authorization: Bearer <token>` on every HTTP request; a request without it, or
@@ -303,65 +282,5 @@ async fn shutdown_signal() {
     tokio::select! {
         () = interrupt => {}
         () = terminate => {}
-    }
-}
-
-/// A request the transport answers itself, with an HTTP error status and a JSON-RPC error body.
-#[derive(Debug)]
-struct Refusal {
-    status: StatusCode,
-    message: String,
-    id: Value,
-    /// A header the status calls for (`WWW-Authenticate`, `Allow`): its name and value.
-    header: Option<(&'static str, &'static str)>,
-}
-
-impl Refusal {
-    fn new(status: StatusCode, message: impl Into<String>) -> Refusal {
-        Refusal {
-            status,
-            message: message.into(),
-            id: Value::Null,
-            header: None,
-        }
-    }
-
-    /// Answers under the request's id, when it could be read.
-    fn with_id(mut self, id: Option<&Value>) -> Refusal {
-        if let Some(id) = id {
-            self.id = id.clone();
-        }
-        self
-    }
-
-    fn with_header(mut self, name: &'static str, value: &'static str) -> Refusal {
-        self.header = Some((name, value));
-        self
-    }
-}
-
-impl IntoResponse for Refusal {
-    fn into_response(self) -> Response {
-        if self.status == StatusCode::FORBIDDEN {
-            tracing::warn!(
-                status = self.status.as_u16(),
-                "request refused: {}",
-                self.message
-            );
-        } else {
-            tracing::debug!(
-                status = self.status.as_u16(),
-                "request refused: {}",
-                self.message
-            );
-        }
-        let body = jsonrpc::error(&self.id, INVALID_REQUEST, &self.message);
-        let mut response = endpoint::json(self.status, body);
-        if let Some((name, value)) = self.header {
-            response
-                .headers_mut()
-                .insert(name, HeaderValue::from_static(value));
-        }
-        response
     }
 }

@@ -298,13 +298,13 @@ impl fmt::Display for ProfileError {
 
 impl std::error::Error for ProfileError {}
 
-/// Renders a manifest (`{ "tools": [...] }`, as [`Manifest::as_json`](crate::Manifest::as_json)
+/// Renders a manifest (`{ "tools": [...] }`, as [`Manifest::as_json`](crate::manifest::Manifest::as_json)
 /// gives it) for a client. The renderings for a model's function calling (every profile but
 /// [`Profile::Mcp`]) leave out the tools whose MCP Apps visibility leaves out the model.
 ///
 /// ```
 /// use serde_json::json;
-/// use toolwright::Profile;
+/// use toolwright::profile::Profile;
 ///
 /// let manifest = json!({"tools": [{
 ///     "name": "notes.search",
@@ -315,13 +315,13 @@ impl std::error::Error for ProfileError {}
 ///         "additionalProperties": false
 ///     }
 /// }]});
-/// let rendering = toolwright::render(&manifest, Profile::OpenAi)?;
+/// let rendering = toolwright::profile::render(&manifest, Profile::OpenAi)?;
 /// assert_eq!(rendering.document()["tools"][0]["name"], "notes_search");
 /// assert_eq!(rendering.tool_name("notes_search"), Some("notes.search"));
 /// // `Option<u32>`: required, and `null` stands for absent.
 /// assert_eq!(rendering.document()["tools"][0]["parameters"]["required"], json!(["limit"]));
 /// assert!(rendering.reports().is_empty());
-/// # Ok::<(), toolwright::ProfileError>(())
+/// # Ok::<(), toolwright::profile::ProfileError>(())
 /// ```
 pub fn render(manifest: &Value, profile: Profile) -> Result<Rendering, ProfileError> {
     let all = manifest

@@ -1,0 +1,126 @@
+//! The records `#[mcp_tool]` and [`ui_resource!`](crate::ui_resource) submit to the
+//! linker-collected registry: everything known of a tool or a view at compile time.
+//!
+//! Generated code builds them through `__private`; they are not an API, so that the record can
+//! change with the macro without breaking anyone. What a registry makes of them is public:
+//! [`Tool`](crate::registry::Tool).
+
+use std::fmt;
+
+use schemars::{Schema, SchemaGenerator};
+
+use crate::apps::{ToolUi, UiResource};
+use crate::handler::Handler;
+
+/// One tool, as `#[mcp_tool]` registers it.
+#[derive(Debug)]
+pub struct ToolRegistration {
+    /// The name on the wire; the macro checked it against SEP-986.
+    pub name: &'static str,
+    /// A display name for people.
+    pub title: Option<&'static str>,
+    /// What the tool does, for the model that chooses it.
+    pub description: &'static str,
+    /// The protocol's behaviour hints.
+    pub annotations: Annotations,
+    /// Words that group tools for the catalog's search.
+    pub tags: &'static [&'static str],
+    /// Whether the catalog always lists the tool.
+    pub core: bool,
+    /// The provider in the canonical name `mcp::<provider>::<tool>`; the macro checked it.
+    pub provider: &'static str,
+    /// Its MCP Apps view and who may call it.
+    pub ui: ToolUi,
+    /// The input schema: derived from the parameters, or written out by hand.
+    pub input_schema: InputSchema,
+    /// Derives the output schema, when the return type has one.
+    pub output_schema: fn(&mut SchemaGenerator) -> Option<Schema>,
+    /// Runs the tool.
+    pub handler: Handler,
+    /// Where the tool is defined, for error messages.
+    pub location: Location,
+}
+
+inventory::collect!(ToolRegistration);
+
+/// A [`UiResource`] and where it is declared: what [`ui_resource!`](crate::ui_resource)
+/// submits.
+#[derive(Debug)]
+pub struct UiResourceRegistration {
+    /// The view.
+    pub resource: UiResource,
+    /// Where it is declared, for error messages.
+    pub location: Location,
+}
+
+inventory::collect!(UiResourceRegistration);
+
+#[cfg(test)]
+impl ToolRegistration {
+    /// A registration as the library's tests make them by hand: this name and description, no
+    /// title, hints, tags or view, provider `test`, any object as arguments, no output schema,
+    /// and a handler that returns nothing. Change fields with struct update syntax.
+    pub(crate) fn for_tests(name: &'static str, description: &'static str) -> ToolRegistration {
+        ToolRegistration {
+            name,
+            title: None,
+            description,
+            annotations: Annotations::default(),
+            tags: &[],
+            core: false,
+            provider: "test",
+            ui: ToolUi::NONE,
+            input_schema: InputSchema::Literal(r#"{"type": "object"}"#),
+            output_schema: |_| None,
+            handler: Handler::Blocking(|_, _| crate::handler::Output::Empty),
+            location: Location {
+                file: file!(),
+                line: line!(),
+                column: column!(),
+                module_path: module_path!(),
+            },
+        }
+    }
+}
+
+/// Where a tool's input schema comes from.
+#[derive(Clone, Copy, Debug)]
+pub enum InputSchema {
+    /// Derived from the parameters' types, then normalised (inlined, closed, no `$schema`).
+    Derived(fn(&mut SchemaGenerator) -> Schema),
+    /// Written by hand as JSON (`#[mcp_tool(input_schema = "...")]`) and served exactly as
+    /// written: `$schema`, `$defs`, `$ref` and `additionalProperties` are kept, nothing is added.
+    Literal(&'static str),
+}
+
+/// The protocol's tool annotations: hints about a tool's behaviour, each left out when unset.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Annotations {
+    /// `readOnlyHint`: the tool does not modify its environment.
+    pub read_only: Option<bool>,
+    /// `destructiveHint`: the tool may destroy or overwrite data.
+    pub destructive: Option<bool>,
+    /// `idempotentHint`: calling it again with the same arguments has no further effect.
+    pub idempotent: Option<bool>,
+    /// `openWorldHint`: the tool reaches entities outside the server (the web, other services).
+    pub open_world: Option<bool>,
+}
+
+/// Where a tool or a view is defined in the source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Location {
+    /// The file, as `file!()` gives it.
+    pub file: &'static str,
+    /// The line of the `#[mcp_tool]` attribute.
+    pub line: u32,
+    /// The column of the `#[mcp_tool]` attribute.
+    pub column: u32,
+    /// The module the tool is defined in.
+    pub module_path: &'static str,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}

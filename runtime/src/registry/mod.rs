@@ -1,0 +1,265 @@
+//! Every tool linked into the binary, checked and sorted by name: what a server serves and a
+//! build script guards.
+//!
+//! A [`Registry`] is made once, at start: [`Registry::collect`] gathers every tool registered
+//! with `#[mcp_tool]` and every view declared with [`ui_resource!`](crate::ui_resource), derives
+//! their schemas, checks them, and serialises the [`Manifest`] once. What stops it is a
+//! [`Conflict`]; every conflict is reported at once in a [`RegistryError`].
+
+mod conflict;
+mod derived;
+mod embedded;
+mod resources;
+mod tool;
+
+use std::fmt;
+
+use serde_json::Value;
+
+use crate::apps::UiResource;
+use crate::manifest::Manifest;
+use crate::names::NameError;
+use crate::registration::{ToolRegistration, UiResourceRegistration};
+use tool::Json;
+
+pub use crate::registration::{Annotations, Location};
+pub use conflict::{Conflict, RegistryError};
+pub use tool::Tool;
+
+/// How many tools it takes for start-up to derive their schemas on several threads.
+const PARALLEL_FROM: usize = 64;
+
+/// The tools a server serves: every registration, with its schemas derived and checked, sorted
+/// by name in byte order.
+pub struct Registry {
+    tools: Vec<Tool>,
+    manifest: Manifest,
+    /// The MCP Apps views, sorted by URI.
+    resources: Vec<&'static UiResourceRegistration>,
+}
+
+impl Registry {
+    /// Every tool registered with `#[mcp_tool]` in the binary, and every MCP Apps view declared
+    /// with [`ui_resource!`](crate::ui_resource).
+    pub fn collect() -> Result<Registry, RegistryError> {
+        Registry::from_parts(
+            inventory::iter::<ToolRegistration>,
+            inventory::iter::<UiResourceRegistration>,
+        )
+    }
+
+    /// The tools linked into the binary whose names `keep` accepts, and every view; the other
+    /// tools' schemas are not derived. For a server that serves part of what it links (by
+    /// configuration, by licence), or a benchmark.
+    ///
+    /// ```no_run
+    /// use toolwright::registry::Registry;
+    ///
+    /// let read_only = Registry::collect_where(|name| name.starts_with("get_"))?;
+    /// # Ok::<(), toolwright::registry::RegistryError>(())
+    /// ```
+    pub fn collect_where(mut keep: impl FnMut(&str) -> bool) -> Result<Registry, RegistryError> {
+        Registry::from_parts(
+            inventory::iter::<ToolRegistration>
+                .into_iter()
+                .filter(|r| keep(r.name)),
+            inventory::iter::<UiResourceRegistration>,
+        )
+    }
+
+    /// A registry of the given registrations only, without UI resources: generated code and
+    /// tests make them; they are not an API.
+    #[doc(hidden)]
+    pub fn from_registrations(
+        registrations: impl IntoIterator<Item = &'static ToolRegistration>,
+    ) -> Result<Registry, RegistryError> {
+        Registry::from_parts(registrations, [])
+    }
+
+    /// A registry of the given tools and UI resources only. Deriving schemas is most of a
+    /// server's start-up work; with many tools it is shared among the machine's cores.
+    #[doc(hidden)]
+    pub fn from_parts(
+        registrations: impl IntoIterator<Item = &'static ToolRegistration>,
+        resources: impl IntoIterator<Item = &'static UiResourceRegistration>,
+    ) -> Result<Registry, RegistryError> {
+        let registrations: Vec<&'static ToolRegistration> = registrations.into_iter().collect();
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let built: Vec<Result<Tool, Vec<Conflict>>> =
+            if threads > 1 && registrations.len() >= PARALLEL_FROM {
+                let share = registrations.len().div_ceil(threads);
+                std::thread::scope(|scope| {
+                    let workers: Vec<_> = registrations
+                        .chunks(share)
+                        .map(|chunk| {
+                            scope.spawn(move || {
+                                chunk.iter().map(|r| Tool::derive(r)).collect::<Vec<_>>()
+                            })
+                        })
+                        .collect();
+                    workers
+                        .into_iter()
+                        .flat_map(|worker| match worker.join() {
+                            Ok(built) => built,
+                            Err(panic) => std::panic::resume_unwind(panic),
+                        })
+                        .collect()
+                })
+            } else {
+                registrations.iter().map(|r| Tool::derive(r)).collect()
+            };
+        let mut conflicts = Vec::new();
+        let mut tools = Vec::with_capacity(built.len());
+        for result in built {
+            match result {
+                Ok(tool) => tools.push(tool),
+                Err(mut found) => conflicts.append(&mut found),
+            }
+        }
+        Registry::assemble(tools, resources.into_iter().collect(), conflicts)
+    }
+
+    /// The same tools, each on the wire as `<provider>__<tool>`, for a server that serves the
+    /// tools of several providers side by side. See
+    /// [`CanonicalName`](crate::names::CanonicalName) for why two tools can never share a
+    /// namespaced name.
+    pub fn namespaced(self) -> Result<Registry, RegistryError> {
+        let mut conflicts = Vec::new();
+        let mut tools = Vec::with_capacity(self.tools.len());
+        for mut tool in self.tools {
+            match tool.canonical_name.namespaced() {
+                Ok(name) => {
+                    let mut descriptor = tool.descriptor.take().unwrap_or_else(|| tool.read_json());
+                    descriptor["name"] = Value::String(name.clone());
+                    tool.json = Json::new(
+                        serde_json::to_vec(&descriptor).expect("a JSON value serialises"),
+                    );
+                    tool.wire_name = name;
+                    tools.push(tool);
+                }
+                Err(NameError::TooLong(name)) => conflicts.push(Conflict::NamespacedNameTooLong {
+                    name,
+                    location: tool.location(),
+                }),
+                Err(other) => unreachable!("a valid canonical name namespaces: {other}"),
+            }
+        }
+        Registry::assemble(tools, self.resources, conflicts)
+    }
+
+    /// [`namespaced`](Registry::namespaced) when `namespaced` says so, this registry otherwise.
+    pub(crate) fn namespaced_if(self, namespaced: bool) -> Result<Registry, RegistryError> {
+        if namespaced {
+            self.namespaced()
+        } else {
+            Ok(self)
+        }
+    }
+
+    /// The bytes [`Server::embedded_manifest`](crate::Server::embedded_manifest) starts from
+    /// fastest, as [`build::emit`](crate::build::emit) writes them for
+    /// [`embedded_manifest!`](crate::embedded_manifest): the manifest's compact JSON
+    /// ([`Manifest::as_bytes`]), then an index of its tools (where each tool's JSON lies, its
+    /// name, and its title, description, annotations and `_meta`), which start-up reads instead
+    /// of parsing the JSON. The index's layout is this version's own.
+    pub fn embedded_bytes(&self) -> Vec<u8> {
+        embedded::indexed(self)
+    }
+
+    /// Sorts the tools by wire name, refuses duplicates (naming every definition) and serialises
+    /// the manifest, which then holds the one copy of each tool's JSON.
+    fn assemble(
+        mut tools: Vec<Tool>,
+        resources: Vec<&'static UiResourceRegistration>,
+        mut conflicts: Vec<Conflict>,
+    ) -> Result<Registry, RegistryError> {
+        // Link order varies between builds; the name (then the place) does not.
+        tools.sort_by(|a, b| {
+            let place = |t: &Tool| {
+                let l = t.location();
+                (l.file, l.line, l.column)
+            };
+            a.wire_name
+                .as_bytes()
+                .cmp(b.wire_name.as_bytes())
+                .then_with(|| place(a).cmp(&place(b)))
+        });
+        for pair in tools.windows(2) {
+            if pair[0].wire_name == pair[1].wire_name {
+                conflicts.push(Conflict::DuplicateName {
+                    name: pair[0].wire_name.clone(),
+                    first: pair[0].location(),
+                    second: pair[1].location(),
+                });
+            }
+        }
+        let resources = resources::sorted(resources, &tools, &mut conflicts);
+        if !conflicts.is_empty() {
+            return Err(RegistryError::new(conflicts));
+        }
+        let notes = tools
+            .iter()
+            .flat_map(|t| t.notes().iter().cloned())
+            .collect();
+        let manifest = Manifest::new(tools.iter().map(|t| (t.wire_name(), t.json())), notes);
+        // Each tool's JSON is now in the manifest too: keep that copy only.
+        let shared = manifest.shared_bytes();
+        for (tool, range) in tools.iter_mut().zip(manifest.tool_ranges()) {
+            tool.json = Json {
+                bytes: shared.clone(),
+                range,
+            };
+        }
+        Ok(Registry {
+            tools,
+            manifest,
+            resources,
+        })
+    }
+
+    /// The tools, sorted by name.
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// The tool with this name.
+    pub fn get(&self, name: &str) -> Option<&Tool> {
+        self.tools
+            .binary_search_by(|t| t.wire_name.as_bytes().cmp(name.as_bytes()))
+            .ok()
+            .map(|i| &self.tools[i])
+    }
+
+    /// How many tools there are.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether there are none: usually a crate of tools that the linker dropped.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// The manifest: what `tools/list` serves.
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    /// The MCP Apps views, sorted by URI.
+    pub fn ui_resources(&self) -> impl ExactSizeIterator<Item = &'static UiResource> + '_ {
+        self.resources.iter().map(|r| &r.resource)
+    }
+
+    /// The view with this URI.
+    pub fn ui_resource(&self, uri: &str) -> Option<&'static UiResource> {
+        resources::find(&self.resources, uri).map(|r| &r.resource)
+    }
+}
+
+impl fmt::Debug for Registry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.tools.iter().map(Tool::name))
+            .finish()
+    }
+}

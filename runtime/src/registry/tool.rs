@@ -1,0 +1,235 @@
+//! One tool as a registry holds it: its registration, its names, and its `tools/list` JSON,
+//! ready to list and call.
+
+use std::fmt;
+use std::ops::Range;
+use std::sync::OnceLock;
+
+use bytes::Bytes;
+use serde_json::Value;
+
+use crate::apps::ToolUi;
+use crate::content::ToolResult;
+use crate::handler::Handler;
+use crate::names::CanonicalName;
+use crate::registration::{Annotations, Location, ToolRegistration};
+use crate::schema::check::{ArgumentCheck, OutputCheck};
+
+/// One tool, ready to list and call.
+pub struct Tool {
+    pub(super) registration: &'static ToolRegistration,
+    /// The name `tools/list` shows and `tools/call` takes: the tool's name, or
+    /// `<provider>__<tool>` on a namespaced registry.
+    pub(super) wire_name: String,
+    pub(super) canonical_name: CanonicalName,
+    /// The tool object `tools/list` sends, as canonical JSON (compact, keys sorted): the one
+    /// copy of its schemas a running server keeps, inside the manifest's bytes once the
+    /// registry is assembled.
+    pub(super) json: Json,
+    /// Whether the tool has an `outputSchema`.
+    pub(super) structured: bool,
+    /// The tool object as a JSON value, read back from `json` the first time it is asked for.
+    pub(super) descriptor: OnceLock<Value>,
+    /// The argument check, compiled at the tool's first call (at start in debug builds and for
+    /// literal schemas, so that a schema the validator refuses stops the server there).
+    pub(super) check: OnceLock<Result<ArgumentCheck, String>>,
+    /// Checks results against the output schema, in debug builds.
+    pub(super) output_check: OutputCheck,
+    /// What the manifest says of this tool at start: why it is served as text only, say.
+    pub(super) notes: Vec<String>,
+}
+
+/// Bytes of JSON, in a buffer that may hold others' too.
+pub(super) struct Json {
+    pub(super) bytes: Bytes,
+    pub(super) range: Range<usize>,
+}
+
+impl Json {
+    pub(super) fn new(bytes: Vec<u8>) -> Json {
+        let range = 0..bytes.len();
+        Json {
+            bytes: bytes.into(),
+            range,
+        }
+    }
+}
+
+impl Tool {
+    /// Its MCP Apps view and who may call it.
+    pub fn ui(&self) -> ToolUi {
+        self.registration.ui
+    }
+
+    /// Whether only the server's views may call it: its visibility leaves out the model.
+    pub fn is_app_only(&self) -> bool {
+        !self.registration.ui.visibility().model
+    }
+
+    /// The tool's own name, as `#[mcp_tool]` gave it.
+    pub fn name(&self) -> &'static str {
+        self.registration.name
+    }
+
+    /// The name clients list and call: [`name`](Tool::name), or `<provider>__<tool>` in a
+    /// [namespaced](super::Registry::namespaced) registry.
+    pub fn wire_name(&self) -> &str {
+        &self.wire_name
+    }
+
+    /// The tool's identity across servers, `mcp::<provider>::<tool>`; never a wire name.
+    pub fn canonical_name(&self) -> &CanonicalName {
+        &self.canonical_name
+    }
+
+    /// The display name, if any.
+    pub fn title(&self) -> Option<&'static str> {
+        self.registration.title
+    }
+
+    /// What the tool does.
+    pub fn description(&self) -> &'static str {
+        self.registration.description
+    }
+
+    /// The input schema as clients receive it.
+    pub fn input_schema(&self) -> &Value {
+        &self.descriptor()["inputSchema"]
+    }
+
+    /// The output schema, when the tool returns structured content.
+    pub fn output_schema(&self) -> Option<&Value> {
+        self.descriptor().get("outputSchema")
+    }
+
+    /// Whether calls return `structuredContent`.
+    pub fn is_structured(&self) -> bool {
+        self.structured
+    }
+
+    /// The behaviour hints.
+    pub fn annotations(&self) -> Annotations {
+        self.registration.annotations
+    }
+
+    /// The tags.
+    pub fn tags(&self) -> &'static [&'static str] {
+        self.registration.tags
+    }
+
+    /// Whether the catalog always lists the tool.
+    pub fn is_core(&self) -> bool {
+        self.registration.core
+    }
+
+    /// The provider in the canonical name.
+    pub fn provider(&self) -> &'static str {
+        self.registration.provider
+    }
+
+    /// Where the tool is defined.
+    pub fn location(&self) -> Location {
+        self.registration.location
+    }
+
+    /// The tool as `tools/list` describes it.
+    pub fn descriptor(&self) -> &Value {
+        self.descriptor.get_or_init(|| self.read_json())
+    }
+
+    /// The tool object read back from its JSON.
+    pub(super) fn read_json(&self) -> Value {
+        serde_json::from_slice(self.json()).expect("a tool's own JSON reads back")
+    }
+
+    /// The tool as `tools/list` sends it: compact JSON, keys sorted.
+    pub(crate) fn json(&self) -> &[u8] {
+        &self.json.bytes[self.json.range.clone()]
+    }
+
+    pub(crate) fn handler(&self) -> Handler {
+        self.registration.handler
+    }
+
+    /// Checks arguments against the input schema; the error lists every problem, a line each.
+    pub(crate) fn check_arguments(&self, arguments: &Value) -> Result<(), String> {
+        let check = self.check.get_or_init(|| {
+            let compiled = match self.descriptor.get() {
+                Some(descriptor) => ArgumentCheck::new(&descriptor["inputSchema"]),
+                // Release builds take an embedded manifest's JSON as the build wrote it: read
+                // it here without trusting it, so a damaged tool fails its calls, not the server.
+                None => match serde_json::from_slice::<Value>(self.json()) {
+                    Ok(tool) => ArgumentCheck::new(&tool["inputSchema"]),
+                    Err(error) => Err(format!("the tool's JSON does not read: {error}")),
+                },
+            };
+            if let Err(error) = &compiled {
+                tracing::error!(
+                    tool = self.name(),
+                    error,
+                    "the input schema cannot be compiled"
+                );
+            }
+            compiled
+        });
+        match check {
+            Ok(check) => check.check(arguments),
+            Err(error) => Err(format!(
+                "the tool's input schema cannot be compiled, so no call can be checked: {error}"
+            )),
+        }
+    }
+
+    /// Checks a result against the output schema (debug builds with `validate`): `Ok` for a
+    /// tool without one and for tool errors; otherwise every problem, a line each.
+    pub(crate) fn check_output(&self, result: &ToolResult) -> Result<(), String> {
+        self.output_check.check(result)
+    }
+
+    /// What the manifest notes of the tool: why it is served as text only, say.
+    pub(crate) fn notes(&self) -> &[String] {
+        &self.notes
+    }
+}
+
+impl fmt::Debug for Tool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tool")
+            .field("name", &self.name())
+            .field("location", &self.location())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_tool_whose_json_does_not_read_fails_its_calls_not_the_server() {
+        // What a release build holds for a tool of a hand-damaged manifest: its JSON unread,
+        // its check not compiled yet.
+        let registration = Box::leak(Box::new(ToolRegistration::for_tests("broken", "")));
+        let tool = Tool {
+            registration,
+            wire_name: "broken".to_owned(),
+            canonical_name: CanonicalName::new("test", "broken").unwrap(),
+            json: Json::new(br#"{"name";"broken"}"#.to_vec()),
+            structured: false,
+            descriptor: OnceLock::new(),
+            check: OnceLock::new(),
+            output_check: OutputCheck::new(None).unwrap(),
+            notes: Vec::new(),
+        };
+        let error = tool.check_arguments(&json!({})).unwrap_err();
+        assert!(
+            error.starts_with(
+                "the tool's input schema cannot be compiled, so no call can be checked: the \
+                 tool's JSON does not read: "
+            ),
+            "{error}"
+        );
+    }
+}

@@ -1,0 +1,335 @@
+//! The [`Server`] builder: what a server's author chooses, and serving it on stdio.
+
+#[cfg(feature = "http")]
+use std::fmt;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::Semaphore;
+
+use super::dispatch::{Dispatcher, Settings};
+use super::limits::{
+    DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_SHUTDOWN_GRACE, Limits,
+};
+use super::service::Service;
+use super::stdio;
+use crate::catalog::{self, Catalog};
+use crate::protocol::{HANDSHAKE_VERSIONS, STATELESS_VERSIONS};
+use crate::registry::{Conflict, Registry, RegistryError};
+
+/// How long, by default, a tool waits for the client to answer a request of its own.
+const DEFAULT_CLIENT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How long, by default, clients of protocol 2026-07-28 may cache the tool list.
+const DEFAULT_CACHE_TTL: Duration = Duration::from_secs(5 * 60);
+
+/// An MCP server for every tool in a [`Registry`], by default every tool linked into the binary.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), toolwright::Error> {
+/// toolwright::Server::new("notes", "1.0.0")
+///     .instructions("Notes live in memory; search before you add.")
+///     .serve_stdio()
+///     .await
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct Server {
+    name: String,
+    version: String,
+    instructions: Option<String>,
+    max_message_size: usize,
+    max_concurrent_calls: usize,
+    pub(super) shutdown_grace: Duration,
+    registry: Option<Registry>,
+    namespaced: bool,
+    #[cfg(feature = "http")]
+    pub(super) http: HttpConfig,
+    page_size: Option<usize>,
+    cache_ttl: Duration,
+    client_request_timeout: Duration,
+    catalog: Catalog,
+    embedded: Option<&'static [u8]>,
+}
+
+/// Why a server stopped or could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The tools conflict: duplicate names, invalid schemas.
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
+    /// The transport failed.
+    #[error("the transport failed: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl Server {
+    /// A server that introduces itself with this name and version (`serverInfo`).
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Server {
+        Server {
+            name: name.into(),
+            version: version.into(),
+            instructions: None,
+            max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
+            max_concurrent_calls: DEFAULT_MAX_CONCURRENT_CALLS,
+            shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
+            registry: None,
+            namespaced: false,
+            #[cfg(feature = "http")]
+            http: HttpConfig::default(),
+            page_size: None,
+            cache_ttl: DEFAULT_CACHE_TTL,
+            client_request_timeout: DEFAULT_CLIENT_REQUEST_TIMEOUT,
+            catalog: Catalog::Full,
+            embedded: None,
+        }
+    }
+
+    /// Instructions the client may give the model: how the tools fit together.
+    #[must_use]
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Server {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// The largest message accepted, in bytes (default 4 MiB). A larger one is answered with an
+    /// error and skipped; the server keeps serving.
+    #[must_use]
+    pub fn max_message_size(mut self, bytes: usize) -> Server {
+        self.max_message_size = bytes;
+        self
+    }
+
+    /// How many tool calls may run at once (default 64, at least 1). Calls past the ceiling
+    /// wait their turn; `ping`, cancellations and lists are answered meanwhile.
+    #[must_use]
+    pub fn max_concurrent_calls(mut self, calls: usize) -> Server {
+        self.max_concurrent_calls = calls.max(1);
+        self
+    }
+
+    /// How long calls under way may take to finish once the client has closed the connection
+    /// (default 5 seconds); calls still running then are stopped and the server returns.
+    #[must_use]
+    pub fn shutdown_grace(mut self, grace: Duration) -> Server {
+        self.shutdown_grace = grace;
+        self
+    }
+
+    /// Serves these tools instead of every tool linked into the binary.
+    #[must_use]
+    pub fn registry(mut self, registry: Registry) -> Server {
+        self.registry = Some(registry);
+        self
+    }
+
+    /// Puts every tool on the wire as `<provider>__<tool>`, for a server that gathers the tools
+    /// of several crates (see [`Registry::namespaced`]).
+    #[must_use]
+    pub fn namespaced(mut self) -> Server {
+        self.namespaced = true;
+        self
+    }
+
+    /// Lists at most `tools` tools per `tools/list` page (at least 1), handing out an opaque
+    /// `nextCursor` for the next page. By default every tool is on one page: some clients read
+    /// only the first page, and a tool list is rarely long enough to need more.
+    #[must_use]
+    pub fn page_size(mut self, tools: usize) -> Server {
+        self.page_size = Some(tools.max(1));
+        self
+    }
+
+    /// How long clients of protocol 2026-07-28 may cache the tool list and what
+    /// `server/discover` says (`ttlMs`; default 5 minutes). Both are the same for every client
+    /// (`cacheScope: "public"`) and do not change while the server runs.
+    #[must_use]
+    pub fn cache_ttl(mut self, ttl: Duration) -> Server {
+        self.cache_ttl = ttl;
+        self
+    }
+
+    /// How long a tool waits for the client to answer a request it sends
+    /// ([`Context::create_message`](crate::context::Context::create_message),
+    /// [`Context::elicit`](crate::Context::elicit)); default 60 seconds. Past it the request is
+    /// withdrawn (`notifications/cancelled`) and the tool gets
+    /// [`ClientRequestError::Timeout`](crate::context::ClientRequestError::Timeout).
+    #[must_use]
+    pub fn client_request_timeout(mut self, timeout: Duration) -> Server {
+        self.client_request_timeout = timeout;
+        self
+    }
+
+    /// How `tools/list` presents the tools (default [`Catalog::Full`]). A server with more tools
+    /// than a model should see at once lists the core ones and lets the model search for the
+    /// rest with [`Catalog::Progressive`]; `--catalog` on the command line overrides this.
+    ///
+    /// ```no_run
+    /// use toolwright::Catalog;
+    ///
+    /// fn main() -> std::process::ExitCode {
+    ///     toolwright::server!().catalog(Catalog::Progressive).run()
+    /// }
+    /// ```
+    #[must_use]
+    pub fn catalog(mut self, catalog: Catalog) -> Server {
+        self.catalog = catalog;
+        self
+    }
+
+    /// Serves the tools as the manifest made at build time describes them
+    /// ([`embedded_manifest!`](crate::embedded_manifest), see [`build`](crate::build)): `tools/list`
+    /// is answered from those bytes and start-up derives no schema. Each linked tool must be in
+    /// the manifest with the same name, title, description, annotations and `_meta`, and each
+    /// tool of the manifest must be linked, or the server does not start
+    /// ([`Conflict::EmbeddedMismatch`]); debug builds also derive every schema and compare.
+    /// Ignored when [`registry`](Server::registry) gives the tools.
+    ///
+    /// Start-up reads the index the build wrote after the manifest's JSON, not the JSON itself.
+    /// A manifest's compact JSON alone (the bytes of [`Manifest::as_bytes`](crate::manifest::Manifest::as_bytes))
+    /// is accepted too, and read with one pass of a JSON parser that skips the schemas.
+    #[must_use]
+    pub fn embedded_manifest(mut self, manifest: &'static [u8]) -> Server {
+        self.embedded = Some(manifest);
+        self
+    }
+
+    /// Serves MCP on standard input and output until the input closes.
+    pub async fn serve_stdio(self) -> Result<(), Error> {
+        let limits = self.limits();
+        let service = self.into_service()?;
+        stdio::serve_standard(service, limits).await?;
+        Ok(())
+    }
+
+    /// Serves MCP over newline-delimited JSON-RPC on any reader and writer until the reader
+    /// ends; calls under way then finish and send their answers.
+    pub async fn serve<R, W>(self, input: R, output: W) -> Result<(), Error>
+    where
+        R: AsyncRead + Unpin,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let limits = self.limits();
+        let service = self.into_service()?;
+        stdio::serve(service, input, output, limits).await?;
+        Ok(())
+    }
+
+    /// Serves MCP on stdio from a new runtime, with logs on stderr (`RUST_LOG` filters them,
+    /// `info` by default). Returns the process's exit code: success when the input closes,
+    /// failure (with the reason on stderr) when the tools conflict or the transport fails.
+    pub fn run_stdio(self) -> ExitCode {
+        init_logging();
+        let runtime = match tokio::runtime::Runtime::new() {
+            Ok(runtime) => runtime,
+            Err(err) => {
+                eprintln!("error: cannot start the async runtime: {err}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let grace = self.shutdown_grace;
+        let code = match runtime.block_on(self.serve_stdio()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(err) => {
+                eprintln!("error: {err}");
+                ExitCode::FAILURE
+            }
+        };
+        // A blocking tool cannot be stopped; it gets the grace period, and no more, to finish.
+        runtime.shutdown_timeout(grace);
+        code
+    }
+
+    /// What every transport of this server shares.
+    pub(super) fn limits(&self) -> Limits {
+        Limits {
+            max_message_size: self.max_message_size,
+            calls: Arc::new(Semaphore::new(self.max_concurrent_calls)),
+            shutdown_grace: self.shutdown_grace,
+        }
+    }
+
+    /// The tools this server serves: the given registry, the embedded manifest's or every linked
+    /// tool, namespaced if asked.
+    pub(crate) fn take_registry(&mut self) -> Result<Registry, RegistryError> {
+        match (self.registry.take(), self.embedded) {
+            (Some(registry), _) => registry.namespaced_if(self.namespaced),
+            (None, Some(manifest)) => Registry::embedded(manifest, self.namespaced),
+            (None, None) => Registry::collect()?.namespaced_if(self.namespaced),
+        }
+    }
+
+    /// The server, ready for a transport: its tools gathered and checked, its answers that do
+    /// not change serialised.
+    pub(super) fn into_service(mut self) -> Result<Arc<dyn Service>, RegistryError> {
+        let registry = self.take_registry()?;
+        let reserved: Vec<Conflict> = self.catalog.conflicts(&registry);
+        if !reserved.is_empty() {
+            return Err(RegistryError::new(reserved));
+        }
+        if registry.is_empty() {
+            tracing::warn!(
+                "no tools are registered. Tools defined with #[mcp_tool] in another crate are \
+                 dropped by the linker when nothing in the binary refers to that crate: call \
+                 something from it in main (a setup function, a constructor)"
+            );
+        }
+        for note in registry.manifest().notes() {
+            tracing::info!("{note}");
+        }
+        tracing::info!(
+            server = %self.name,
+            version = %self.version,
+            tools = registry.len(),
+            catalog = %self.catalog,
+            "serving MCP (protocol {}, and {} down to {} with `initialize`)",
+            STATELESS_VERSIONS[0],
+            HANDSHAKE_VERSIONS[0],
+            HANDSHAKE_VERSIONS[HANDSHAKE_VERSIONS.len() - 1],
+        );
+        let settings = Settings {
+            name: self.name,
+            version: self.version,
+            instructions: catalog::instructions(self.instructions, self.catalog),
+            page_size: self.page_size,
+            cache_ttl: self.cache_ttl,
+            client_request_timeout: self.client_request_timeout,
+            catalog: self.catalog,
+        };
+        Ok(Arc::new(Dispatcher::new(registry, settings)))
+    }
+}
+
+/// The HTTP settings of a [`Server`]; they apply to the HTTP transport only.
+#[cfg(feature = "http")]
+#[derive(Clone, Default)]
+pub(crate) struct HttpConfig {
+    pub(crate) token: Option<String>,
+    pub(crate) origins: Vec<String>,
+    pub(crate) hosts: Vec<String>,
+}
+
+#[cfg(feature = "http")]
+impl fmt::Debug for HttpConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpConfig")
+            .field("token", &self.token.as_ref().map(|_| "<redacted>"))
+            .field("origins", &self.origins)
+            .field("hosts", &self.hosts)
+            .finish()
+    }
+}
+
+/// Logs to stderr, since stdout carries MCP messages only. Leaves an existing subscriber alone.
+pub(crate) fn init_logging() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .try_init();
+}

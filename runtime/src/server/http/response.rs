@@ -1,0 +1,79 @@
+//! What the endpoint answers with: a JSON body, or a [`Rejection`] of a request the transport
+//! answers itself.
+
+use axum::http::header::CONTENT_TYPE;
+use axum::http::{HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+
+use crate::protocol::jsonrpc::{self, INVALID_REQUEST};
+
+/// A JSON body with this status.
+pub(super) fn json(status: StatusCode, body: Vec<u8>) -> Response {
+    (
+        status,
+        [(CONTENT_TYPE, HeaderValue::from_static("application/json"))],
+        body,
+    )
+        .into_response()
+}
+
+/// A request the transport answers itself, with an HTTP error status and a JSON-RPC error body.
+#[derive(Debug)]
+pub(super) struct Rejection {
+    pub(super) status: StatusCode,
+    message: String,
+    id: Value,
+    /// A header the status calls for (`WWW-Authenticate`, `Allow`): its name and value.
+    header: Option<(&'static str, &'static str)>,
+}
+
+impl Rejection {
+    pub(super) fn new(status: StatusCode, message: impl Into<String>) -> Rejection {
+        Rejection {
+            status,
+            message: message.into(),
+            id: Value::Null,
+            header: None,
+        }
+    }
+
+    /// Answers under the request's id, when it could be read.
+    pub(super) fn with_id(mut self, id: Option<&Value>) -> Rejection {
+        if let Some(id) = id {
+            self.id = id.clone();
+        }
+        self
+    }
+
+    pub(super) fn with_header(mut self, name: &'static str, value: &'static str) -> Rejection {
+        self.header = Some((name, value));
+        self
+    }
+}
+
+impl IntoResponse for Rejection {
+    fn into_response(self) -> Response {
+        if self.status == StatusCode::FORBIDDEN {
+            tracing::warn!(
+                status = self.status.as_u16(),
+                "request refused: {}",
+                self.message
+            );
+        } else {
+            tracing::debug!(
+                status = self.status.as_u16(),
+                "request refused: {}",
+                self.message
+            );
+        }
+        let body = jsonrpc::error(&self.id, INVALID_REQUEST, &self.message);
+        let mut response = json(self.status, body);
+        if let Some((name, value)) = self.header {
+            response
+                .headers_mut()
+                .insert(name, HeaderValue::from_static(value));
+        }
+        response
+    }
+}

@@ -1,0 +1,132 @@
+//! The `tools/list` results, serialised once at start: a page at a time, in both eras, with
+//! cursors tied to what is listed.
+
+use base64::Engine as _;
+use bytes::Bytes;
+use serde_json::Value;
+
+use super::service::Step;
+use crate::manifest::{Manifest, sha256_hex};
+use crate::protocol::Wire;
+use crate::protocol::jsonrpc::{self, INVALID_PARAMS, SharedResult};
+
+/// One tool list's pages.
+pub(super) struct Listing {
+    /// Each page's result in the handshake era; a single page is the manifest's own bytes.
+    pages: Vec<Bytes>,
+    /// `cursors[i]` asks for page `i + 1`.
+    cursors: Vec<String>,
+    /// What the stateless era adds to every page (`ttlMs`, `cacheScope`, `resultType`,
+    /// `_meta`): object members, without braces.
+    stateless_members: Vec<u8>,
+}
+
+impl Listing {
+    /// The pages of the manifest's tools, or, when `listed` says, of these tools instead (the
+    /// progressive catalog's, or those a client without views sees). `cacheable` is what the
+    /// stateless era adds to each page.
+    pub(super) fn new(
+        manifest: &Manifest,
+        listed: Option<&[Vec<u8>]>,
+        page_size: Option<usize>,
+        cacheable: &Value,
+    ) -> Listing {
+        let members = serde_json::to_vec(cacheable).expect("a JSON value serialises");
+        let stateless_members = members[1..members.len() - 1].to_vec();
+        let tools: Vec<&[u8]> = match listed {
+            Some(listed) => listed.iter().map(Vec::as_slice).collect(),
+            None => manifest.tool_bytes().collect(),
+        };
+        let size = match page_size {
+            Some(size) if tools.len() > size => size,
+            _ if listed.is_none() => {
+                return Listing {
+                    pages: vec![manifest.shared_bytes()],
+                    cursors: Vec::new(),
+                    stateless_members,
+                };
+            }
+            // A list of its own on one page; `chunks` needs at least one tool per page, and a
+            // list of none (every tool for views only) is one empty page.
+            _ => tools.len().max(1),
+        };
+        let mut chunks: Vec<&[&[u8]]> = tools.chunks(size).collect();
+        if chunks.is_empty() {
+            chunks.push(&[]);
+        }
+        // Cursors are tied to what is listed: the manifest, or the list's own bytes (which tools
+        // are core is not in the manifest).
+        let list_hash = match listed {
+            Some(listed) => sha256_hex(&listed.concat()),
+            None => manifest.sha256().to_owned(),
+        };
+        let cursors: Vec<String> = (1..chunks.len())
+            .map(|page| cursor(&list_hash, page))
+            .collect();
+        let pages = chunks
+            .iter()
+            .enumerate()
+            .map(|(i, chunk)| {
+                // Keys in order, as in the manifest: `nextCursor` before `tools`.
+                let mut page = b"{".to_vec();
+                if let Some(next) = cursors.get(i) {
+                    page.extend_from_slice(br#""nextCursor":"#);
+                    serde_json::to_writer(&mut page, next).expect("a string serialises");
+                    page.push(b',');
+                }
+                page.extend_from_slice(br#""tools":["#);
+                page.extend_from_slice(&chunk.join(&b","[..]));
+                page.extend_from_slice(b"]}");
+                page.into()
+            })
+            .collect();
+        Listing {
+            pages,
+            cursors,
+            stateless_members,
+        }
+    }
+
+    /// The answer to a `tools/list` request: the page its cursor asks for (the first without
+    /// one), or the error for a cursor this server did not hand out.
+    pub(super) fn answer(&self, id: &Value, params: &Value, wire: &Wire) -> Step {
+        let page = match params.get("cursor").filter(|c| !c.is_null()) {
+            None => 0,
+            Some(cursor) => match self.page_for(cursor) {
+                Some(page) => page,
+                None => {
+                    let reason = if self.pages.len() == 1 {
+                        "this server lists every tool on one page"
+                    } else {
+                        "it is not one this server handed out; list from the first page, \
+                         without a cursor"
+                    };
+                    return Step::Reply(jsonrpc::error(
+                        id,
+                        INVALID_PARAMS,
+                        &format!("invalid cursor {cursor}: {reason}"),
+                    ));
+                }
+            },
+        };
+        let page = self.pages[page].clone();
+        Step::Shared(match wire {
+            Wire::Handshake => SharedResult::new(id, page),
+            Wire::Stateless { .. } => SharedResult::with_members(id, page, &self.stateless_members),
+        })
+    }
+
+    /// The page a cursor asks for, if this server handed it out.
+    fn page_for(&self, cursor: &Value) -> Option<usize> {
+        let cursor = cursor.as_str()?;
+        self.cursors.iter().position(|c| c == cursor).map(|i| i + 1)
+    }
+}
+
+/// The cursor for a page: opaque to clients, and tied to this tool list by its hash, so a cursor
+/// from another build of the server, or from the other catalog mode, is refused rather than
+/// misread.
+fn cursor(list_hash: &str, page: usize) -> String {
+    let hash = &list_hash[..16];
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{hash}:{page}"))
+}

@@ -1,0 +1,159 @@
+//! One client connection's state: its protocol era, its log level, its calls under way, what the
+//! client said of itself, and the requests of ours it has yet to answer.
+//!
+//! A connection's first request decides its era, once: a request carrying the 2026-07-28
+//! envelope (any method but `initialize`, which that era lacks) opens the stateless era; anything
+//! else opens the handshake era. This is how the official Python SDK's dual-era server decides
+//! too, and what a client in "auto" mode expects: it probes with `server/discover` and falls back
+//! to `initialize`, on a new connection, only when the probe fails.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::context::ClientRequests;
+use crate::protocol::{CLIENT_INFO_KEY, Client, LogLevel, has_envelope};
+
+/// One client connection's state.
+pub(crate) struct Session {
+    /// `None` until the first request decides it.
+    era: Mutex<Option<Era>>,
+    /// The handshake era's log level, which `logging/setLevel` sets.
+    pub(super) log_level: Arc<AtomicU8>,
+    /// Calls under way, by request id, so that `notifications/cancelled` can reach them.
+    in_flight: Mutex<HashMap<String, CancellationToken>>,
+    /// What the client said of itself in `initialize`.
+    client: Mutex<Client>,
+    /// Requests of ours awaiting the client's answer.
+    pub(super) requests: Arc<ClientRequests>,
+}
+
+/// The protocol era a connection speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Era {
+    /// `initialize` first; `version` is `None` until then.
+    Handshake { version: Option<&'static str> },
+    /// Protocol 2026-07-28: every request carries its own envelope.
+    Stateless,
+}
+
+impl Session {
+    /// A new session, before its first request.
+    pub(crate) fn new() -> Session {
+        Session {
+            era: Mutex::new(None),
+            log_level: Arc::new(AtomicU8::new(LogLevel::Info as u8)),
+            in_flight: Mutex::new(HashMap::new()),
+            client: Mutex::new(Client::default()),
+            requests: Arc::new(ClientRequests::new()),
+        }
+    }
+
+    #[cfg(feature = "http")]
+    /// A session whose every request is of protocol 2026-07-28: one lacking the envelope is
+    /// answered with an error naming what it lacks, not taken for the handshake era.
+    pub(crate) fn stateless() -> Session {
+        let session = Session::new();
+        *session.era_lock() = Some(Era::Stateless);
+        session
+    }
+
+    /// The client is gone (the input closed, the session ended): calls waiting for its answers
+    /// stop waiting.
+    pub(crate) fn close(&self) {
+        self.requests.close();
+    }
+
+    #[cfg(feature = "http")]
+    /// The protocol version `initialize` settled on, once it has.
+    pub(crate) fn negotiated_version(&self) -> Option<&'static str> {
+        match *self.era_lock() {
+            Some(Era::Handshake { version }) => version,
+            _ => None,
+        }
+    }
+
+    #[cfg(feature = "http")]
+    /// Cancels every call under way, as a `notifications/cancelled` for each would.
+    pub(crate) fn cancel_calls(&self) {
+        for token in self.in_flight().values() {
+            token.cancel();
+        }
+    }
+
+    /// The connection's era, decided by its first request.
+    pub(super) fn era(&self, method: &str, params: &Value) -> Era {
+        *self.era_lock().get_or_insert_with(|| {
+            if method != "initialize" && has_envelope(params) {
+                let client = params
+                    .pointer("/_meta")
+                    .and_then(|meta| meta.get(CLIENT_INFO_KEY))
+                    .and_then(|info| info.get("name"))
+                    .and_then(Value::as_str);
+                tracing::info!(client, method, "connection speaks protocol 2026-07-28");
+                Era::Stateless
+            } else {
+                Era::Handshake { version: None }
+            }
+        })
+    }
+
+    /// `initialize` succeeded: the session speaks `version`, and the client is as it said.
+    pub(super) fn initialized(&self, version: &'static str, client: Client) {
+        *self.era_lock() = Some(Era::Handshake {
+            version: Some(version),
+        });
+        *self.client_lock() = client;
+    }
+
+    /// What the client said of itself in `initialize`.
+    pub(super) fn client(&self) -> Client {
+        self.client_lock().clone()
+    }
+
+    /// Sets the handshake era's log level (`logging/setLevel`).
+    pub(super) fn set_log_level(&self, level: LogLevel) {
+        self.log_level.store(level as u8, Ordering::Relaxed);
+    }
+
+    /// Registers a call under way by its request id, unless a call under way has that id.
+    pub(super) fn start_call(&self, key: &str, cancellation: &CancellationToken) -> bool {
+        let mut in_flight = self.in_flight();
+        if in_flight.contains_key(key) {
+            return false;
+        }
+        in_flight.insert(key.to_owned(), cancellation.clone());
+        true
+    }
+
+    /// The call is over.
+    pub(super) fn end_call(&self, key: &str) {
+        self.in_flight().remove(key);
+    }
+
+    /// Cancels the call under way with this request id, if there is one.
+    pub(super) fn cancel_call(&self, key: &str) -> bool {
+        match self.in_flight().get(key) {
+            Some(token) => {
+                token.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn client_lock(&self) -> MutexGuard<'_, Client> {
+        self.client.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn era_lock(&self) -> MutexGuard<'_, Option<Era>> {
+        self.era.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn in_flight(&self) -> MutexGuard<'_, HashMap<String, CancellationToken>> {
+        self.in_flight.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
