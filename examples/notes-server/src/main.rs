@@ -32,8 +32,8 @@ fn main() -> ExitCode {
         eprintln!("error: cannot open the notebook: {err}");
         return ExitCode::FAILURE;
     }
-    if args.server.serves() {
-        eprintln!("{}", connection_help(&args));
+    if let Some(help) = connection_help(&args) {
+        eprintln!("{help}");
     }
     toolwright::server!()
         .embedded_manifest(toolwright::embedded_manifest!())
@@ -44,8 +44,12 @@ fn main() -> ExitCode {
         .run_with(&args.server)
 }
 
-/// What the server says on stderr at start: where the notes are and how to connect a client.
-fn connection_help(args: &Args) -> String {
+/// What the server says on stderr at start: where the notes are and how to connect a client;
+/// nothing when it does not serve, or cannot serve what is asked (`--http` without the feature).
+fn connection_help(args: &Args) -> Option<String> {
+    if !args.server.serves() || (args.server.http.is_some() && !cfg!(feature = "http")) {
+        return None;
+    }
     let exe = std::env::current_exe()
         .map(|p| p.display().to_string())
         .unwrap_or_else(|_| "notes-server".to_owned());
@@ -55,21 +59,21 @@ fn connection_help(args: &Args) -> String {
     };
     if let Some(addr) = &args.server.http {
         let token = args.server.token.as_deref().is_some_and(|t| !t.is_empty());
-        return http_help(addr, &storage, token);
+        return Some(http_help(addr, &storage, token));
     }
     let mut command_args = String::new();
     if let Some(path) = &args.data {
         let path = std::path::absolute(path).unwrap_or_else(|_| path.clone());
         command_args = format!(r#", "args": ["--data", {:?}]"#, path.display().to_string());
     }
-    format!(
+    Some(format!(
         "notes-server: MCP over stdio; {storage}.\n\
          It speaks to an MCP client on stdin/stdout, not to a terminal. To connect one:\n  \
          - MCP Inspector: npx @modelcontextprotocol/inspector {exe}\n  \
          - Claude Desktop, Cursor, VS Code (mcpServers): {{\"notes\": {{\"command\": {exe:?}{command_args}}}}}\n  \
          - Claude Code: claude mcp add notes -- {exe}\n\
          To see the tools without a client: notes-server --print-manifest [--profile openai|anthropic|gemini]"
-    )
+    ))
 }
 
 /// The start message when serving over HTTP: the URL, and how to point a client at it.

@@ -218,6 +218,28 @@ impl Server {
         Ok(())
     }
 
+    /// Serves MCP on stdio, as [`run_stdio`](Server::run_stdio) does. Built without the `cli`
+    /// feature, a server reads no command line: given arguments, it says which feature would
+    /// have read them, and exits with status 2 without serving.
+    #[cfg(not(feature = "cli"))]
+    pub fn run(self) -> ExitCode {
+        let given: Vec<String> = std::env::args_os()
+            .skip(1)
+            .map(|arg| arg.to_string_lossy().into_owned())
+            .collect();
+        if !given.is_empty() {
+            eprintln!(
+                "error: this server was built without toolwright's `cli` feature, which reads the \
+                 command line (--print-manifest, --diff, --http, --catalog, ...), so it takes no \
+                 arguments and was given `{}`; build it with that feature (on by default), or run \
+                 it without arguments to serve on stdio",
+                given.join(" ")
+            );
+            return ExitCode::from(2);
+        }
+        self.run_stdio()
+    }
+
     /// Serves MCP on stdio from a new runtime, with logs on stderr (`RUST_LOG` filters them,
     /// `info` by default). Returns the process's exit code: success when the input closes,
     /// failure (with the reason on stderr) when the tools conflict or the transport fails.

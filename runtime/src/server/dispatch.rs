@@ -381,3 +381,301 @@ fn set_level(session: &Session, id: &Value, params: &Value) -> Vec<u8> {
         ),
     }
 }
+
+/// Dispatch on its own: messages in, steps out, without a transport, a pipe or a socket.
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use tokio::sync::mpsc;
+
+    use super::*;
+    use crate::handler::{Handler, Output};
+    use crate::protocol::jsonrpc::INVALID_REQUEST;
+    use crate::registration::ToolRegistration;
+
+    /// `echo` returns its arguments; `wait` runs until it is cancelled.
+    fn dispatcher(catalog: Catalog) -> Dispatcher {
+        let echo = Box::leak(Box::new(ToolRegistration {
+            handler: Handler::Sync(|arguments, _| Output::Value(arguments)),
+            ..ToolRegistration::for_tests("echo", "Returns its arguments.")
+        }));
+        let wait = Box::leak(Box::new(ToolRegistration {
+            handler: Handler::Async(|_, ctx| {
+                Box::pin(async move {
+                    ctx.cancelled().await;
+                    Output::Empty
+                })
+            }),
+            ..ToolRegistration::for_tests("wait", "Waits to be cancelled.")
+        }));
+        let registry = Registry::from_registrations([&*echo, &*wait]).unwrap();
+        Dispatcher::new(
+            registry,
+            Settings {
+                name: "test-server".into(),
+                version: "1.2.3".into(),
+                instructions: Some("Be kind.".into()),
+                page_size: None,
+                cache_ttl: Duration::from_secs(60),
+                client_request_timeout: Duration::from_secs(5),
+                catalog,
+            },
+        )
+    }
+
+    /// A connection to a dispatcher: its session and what calls send while they run.
+    struct Connection {
+        dispatcher: Dispatcher,
+        session: Arc<Session>,
+        sink: Sink,
+        sent: mpsc::UnboundedReceiver<Vec<u8>>,
+    }
+
+    impl Connection {
+        fn new(dispatcher: Dispatcher) -> Connection {
+            let (sink, sent) = mpsc::unbounded_channel();
+            Connection {
+                dispatcher,
+                session: Arc::new(Session::new()),
+                sink,
+                sent,
+            }
+        }
+
+        fn step(&self, message: Value) -> Step {
+            let bytes = serde_json::to_vec(&message).unwrap();
+            let message = jsonrpc::parse(&bytes).expect("a well-formed message");
+            self.dispatcher.handle(&self.session, message, &self.sink)
+        }
+
+        /// The answer to a message answered at once.
+        fn answer(&self, message: Value) -> Value {
+            match self.step(message) {
+                Step::Reply(bytes) => serde_json::from_slice(&bytes).unwrap(),
+                Step::Shared(shared) => serde_json::from_slice(&shared.into_vec()).unwrap(),
+                Step::Nothing => panic!("no answer"),
+                Step::Call(_) => panic!("a call, not an answer"),
+            }
+        }
+
+        /// The answer to a call, once it has run.
+        async fn call(&self, message: Value) -> Option<Value> {
+            match self.step(message) {
+                Step::Call(call) => call
+                    .await
+                    .map(|bytes| serde_json::from_slice(&bytes).unwrap()),
+                _ => panic!("not a call"),
+            }
+        }
+
+        fn initialize(&self) -> Value {
+            self.answer(request(
+                0,
+                "initialize",
+                json!({"protocolVersion": "2025-06-18", "capabilities": {}}),
+            ))
+        }
+    }
+
+    fn request(id: u64, method: &str, params: Value) -> Value {
+        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+    }
+
+    /// The 2026-07-28 envelope, around `params`.
+    fn enveloped(mut params: Value) -> Value {
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        });
+        params
+    }
+
+    fn tool_names(result: &Value) -> Vec<&str> {
+        result["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|tool| tool["name"].as_str().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn the_handshake_comes_first() {
+        let connection = Connection::new(dispatcher(Catalog::Full));
+        let early = connection.answer(request(1, "tools/list", json!({})));
+        assert_eq!(early["error"]["code"], INVALID_REQUEST);
+        assert_eq!(
+            early["error"]["message"],
+            "the session is not initialized: send `initialize` first"
+        );
+        assert_eq!(
+            connection.answer(request(2, "ping", json!({})))["result"],
+            json!({})
+        );
+        let initialized = connection.initialize();
+        assert_eq!(initialized["result"]["protocolVersion"], "2025-06-18");
+        assert_eq!(
+            initialized["result"]["serverInfo"],
+            json!({"name": "test-server", "version": "1.2.3"})
+        );
+        assert_eq!(initialized["result"]["instructions"], "Be kind.");
+        assert_eq!(
+            initialized["result"]["capabilities"],
+            json!({"tools": {"listChanged": false}, "logging": {}})
+        );
+        let listed = connection.answer(request(3, "tools/list", json!({})));
+        assert_eq!(listed["id"], 3);
+        assert_eq!(tool_names(&listed["result"]), ["echo", "wait"]);
+        let again = connection.initialize();
+        assert_eq!(
+            again["error"]["message"],
+            "the session is already initialized"
+        );
+    }
+
+    #[test]
+    fn a_version_it_does_not_speak_gets_its_newest() {
+        let connection = Connection::new(dispatcher(Catalog::Full));
+        let answer = connection.answer(request(
+            1,
+            "initialize",
+            json!({"protocolVersion": "1999-01-01", "capabilities": {}}),
+        ));
+        assert_eq!(answer["result"]["protocolVersion"], HANDSHAKE_VERSIONS[0]);
+    }
+
+    #[test]
+    fn the_first_request_decides_the_era_for_good() {
+        let stateless = Connection::new(dispatcher(Catalog::Full));
+        let discovered = stateless.answer(request(1, "server/discover", enveloped(json!({}))));
+        assert_eq!(
+            discovered["result"]["supportedVersions"],
+            json!(["2026-07-28"])
+        );
+        assert_eq!(discovered["result"]["resultType"], "complete");
+        let listed = stateless.answer(request(2, "tools/list", enveloped(json!({}))));
+        assert_eq!(listed["result"]["ttlMs"], 60_000);
+        assert_eq!(listed["result"]["cacheScope"], "public");
+        assert_eq!(
+            listed["result"]["_meta"][SERVER_INFO_KEY]["name"],
+            "test-server"
+        );
+        let handshake = stateless.answer(request(
+            3,
+            "initialize",
+            json!({"protocolVersion": "2025-06-18"}),
+        ));
+        assert_eq!(handshake["error"]["code"], UNSUPPORTED_PROTOCOL_VERSION);
+        let bare = stateless.answer(request(4, "tools/list", json!({})));
+        assert_eq!(bare["error"]["code"], INVALID_PARAMS);
+
+        let handshake = Connection::new(dispatcher(Catalog::Full));
+        handshake.initialize();
+        let mixed = handshake.answer(request(1, "tools/list", enveloped(json!({}))));
+        assert_eq!(mixed["error"]["code"], INVALID_REQUEST);
+        let discover = handshake.answer(request(2, "server/discover", json!({})));
+        assert_eq!(discover["error"]["code"], METHOD_NOT_FOUND);
+    }
+
+    #[tokio::test]
+    async fn a_call_runs_its_tool_and_answers_under_its_id() {
+        let connection = Connection::new(dispatcher(Catalog::Full));
+        connection.initialize();
+        let answer = connection
+            .call(request(
+                7,
+                "tools/call",
+                json!({"name": "echo", "arguments": {"said": "hello"}}),
+            ))
+            .await
+            .unwrap();
+        assert_eq!(answer["id"], 7);
+        assert_eq!(
+            answer["result"],
+            json!({"content": [{"type": "text", "text": "{\"said\":\"hello\"}"}]})
+        );
+        let unknown = connection.answer(request(8, "tools/call", json!({"name": "nope"})));
+        assert_eq!(unknown["error"]["code"], INVALID_PARAMS);
+        assert_eq!(unknown["error"]["message"], "unknown tool `nope`");
+    }
+
+    #[tokio::test]
+    async fn a_cancelled_call_sends_no_answer_and_frees_its_id() {
+        let connection = Connection::new(dispatcher(Catalog::Full));
+        connection.initialize();
+        let Step::Call(call) = connection.step(request(1, "tools/call", json!({"name": "wait"})))
+        else {
+            panic!("not a call");
+        };
+        // Its id is taken while it runs.
+        let twin = connection.answer(request(1, "tools/call", json!({"name": "echo"})));
+        assert_eq!(
+            twin["error"]["message"],
+            "request id 1 is already in use by a call under way"
+        );
+        let cancel = json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {"requestId": 1},
+        });
+        assert!(matches!(connection.step(cancel), Step::Nothing));
+        assert_eq!(call.await, None);
+        let echoed = connection
+            .call(request(1, "tools/call", json!({"name": "echo"})))
+            .await
+            .unwrap();
+        assert_eq!(echoed["id"], 1);
+    }
+
+    #[test]
+    fn the_progressive_catalog_lists_its_meta_tools_and_answers_a_search_at_once() {
+        let connection = Connection::new(dispatcher(Catalog::Progressive));
+        connection.initialize();
+        let listed = connection.answer(request(1, "tools/list", json!({})));
+        assert_eq!(tool_names(&listed["result"]), ["search_tools", "call_tool"]);
+        let found = connection.answer(request(
+            2,
+            "tools/call",
+            json!({"name": "search_tools", "arguments": {"query": "cancelled"}}),
+        ));
+        assert_eq!(tool_names(&found["result"]["structuredContent"]), ["wait"]);
+    }
+
+    #[test]
+    fn a_log_level_is_one_of_the_protocols() {
+        let connection = Connection::new(dispatcher(Catalog::Full));
+        connection.initialize();
+        let set = connection.answer(request(1, "logging/setLevel", json!({"level": "error"})));
+        assert_eq!(set["result"], json!({}));
+        let refused = connection.answer(request(2, "logging/setLevel", json!({"level": "loud"})));
+        assert_eq!(
+            refused["error"]["message"],
+            "`level` must be one of `debug`, `info`, `notice`, `warning`, `error`, `critical`, \
+             `alert`, `emergency`"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_response_reaches_the_request_of_ours_it_answers() {
+        let connection = Connection::new(dispatcher(Catalog::Full));
+        connection.initialize();
+        let requests = Arc::clone(&connection.session.requests);
+        let sink = connection.sink.clone();
+        let never = tokio_util::sync::CancellationToken::new();
+        let asked = tokio::spawn(async move {
+            requests
+                .send(&sink, "ping", json!({}), Duration::from_secs(5), &never)
+                .await
+        });
+        let mut sent = connection.sent;
+        let request: Value = serde_json::from_slice(&sent.recv().await.unwrap()).unwrap();
+        let response = json!({"jsonrpc": "2.0", "id": request["id"], "result": {"ok": true}});
+        let bytes = serde_json::to_vec(&response).unwrap();
+        let message = jsonrpc::parse(&bytes).unwrap();
+        let step = connection
+            .dispatcher
+            .handle(&connection.session, message, &connection.sink);
+        assert!(matches!(step, Step::Nothing));
+        assert_eq!(asked.await.unwrap().unwrap(), json!({"ok": true}));
+    }
+}

@@ -7,16 +7,18 @@
 use std::io;
 use std::sync::Arc;
 
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use bytes::{Bytes, BytesMut};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
+use tokio_util::codec::{AnyDelimiterCodec, AnyDelimiterCodecError, Decoder};
 
 use super::limits::Limits;
 use super::service::{Service, Step};
 use super::session::Session;
 use crate::protocol::jsonrpc::{self, INVALID_REQUEST, SharedResult};
 
-/// How much of the input is read at a time.
+/// How much of the input is read at a time, at least.
 const READ_BUFFER: usize = 64 * 1024;
 
 /// How many queued messages one write gathers at most.
@@ -59,7 +61,7 @@ pub(super) async fn serve_standard(service: Arc<dyn Service>, limits: Limits) ->
 /// to finish and send their answers, and stops those still running.
 pub(super) async fn serve<R, W>(
     service: Arc<dyn Service>,
-    input: R,
+    mut input: R,
     output: W,
     limits: Limits,
 ) -> io::Result<()>
@@ -73,13 +75,12 @@ where
     let (shared, shared_incoming) = mpsc::unbounded_channel::<SharedResult>();
     let writer = tokio::spawn(write_all(incoming, shared_incoming, output));
     let session = Arc::new(Session::new());
-    let mut reader = BufReader::with_capacity(READ_BUFFER, input);
-    let mut line = Vec::new();
+    let mut reader = Reader::new(limits.max_message_size);
     let mut calls = JoinSet::new();
     loop {
         // Reap finished calls as we go, so a long session does not keep them all.
         while calls.try_join_next().is_some() {}
-        let frame = match next_frame(&mut reader, limits.max_message_size, &mut line).await {
+        let frame = match reader.next(&mut input).await {
             Ok(Some(frame)) => frame,
             Ok(None) => break,
             Err(err) => {
@@ -88,18 +89,20 @@ where
             }
         };
         let step = match frame {
-            Frame::Line if line.iter().all(u8::is_ascii_whitespace) => continue,
-            Frame::Line => match jsonrpc::parse(&line) {
+            Frame::Line(line) if line.iter().all(u8::is_ascii_whitespace) => continue,
+            Frame::Line(line) => match jsonrpc::parse(&line) {
                 Ok(message) => service.handle(&session, message, &outgoing),
                 Err(reply) => Step::Reply(reply),
             },
-            Frame::TooLong(size) => {
+            Frame::TooLong => {
                 let limit = limits.max_message_size;
-                tracing::warn!(size, limit, "message refused: too large");
+                tracing::warn!(limit, "message refused: too large");
                 Step::Reply(jsonrpc::error(
                     &serde_json::Value::Null,
                     INVALID_REQUEST,
-                    &format!("message of {size} bytes refused: the limit is {limit} bytes"),
+                    &format!(
+                        "message of more than {limit} bytes refused: the limit is {limit} bytes"
+                    ),
                 ))
             }
         };
@@ -219,56 +222,62 @@ async fn write_chunked<W: AsyncWrite + Unpin>(output: &mut W, pieces: &[&[u8]]) 
     output.flush().await
 }
 
+/// One message of the input.
 #[derive(Debug, PartialEq, Eq)]
 enum Frame {
-    /// A whole line is in the buffer, without its line ending.
-    Line,
-    /// A line longer than the limit, of this many bytes, was skipped.
-    TooLong(usize),
+    /// A line, without its line ending (`\n` or `\r\n`).
+    Line(Bytes),
+    /// A line longer than the limit: refused as soon as the limit is passed, and the rest of it
+    /// skipped without being kept.
+    TooLong,
 }
 
-/// Reads up to the next newline without ever holding more than `max` bytes of it.
-async fn next_frame<R: AsyncBufRead + Unpin>(
-    reader: &mut R,
-    max: usize,
-    line: &mut Vec<u8>,
-) -> io::Result<Option<Frame>> {
-    line.clear();
-    let mut size = 0usize;
-    let mut too_long = false;
-    loop {
-        let available = reader.fill_buf().await?;
-        if available.is_empty() {
-            return Ok(match (size, too_long) {
-                (0, _) => None,
-                (_, true) => Some(Frame::TooLong(size)),
-                (_, false) => Some(Frame::Line),
-            });
+/// Splits the input into lines of at most a limit, with tokio-util's delimiter codec: each line
+/// is a slice of the buffer it was read into, not a copy.
+struct Reader {
+    codec: AnyDelimiterCodec,
+    buffer: BytesMut,
+}
+
+impl Reader {
+    fn new(max_message_size: usize) -> Reader {
+        Reader {
+            codec: AnyDelimiterCodec::new_with_max_length(
+                b"\n".to_vec(),
+                b"\n".to_vec(),
+                max_message_size,
+            ),
+            buffer: BytesMut::with_capacity(READ_BUFFER),
         }
-        let (chunk, used, ends) = match available.iter().position(|&b| b == b'\n') {
-            Some(i) => (&available[..i], i + 1, true),
-            None => (available, available.len(), false),
-        };
-        size += chunk.len();
-        if !too_long {
-            if line.len() + chunk.len() > max {
-                too_long = true;
-                line.clear();
-            } else {
-                line.extend_from_slice(chunk);
+    }
+
+    /// The next message, or `None` once the input has ended.
+    async fn next<R: AsyncRead + Unpin>(&mut self, input: &mut R) -> io::Result<Option<Frame>> {
+        loop {
+            if let Some(frame) = frame(self.codec.decode(&mut self.buffer))? {
+                return Ok(Some(frame));
+            }
+            self.buffer.reserve(READ_BUFFER);
+            if input.read_buf(&mut self.buffer).await? == 0 {
+                // The last line may lack its newline.
+                return frame(self.codec.decode_eof(&mut self.buffer));
             }
         }
-        reader.consume(used);
-        if ends {
+    }
+}
+
+/// What the codec made of the buffer: a line, a line too long, or nothing yet.
+fn frame(decoded: Result<Option<Bytes>, AnyDelimiterCodecError>) -> io::Result<Option<Frame>> {
+    match decoded {
+        Ok(Some(mut line)) => {
             if line.last() == Some(&b'\r') {
-                line.pop();
+                line.truncate(line.len() - 1);
             }
-            return Ok(Some(if too_long {
-                Frame::TooLong(size)
-            } else {
-                Frame::Line
-            }));
+            Ok(Some(Frame::Line(line)))
         }
+        Ok(None) => Ok(None),
+        Err(AnyDelimiterCodecError::MaxChunkLengthExceeded) => Ok(Some(Frame::TooLong)),
+        Err(AnyDelimiterCodecError::Io(err)) => Err(err),
     }
 }
 
@@ -389,28 +398,36 @@ mod tests {
 
     #[tokio::test]
     async fn frames_are_split_on_newlines_and_bounded() {
-        let input = b"{\"a\":1}\r\n0123456789abcdef\nshort\nlast".to_vec();
-        let mut reader = BufReader::with_capacity(4, &input[..]);
-        let mut line = Vec::new();
+        let input = b"{\"a\":1}\r\n0123456789abcdef\nshort\n0123456789\nlast".to_vec();
+        // Read a few bytes at a time, as a slow client's messages arrive.
+        let mut input = tokio_test_input(&input, 4);
+        let mut reader = Reader::new(10);
+        let mut frames = Vec::new();
+        while let Some(frame) = reader.next(&mut input).await.unwrap() {
+            frames.push(frame);
+        }
+        let line = |text: &'static [u8]| Frame::Line(Bytes::from_static(text));
         assert_eq!(
-            next_frame(&mut reader, 10, &mut line).await.unwrap(),
-            Some(Frame::Line)
+            frames,
+            [
+                line(b"{\"a\":1}"),
+                Frame::TooLong,
+                line(b"short"),
+                line(b"0123456789"),
+                line(b"last"),
+            ]
         );
-        assert_eq!(line, b"{\"a\":1}");
-        assert_eq!(
-            next_frame(&mut reader, 10, &mut line).await.unwrap(),
-            Some(Frame::TooLong(16))
-        );
-        assert_eq!(
-            next_frame(&mut reader, 10, &mut line).await.unwrap(),
-            Some(Frame::Line)
-        );
-        assert_eq!(line, b"short");
-        assert_eq!(
-            next_frame(&mut reader, 10, &mut line).await.unwrap(),
-            Some(Frame::Line)
-        );
-        assert_eq!(line, b"last");
-        assert_eq!(next_frame(&mut reader, 10, &mut line).await.unwrap(), None);
+    }
+
+    /// `bytes` as an input that gives at most `chunk` bytes per read.
+    fn tokio_test_input(bytes: &[u8], chunk: usize) -> impl AsyncRead + Unpin {
+        let (mut writer, reader) = tokio::io::duplex(chunk);
+        let bytes = bytes.to_vec();
+        tokio::spawn(async move {
+            for piece in bytes.chunks(chunk) {
+                writer.write_all(piece).await.unwrap();
+            }
+        });
+        reader
     }
 }
