@@ -10,7 +10,7 @@ use super::tool::{Json, Tool};
 use crate::names::CanonicalName;
 use crate::registration::{InputSchema, ToolRegistration};
 use crate::schema::check::{self, ArgumentCheck, OutputCheck};
-use crate::schema::{self, dangling_refs};
+use crate::schema::{self, dangling_refs, plain};
 
 impl Tool {
     /// The tool a registration describes, with its schemas derived, or every reason it cannot be
@@ -157,8 +157,7 @@ pub(super) fn meta(registration: &ToolRegistration) -> Option<Value> {
 /// How the manifest's note describes the root of an output schema that is not an object.
 fn root_type(schema: &Value) -> String {
     match schema.get("type") {
-        Some(Value::String(t)) => format!("`{t}`"),
-        Some(other) => format!("`{other}`"),
+        Some(t) => format!("`{}`", plain(t)),
         None => "not a single type".to_owned(),
     }
 }

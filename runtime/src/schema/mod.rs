@@ -131,6 +131,29 @@ fn each_ref(schema: &Value, visit: &mut impl FnMut(&str)) {
     }
 }
 
+/// A value as a message quotes it: a string as it is, without JSON's quotes; anything else as
+/// JSON.
+pub(crate) fn plain(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The JSON Schema type of a value: a number without a fractional part is an `integer`, as
+/// JSON Schema has it.
+pub(crate) fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0) => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
 fn unescape_pointer(token: &str) -> String {
     token.replace("~1", "/").replace("~0", "~")
 }

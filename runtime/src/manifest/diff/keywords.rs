@@ -7,7 +7,8 @@ use serde_json::{Map, Value};
 
 use super::comparison::{Place, Schemas};
 use super::node::{Node, escape};
-use super::{Severity, TRUE, plain, presence_change};
+use super::{Severity, TRUE, presence_change};
+use crate::schema::plain;
 
 /// Keywords that only describe: they never change which values are valid.
 pub(super) const ANNOTATIONS: &[&str] = &[

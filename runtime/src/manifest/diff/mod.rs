@@ -390,11 +390,3 @@ fn shown(value: Option<&Value>) -> String {
         None => "unset".to_owned(),
     }
 }
-
-/// A string keyword's value as written, without JSON quotes.
-fn plain(value: &Value) -> String {
-    match value {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}

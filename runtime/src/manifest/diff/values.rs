@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::comparison::{Place, Schemas};
 use super::keywords::ANNOTATIONS;
 use super::node::{Node, resolve};
-use super::plain;
+use crate::schema::{json_type, plain};
 
 /// What a `{"type": "null"}` branch among `const`s stands for.
 static NULL: Value = Value::Null;
@@ -100,7 +100,7 @@ fn types(node: &Node<'_>, values: Option<&Values<'_>>) -> Option<Types> {
         None => values?
             .list
             .iter()
-            .map(|(v, _)| type_of(v).to_owned())
+            .map(|(v, _)| json_type(v).to_owned())
             .collect(),
     };
     let shown = match node.value("type") {
@@ -110,18 +110,6 @@ fn types(node: &Node<'_>, values: Option<&Values<'_>>) -> Option<Types> {
         None => Value::from(names.iter().cloned().collect::<Vec<_>>()).to_string(),
     };
     Some(Types { names, shown })
-}
-
-fn type_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0) => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
 }
 
 /// Whether `names` allows every value of type `name`.

@@ -40,11 +40,9 @@ pub(super) fn client_name(name: &str, profile: Profile) -> String {
 
 /// The first [`DIGEST_LEN`] hex digits of the SHA-256 of `name`.
 fn digest_prefix(name: &str) -> String {
-    Sha256::digest(name.as_bytes())
-        .iter()
-        .take(DIGEST_LEN / 2)
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    let mut hex = format!("{:x}", Sha256::digest(name.as_bytes()));
+    hex.truncate(DIGEST_LEN);
+    hex
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ use serde_json::{Map, Value, json};
 
 use super::keywords::ANNOTATIONS;
 use super::{Profile, Rewrite, types};
+use crate::schema::{json_type, plain};
 
 impl Rewrite<'_> {
     /// `oneOf` and `anyOf`: alternatives of values become an `enum`, a single alternative is
@@ -112,7 +113,7 @@ pub(super) fn enumerate(node: &mut Map<String, Value>, branches: &[Value], value
     if !node.contains_key("type") {
         let mut kinds: Vec<&str> = Vec::new();
         for value in &values {
-            let kind = kind_of(value);
+            let kind = json_type(value);
             if !kinds.contains(&kind) {
                 kinds.push(kind);
             }
@@ -129,11 +130,16 @@ pub(super) fn enumerate(node: &mut Map<String, Value>, branches: &[Value], value
         .iter()
         .filter_map(|b| {
             let text = b.get("description").or_else(|| b.get("title"))?.as_str()?;
-            let shown: Vec<String> = match (b.get("const"), b.get("enum")) {
-                (Some(value), _) => vec![show(value)],
-                (_, Some(Value::Array(listed))) => listed.iter().map(show).collect(),
+            // Each value as a description shows it: `small`, `3`, `null`.
+            let values: Vec<&Value> = match (b.get("const"), b.get("enum")) {
+                (Some(value), _) => vec![value],
+                (_, Some(Value::Array(listed))) => listed.iter().collect(),
                 _ => Vec::new(),
             };
+            let shown: Vec<String> = values
+                .into_iter()
+                .map(|value| format!("`{}`", plain(value)))
+                .collect();
             Some(format!("- {}: {text}", shown.join(", ")))
         })
         .collect();
@@ -146,27 +152,6 @@ pub(super) fn enumerate(node: &mut Map<String, Value>, branches: &[Value], value
         node.insert("description".into(), json!(description));
     }
     node.insert("enum".into(), Value::Array(values));
-}
-
-/// A value as a description shows it: `small`, `3`, `null`.
-fn show(value: &Value) -> String {
-    match value {
-        Value::String(s) => format!("`{s}`"),
-        other => format!("`{other}`"),
-    }
-}
-
-/// The JSON Schema type of a value.
-fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
 }
 
 /// The type two types have in common: an integer is a number.
@@ -184,7 +169,7 @@ fn value_types(schema: &Map<String, Value>) -> Option<Vec<String>> {
         return Some(types(t));
     }
     let values = listed_values(schema)?;
-    Some(values.iter().map(|v| kind_of(v).to_owned()).collect())
+    Some(values.iter().map(|v| json_type(v).to_owned()).collect())
 }
 
 /// The only values a schema allows, if it lists them.
