@@ -503,8 +503,8 @@ fn fail(err: &GuardError) -> ! {
     std::process::exit(1);
 }
 
-/// `2 changes: 1 additive, 1 cosmetic`, or that only the version changed.
-/// What changed, in one line; the version alone when nothing in the tools did.
+/// What changed, in one line (`2 changes: 0 breaking, 1 additive, 1 cosmetic`), or that only the
+/// version did.
 fn summary(changes: &[Change]) -> String {
     if changes.is_empty() {
         "the version changed".to_owned()

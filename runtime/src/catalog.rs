@@ -8,6 +8,7 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -31,13 +32,15 @@ const ALWAYS_LOAD: &str = "anthropic/alwaysLoad";
 /// Hits on one `search_tools` page when the call sets no `limit`.
 const DEFAULT_LIMIT: usize = 10;
 
-/// The largest `limit` `search_tools` accepts.
+/// The largest `limit` `search_tools` accepts, as its input schema states (and the `validate`
+/// feature checks, as for every tool).
 const MAX_LIMIT: usize = 50;
 
-/// The longest `query`, in characters; with [`MAX_QUERY_WORDS`] it bounds the work of a call.
+/// The longest `query`, in characters, as the input schema states.
 const MAX_QUERY_CHARS: usize = 128;
 
-/// The most distinct words one `query` may hold.
+/// The most distinct words one `query` may hold: the bound on the work of one search, checked
+/// whatever the features, since no schema can state it.
 const MAX_QUERY_WORDS: usize = 16;
 
 /// How many tags the search tool's description names, the most used first; a catalog of
@@ -187,6 +190,8 @@ pub(crate) fn instructions(author: Option<String>, catalog: Catalog) -> Option<S
 /// The catalog in progressive mode, built once at start: the meta-tools, checked by the input
 /// schemas they declare, and the search index over every tool the model may call.
 pub(crate) struct Progressive {
+    /// The tools searched and called.
+    registry: Arc<Registry>,
     index: SearchIndex,
     /// The registry's index of each indexed tool: tools only views call are left out.
     searched: Vec<usize>,
@@ -205,14 +210,32 @@ struct Search {
     query: String,
     #[serde(default)]
     detail: Detail,
-    #[serde(default = "default_limit")]
+    #[serde(default = "default_limit", deserialize_with = "integer")]
     limit: usize,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "integer")]
     offset: usize,
 }
 
 fn default_limit() -> usize {
     DEFAULT_LIMIT
+}
+
+/// An integer as JSON Schema has it, `5.0` too: the schema accepted it. Past `usize`, the most
+/// `usize` holds: an offset past every match, whatever its size, gives an empty page.
+fn integer<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<usize, D::Error> {
+    let number = serde_json::Number::deserialize(deserializer)?;
+    let integral = number.as_u64().or_else(|| {
+        number
+            .as_f64()
+            .filter(|n| n.fract() == 0.0 && *n >= 0.0)
+            .map(|n| n as u64)
+    });
+    match integral {
+        Some(n) => Ok(usize::try_from(n).unwrap_or(usize::MAX)),
+        None => Err(serde::de::Error::custom(format!(
+            "{number} is not an integer of 0 or more"
+        ))),
+    }
 }
 
 /// How much of each tool `search_tools` returns.
@@ -235,17 +258,19 @@ struct Call {
 }
 
 impl Progressive {
-    pub(crate) fn new(registry: &Registry) -> Progressive {
+    pub(crate) fn new(registry: Arc<Registry>) -> Progressive {
         let tools = registry.tools();
         let searched: Vec<usize> = (0..tools.len())
             .filter(|&i| !tools[i].is_app_only())
             .collect();
-        let [search, call] = meta_descriptors(registry);
+        let [search, call] = meta_descriptors(&registry);
         let check = |tool: &Value| {
             ArgumentCheck::new(&tool["inputSchema"]).expect("a meta-tool's schema compiles")
         };
+        let index = SearchIndex::from_tools(searched.iter().map(|&i| &tools[i]));
         Progressive {
-            index: SearchIndex::from_tools(searched.iter().map(|&i| &tools[i])),
+            registry,
+            index,
             searched,
             search_check: check(&search),
             call_check: check(&call),
@@ -255,8 +280,8 @@ impl Progressive {
     }
 
     /// The tools the model may call that match `query`, best first, with their scores.
-    pub(crate) fn ranked<'r>(&self, registry: &'r Registry, query: &str) -> Vec<(&'r Tool, f64)> {
-        let tools = registry.tools();
+    pub(crate) fn ranked(&self, query: &str) -> Vec<(&Tool, f64)> {
+        let tools = self.registry.tools();
         self.index
             .search(query)
             .into_iter()
@@ -266,12 +291,12 @@ impl Progressive {
 
     /// Runs `search_tools`: one page of the tools that match, or a tool error naming what is
     /// wrong with the arguments.
-    pub(crate) fn search(&self, registry: &Registry, arguments: Value) -> ToolResult {
+    pub(crate) fn search(&self, arguments: Value) -> ToolResult {
         let search: Search = match read(SEARCH_TOOL, &self.search_check, arguments) {
             Ok(search) => search,
             Err(refused) => return refused,
         };
-        // A limit the schema cannot state: it bounds the work of one search.
+        // The bound no schema can state.
         let mut distinct = words(&search.query);
         distinct.sort_unstable();
         distinct.dedup();
@@ -282,7 +307,7 @@ impl Progressive {
                 distinct.len()
             ));
         }
-        let hits = self.ranked(registry, &search.query);
+        let hits = self.ranked(&search.query);
         let tools: Vec<Value> = hits
             .iter()
             .skip(search.offset)
@@ -319,6 +344,14 @@ fn read<T: DeserializeOwned>(
             &format!("invalid arguments for tool `{tool}`"),
             problems,
         ))
+    };
+    // A member given as `null` is taken for one left out, as models often send them.
+    let arguments = match arguments {
+        Value::Object(mut members) => {
+            members.retain(|_, value| !value.is_null());
+            Value::Object(members)
+        }
+        other => other,
     };
     check
         .check(&arguments)
@@ -532,7 +565,7 @@ mod tests {
     }
 
     fn empty() -> Progressive {
-        Progressive::new(&Registry::from_registrations([]).unwrap())
+        Progressive::new(Arc::new(Registry::from_registrations([]).unwrap()))
     }
 
     fn error_text(result: &ToolResult) -> String {
@@ -546,23 +579,37 @@ mod tests {
     #[test]
     fn the_search_rules_hold_at_their_limits() {
         let catalog = empty();
-        let registry = Registry::from_registrations([]).unwrap();
         let at_limits = json!({
             "query": "é".repeat(MAX_QUERY_CHARS),
             "detail": "full",
             "limit": MAX_LIMIT,
             "offset": u64::MAX,
         });
-        assert!(!catalog.search(&registry, at_limits).is_error());
-        let search: Search = read(SEARCH_TOOL, &catalog.search_check, json!({})).unwrap();
-        assert_eq!(
-            (search.detail, search.limit, search.offset),
-            (Detail::Summary, 10, 0)
-        );
+        assert!(!catalog.search(at_limits).is_error());
+        let defaults = [
+            json!({}),
+            json!({"query": null, "detail": null, "limit": null, "offset": null}),
+        ];
+        for arguments in defaults {
+            let search: Search = read(SEARCH_TOOL, &catalog.search_check, arguments).unwrap();
+            assert_eq!(
+                (
+                    search.query.as_str(),
+                    search.detail,
+                    search.limit,
+                    search.offset
+                ),
+                ("", Detail::Summary, 10, 0)
+            );
+        }
+        // An integer, as JSON Schema has it.
+        let search: Search =
+            read(SEARCH_TOOL, &catalog.search_check, json!({"limit": 5.0})).unwrap();
+        assert_eq!(search.limit, 5);
         // Words are counted as the search splits them: `listNotes` is two.
         let camel = |pairs: u32| {
             let query: Vec<String> = (0..pairs).map(|n| format!("x{n}Y{n}")).collect();
-            catalog.search(&registry, json!({"query": query.join(" ")}))
+            catalog.search(json!({"query": query.join(" ")}))
         };
         assert!(!camel(8).is_error());
         assert_eq!(
@@ -576,8 +623,7 @@ mod tests {
     #[cfg(feature = "validate")]
     fn search_arguments_are_checked_by_the_schema_search_tools_declares() {
         let catalog = empty();
-        let registry = Registry::from_registrations([]).unwrap();
-        let refused = |arguments: Value| error_text(&catalog.search(&registry, arguments));
+        let refused = |arguments: Value| error_text(&catalog.search(arguments));
         assert_eq!(
             refused(json!({"limit": 0})),
             "invalid arguments for tool `search_tools`: argument `limit`: 0 is less than the \
@@ -610,6 +656,10 @@ mod tests {
         let catalog = empty();
         let (name, arguments) = catalog.unwrap_call(json!({"name": "get_note"})).unwrap();
         assert_eq!((name.as_str(), arguments), ("get_note", json!({})));
+        let (_, arguments) = catalog
+            .unwrap_call(json!({"name": "x", "arguments": null}))
+            .unwrap();
+        assert_eq!(arguments, json!({}));
         let refused = catalog.unwrap_call(json!("get_note")).unwrap_err();
         assert!(refused.is_error());
         let refused = catalog

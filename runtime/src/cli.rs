@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -151,7 +152,7 @@ impl Server {
             eprintln!("note: {note}");
         }
         if let Some(query) = &args.search {
-            return print_search(&registry, query);
+            return print_search(registry, query);
         }
         let manifest = registry.manifest().as_json();
         match &args.diff {
@@ -221,8 +222,9 @@ fn catalog_mode(value: &str) -> Result<Catalog, String> {
 
 /// One line per matching tool, best first: rank, score, name and the first line of its
 /// description. Exit status 1 when nothing matches, as `grep` has it.
-fn print_search(registry: &Registry, query: &str) -> ExitCode {
-    let hits = Progressive::new(registry).ranked(registry, query);
+fn print_search(registry: Registry, query: &str) -> ExitCode {
+    let catalog = Progressive::new(Arc::new(registry));
+    let hits = catalog.ranked(query);
     if hits.is_empty() {
         eprintln!("no tool matches `{query}`");
         return ExitCode::FAILURE;

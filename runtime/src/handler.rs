@@ -16,7 +16,8 @@ use crate::context::Context;
 /// A boxed, sendable future: what an asynchronous tool's handler returns.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
-/// A type-erased tool function: arguments (already checked against the input schema) and the
+/// A type-erased tool function: arguments (checked against the input schema with the `validate`
+/// feature) and the
 /// call's context in, the tool's output out.
 #[derive(Clone, Copy)]
 pub enum Handler {

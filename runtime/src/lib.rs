@@ -35,7 +35,9 @@
 //!   [`Context`]: the runtime supplies it and it never appears in the schema. Any other type named
 //!   `Context` is refused at compile time, so the rule has no exceptions to remember.
 //! - Arguments are checked against the input schema before the function runs; unknown arguments
-//!   are refused (`additionalProperties: false`) with an error that names the expected ones.
+//!   are refused (`additionalProperties: false`) with an error that names the expected ones. The
+//!   check is the `validate` feature's, on by default; without it, serde reads the arguments and
+//!   unknown ones are ignored.
 //! - A return type that implements `Serialize` and `JsonSchema` with an object at its root
 //!   becomes the tool's `outputSchema`, and each call returns it as `structuredContent` plus the
 //!   same JSON as text. Any other root (a number, a string, a list) is served as text: a `String`
@@ -138,7 +140,8 @@ pub use server::{Error, Server};
 /// passed through unchanged: `$schema`, `$defs`, `$ref` and `additionalProperties` stay as
 /// written, and nothing is added (no `additionalProperties: false`, no `properties`). Arguments
 /// are still checked against it before the function runs, in the dialect its `$schema` names
-/// (2020-12 when it names none). At start, a root that is not `type: object`, a schema that is
+/// (2020-12 when it names none), with the `validate` feature (on by default); without it, the
+/// schema is served but not enforced, and the manifest's notes say so. At start, a root that is not `type: object`, a schema that is
 /// not valid in its dialect or a `$ref` that resolves to nothing stops the server with a
 /// [`Conflict`](registry::Conflict).
 ///

@@ -328,7 +328,7 @@ async fn an_oversized_message_is_refused_and_the_next_one_served() {
         error(
             Value::Null,
             -32600,
-            "message of more than 1024 bytes refused: the limit is 1024 bytes"
+            "message refused: it is longer than the limit of 1024 bytes"
         )
     );
     assert_eq!(

@@ -89,13 +89,7 @@ impl Tool {
                  so it has no `outputSchema` and its results are served as text"
             ));
         }
-        if literal && !cfg!(feature = "validate") {
-            notes.push(format!(
-                "tool `{tool}` at {location}: its literal input schema is served but not \
-                 enforced, since toolwright is built without its `validate` feature: arguments \
-                 reach the function as serde reads them"
-            ));
-        }
+        notes.extend(unenforced(registration));
         let structured = output_schema.is_some();
         let descriptor = descriptor(registration, input_schema, output_schema);
         Ok(Tool {
@@ -147,6 +141,20 @@ fn descriptor(
         tool.insert("_meta".into(), meta);
     }
     Value::Object(tool)
+}
+
+/// Why a tool's literal input schema is not enforced, if it is not: toolwright is built without
+/// its `validate` feature.
+pub(super) fn unenforced(registration: &ToolRegistration) -> Option<String> {
+    let literal = matches!(registration.input_schema, InputSchema::Literal(_));
+    (literal && !cfg!(feature = "validate")).then(|| {
+        format!(
+            "tool `{}` at {}: its literal input schema is served but not enforced, since \
+             toolwright is built without its `validate` feature: arguments reach the function as \
+             serde reads them",
+            registration.name, registration.location
+        )
+    })
 }
 
 /// The tool's `_meta`, if it has anything to say: its MCP Apps view and visibility.

@@ -144,8 +144,10 @@ impl Server {
     }
 
     /// How long clients of protocol 2026-07-28 may cache the tool list and what
-    /// `server/discover` says (`ttlMs`; default 5 minutes). Both are the same for every client
-    /// (`cacheScope: "public"`) and do not change while the server runs.
+    /// `server/discover` says (`ttlMs`; default 5 minutes). Neither changes while the server
+    /// runs, and both are the same for every client (`cacheScope: "public"`), but for a tool
+    /// list that leaves out the tools only MCP Apps views call from clients without the
+    /// extension (`"private"`).
     #[must_use]
     pub fn cache_ttl(mut self, ttl: Duration) -> Server {
         self.cache_ttl = ttl;

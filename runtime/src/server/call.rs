@@ -113,7 +113,7 @@ impl Calls {
             log_level: caller.log_level,
             client_capabilities: caller.client.capabilities,
             client_info: caller.client.info,
-            requests: Arc::clone(&session.requests),
+            requests: Arc::clone(session.requests()),
             request_timeout: self.client_request_timeout,
             stateless: wire.is_stateless(),
         };
@@ -189,9 +189,7 @@ impl Calls {
             format!("unknown tool `{name}`: `{SEARCH_TOOL}` finds the tools this server has")
         };
         match name {
-            SEARCH_TOOL => Err(NotRun::Answered(
-                progressive.search(&self.registry, arguments),
-            )),
+            SEARCH_TOOL => Err(NotRun::Answered(progressive.search(arguments))),
             CALL_TOOL => {
                 let (name, arguments) = progressive
                     .unwrap_call(arguments)
@@ -275,7 +273,7 @@ fn call_result(tool: &Tool, output: Output) -> Value {
                 tool = tool.name(),
                 problems,
                 "a result does not match the tool's output schema; sent as a tool error (debug \
-                 builds check this)"
+                 builds with the `validate` feature check this)"
             );
             ToolResult::error(problem_list(
                 &format!(

@@ -96,7 +96,9 @@ impl Dispatcher {
         if let Some(instructions) = &instructions {
             discover["instructions"] = json!(instructions);
         }
-        let progressive = (catalog == Catalog::Progressive).then(|| Progressive::new(&registry));
+        let registry = Arc::new(registry);
+        let progressive =
+            (catalog == Catalog::Progressive).then(|| Progressive::new(Arc::clone(&registry)));
         let listing_for = |audience| {
             let listed = catalog::listed(progressive.as_ref(), &registry, audience);
             Listing::new(
@@ -108,7 +110,6 @@ impl Dispatcher {
         };
         let listing = listing_for(Audience::Apps);
         let model_listing = app_only.then(|| listing_for(Audience::Model));
-        let registry = Arc::new(registry);
         Dispatcher {
             calls: Calls::new(Arc::clone(&registry), progressive, client_request_timeout),
             registry,
@@ -196,7 +197,7 @@ impl Dispatcher {
             ),
             ("tools/call", Some(_)) => {
                 let caller = Caller {
-                    log_level: Arc::clone(&session.log_level),
+                    log_level: Arc::clone(session.log_level()),
                     client: session.client(),
                 };
                 return self
@@ -337,7 +338,7 @@ impl Service for Dispatcher {
                     message: error.message,
                     data: error.data,
                 });
-                session.requests.resolve(&id, answer);
+                session.requests().resolve(&id, answer);
                 Step::Nothing
             }
             Incoming::Notification { method, params } => {
@@ -659,7 +660,7 @@ mod tests {
     async fn a_response_reaches_the_request_of_ours_it_answers() {
         let connection = Connection::new(dispatcher(Catalog::Full));
         connection.initialize();
-        let requests = Arc::clone(&connection.session.requests);
+        let requests = Arc::clone(connection.session.requests());
         let sink = connection.sink.clone();
         let never = tokio_util::sync::CancellationToken::new();
         let asked = tokio::spawn(async move {

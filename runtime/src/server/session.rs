@@ -22,13 +22,13 @@ pub(crate) struct Session {
     /// `None` until the first request decides it.
     era: Mutex<Option<Era>>,
     /// The handshake era's log level, which `logging/setLevel` sets.
-    pub(super) log_level: Arc<AtomicU8>,
+    log_level: Arc<AtomicU8>,
     /// Calls under way, by request id, so that `notifications/cancelled` can reach them.
     in_flight: Mutex<HashMap<String, CancellationToken>>,
     /// What the client said of itself in `initialize`.
     client: Mutex<Client>,
     /// Requests of ours awaiting the client's answer.
-    pub(super) requests: Arc<ClientRequests>,
+    requests: Arc<ClientRequests>,
 }
 
 /// The protocol era a connection speaks.
@@ -112,6 +112,16 @@ impl Session {
     /// What the client said of itself in `initialize`.
     pub(super) fn client(&self) -> Client {
         self.client_lock().clone()
+    }
+
+    /// The handshake era's log level, shared with the calls it applies to.
+    pub(super) fn log_level(&self) -> &Arc<AtomicU8> {
+        &self.log_level
+    }
+
+    /// The session's requests to the client that await an answer.
+    pub(super) fn requests(&self) -> &Arc<ClientRequests> {
+        &self.requests
     }
 
     /// Sets the handshake era's log level (`logging/setLevel`).

@@ -100,9 +100,7 @@ where
                 Step::Reply(jsonrpc::error(
                     &serde_json::Value::Null,
                     INVALID_REQUEST,
-                    &format!(
-                        "message of more than {limit} bytes refused: the limit is {limit} bytes"
-                    ),
+                    &format!("message refused: it is longer than the limit of {limit} bytes"),
                 ))
             }
         };

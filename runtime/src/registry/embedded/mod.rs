@@ -17,6 +17,7 @@ use std::sync::OnceLock;
 use bytes::Bytes;
 
 use super::conflict::{Conflict, RegistryError};
+use super::derived::unenforced;
 use super::tool::{Json, Tool};
 use super::{Registry, resources};
 use crate::manifest::Manifest;
@@ -149,7 +150,11 @@ impl Registry {
             .iter()
             .map(|tool| (tool.wire_name.clone(), tool.json.range.clone()))
             .collect();
-        let manifest = Manifest::from_shared(shared, ranges, Vec::new());
+        let notes = tools
+            .iter()
+            .filter_map(|tool| unenforced(tool.registration))
+            .collect();
+        let manifest = Manifest::from_shared(shared, ranges, notes);
         Ok(Registry {
             tools,
             manifest,

@@ -292,7 +292,7 @@ mod tests {
 
     use super::*;
 
-    fn guard(bound: &str, config: HttpConfig) -> Access {
+    fn bound_to(bound: &str, config: HttpConfig) -> Access {
         Access::new(bound.parse().unwrap(), &config)
     }
 
@@ -304,8 +304,8 @@ mod tests {
         map
     }
 
-    fn status(guard: &Access, pairs: &[(&'static str, &str)]) -> Option<StatusCode> {
-        guard.check(&headers(pairs)).err().map(|r| r.status)
+    fn status(access: &Access, pairs: &[(&'static str, &str)]) -> Option<StatusCode> {
+        access.check(&headers(pairs)).err().map(|r| r.status)
     }
 
     #[test]
@@ -331,9 +331,9 @@ mod tests {
 
     #[test]
     fn loopback_hosts_pass_and_others_are_forbidden() {
-        let g = guard("127.0.0.1:8080", HttpConfig::default());
+        let access = bound_to("127.0.0.1:8080", HttpConfig::default());
         for host in ["localhost", "localhost:1", "127.0.0.1:8080", "[::1]:9"] {
-            assert_eq!(status(&g, &[("host", host)]), None, "{host}");
+            assert_eq!(status(&access, &[("host", host)]), None, "{host}");
         }
         for host in [
             "evil.example.com",
@@ -342,12 +342,12 @@ mod tests {
             "localhost.evil",
         ] {
             assert_eq!(
-                status(&g, &[("host", host)]),
+                status(&access, &[("host", host)]),
                 Some(StatusCode::FORBIDDEN),
                 "{host}"
             );
         }
-        assert_eq!(status(&g, &[]), Some(StatusCode::FORBIDDEN));
+        assert_eq!(status(&access, &[]), Some(StatusCode::FORBIDDEN));
     }
 
     #[test]
@@ -356,19 +356,19 @@ mod tests {
             hosts: vec!["Notes.Example:443".into()],
             ..HttpConfig::default()
         };
-        let g = guard("192.168.1.5:8080", config.clone());
-        assert_eq!(status(&g, &[("host", "192.168.1.5:8080")]), None);
-        assert_eq!(status(&g, &[("host", "notes.example")]), None);
+        let access = bound_to("192.168.1.5:8080", config.clone());
+        assert_eq!(status(&access, &[("host", "192.168.1.5:8080")]), None);
+        assert_eq!(status(&access, &[("host", "notes.example")]), None);
         assert_eq!(
-            status(&g, &[("host", "192.168.1.6")]),
+            status(&access, &[("host", "192.168.1.6")]),
             Some(StatusCode::FORBIDDEN)
         );
         // On every interface, any address passes but a name still has to be listed.
-        let g = guard("0.0.0.0:8080", config);
-        assert_eq!(status(&g, &[("host", "192.168.1.6:8080")]), None);
-        assert_eq!(status(&g, &[("host", "[fe80::1]:8080")]), None);
+        let access = bound_to("0.0.0.0:8080", config);
+        assert_eq!(status(&access, &[("host", "192.168.1.6:8080")]), None);
+        assert_eq!(status(&access, &[("host", "[fe80::1]:8080")]), None);
         assert_eq!(
-            status(&g, &[("host", "evil.example.com")]),
+            status(&access, &[("host", "evil.example.com")]),
             Some(StatusCode::FORBIDDEN)
         );
     }
@@ -379,8 +379,8 @@ mod tests {
             origins: vec!["https://App.Example/".into()],
             ..HttpConfig::default()
         };
-        let g = guard("0.0.0.0:8080", config);
-        let with_origin = |origin| status(&g, &[("host", "localhost"), ("origin", origin)]);
+        let access = bound_to("0.0.0.0:8080", config);
+        let with_origin = |origin| status(&access, &[("host", "localhost"), ("origin", origin)]);
         for origin in [
             "http://localhost:6274",
             "https://127.0.0.1",
@@ -406,28 +406,28 @@ mod tests {
             token: Some("s3cret".into()),
             ..HttpConfig::default()
         };
-        let g = guard("127.0.0.1:0", config);
+        let access = bound_to("127.0.0.1:0", config);
         let host = ("host", "localhost");
         assert_eq!(
-            status(&g, &[host, ("authorization", "Bearer s3cret")]),
+            status(&access, &[host, ("authorization", "Bearer s3cret")]),
             None
         );
         assert_eq!(
-            status(&g, &[host, ("authorization", "bearer s3cret")]),
+            status(&access, &[host, ("authorization", "bearer s3cret")]),
             None
         );
-        let rejection = g.check(&headers(&[host])).unwrap_err();
+        let rejection = access.check(&headers(&[host])).unwrap_err();
         assert_eq!(rejection.status, StatusCode::UNAUTHORIZED);
         for wrong in ["Bearer s3cre", "Bearer s3cret2", "Basic s3cret", "s3cret"] {
             assert_eq!(
-                status(&g, &[host, ("authorization", wrong)]),
+                status(&access, &[host, ("authorization", wrong)]),
                 Some(StatusCode::UNAUTHORIZED),
                 "{wrong}"
             );
         }
         // A foreign host is refused before the token is looked at.
         assert_eq!(
-            status(&g, &[("host", "evil.example.com")]),
+            status(&access, &[("host", "evil.example.com")]),
             Some(StatusCode::FORBIDDEN)
         );
     }
