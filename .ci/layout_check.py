@@ -1,8 +1,11 @@
-"""The house rule: no source file of the library crates over 600 lines outside its tests.
+"""The house rules: no source file of the library crates over 600 lines outside its tests, and
+no transport that reaches into the dispatcher.
 
 Counts each file under runtime/src and macros/src without its `#[cfg(test)]` modules (a module
 of tests in a file of its own, `tests.rs` or under `tests/`, is all tests), and fails naming
-every file over the limit.
+every file over the limit. A transport (runtime/src/server/stdio.rs, runtime/src/server/http/)
+knows the `Service` it was given, the session and the protocol; a path through `dispatch` in one
+fails too.
 """
 
 import pathlib
@@ -11,6 +14,7 @@ import sys
 
 LIMIT = 600
 ROOTS = ["runtime/src", "macros/src"]
+TRANSPORTS = ["runtime/src/server/stdio.rs", "runtime/src/server/http"]
 
 
 def lines_outside_tests(text: str) -> int:
@@ -48,7 +52,18 @@ def main() -> int:
         print(f"{path}: {n} lines outside tests, over {LIMIT}: split it along a seam")
     if not over:
         print(f"every source file of {', '.join(ROOTS)} is within {LIMIT} lines outside tests")
-    return 1 if over else 0
+    reaching = []
+    for transport in TRANSPORTS:
+        root = pathlib.Path(transport)
+        for path in [root] if root.is_file() else sorted(root.rglob("*.rs")):
+            for number, line in enumerate(path.read_text().splitlines(), 1):
+                if re.search(r"\bdispatch::", line) and not line.lstrip().startswith("//"):
+                    reaching.append(f"{path}:{number}: {line.strip()}")
+    for line in reaching:
+        print(f"{line}: a transport reaches into the dispatcher; go through `service::Service`")
+    if not reaching:
+        print("no transport imports from the dispatcher")
+    return 1 if over or reaching else 0
 
 
 if __name__ == "__main__":
