@@ -69,25 +69,16 @@ impl ArgumentCheck {
             }
         }
         for error in self.validator.iter_errors(arguments) {
-            use jsonschema::error::ValidationErrorKind as Kind;
-            let path = argument_path(error.instance_path().as_str());
-            let problem = match (error.kind(), path.as_deref()) {
-                // Reported above, with the expected names.
-                (Kind::AdditionalProperties { .. }, None) if self.closed.is_some() => continue,
-                (Kind::Required { property }, None) => {
-                    format!(
-                        "missing required argument `{}`",
-                        property.as_str().unwrap_or("?")
-                    )
-                }
-                (Kind::Required { property }, Some(path)) => format!(
-                    "argument `{path}`: missing required field `{}`",
-                    property.as_str().unwrap_or("?")
-                ),
-                (_, Some(path)) => format!("argument `{path}`: {}", masked(&error)),
-                (_, None) => format!("arguments: {}", masked(&error)),
-            };
-            problems.push(problem);
+            // Reported above, with the expected names.
+            if matches!(
+                error.kind(),
+                jsonschema::error::ValidationErrorKind::AdditionalProperties { .. }
+            ) && error.instance_path().as_str().is_empty()
+                && self.closed.is_some()
+            {
+                continue;
+            }
+            problems.push(problem(&error, "argument", "arguments: "));
         }
         if problems.is_empty() {
             Ok(())
@@ -147,29 +138,34 @@ impl OutputCheck {
 /// Every way `value` breaks the output schema, one per line.
 #[cfg(all(debug_assertions, feature = "validate"))]
 fn problems(validator: &jsonschema::Validator, value: &Value) -> Result<(), String> {
-    use jsonschema::error::ValidationErrorKind as Kind;
     let problems: Vec<String> = validator
         .iter_errors(value)
-        .map(|error| {
-            let path = argument_path(error.instance_path().as_str());
-            match (error.kind(), path) {
-                (Kind::Required { property }, None) => format!(
-                    "missing required field `{}`",
-                    property.as_str().unwrap_or("?")
-                ),
-                (Kind::Required { property }, Some(path)) => format!(
-                    "field `{path}`: missing required field `{}`",
-                    property.as_str().unwrap_or("?")
-                ),
-                (_, Some(path)) => format!("field `{path}`: {}", masked(&error)),
-                (_, None) => masked(&error),
-            }
-        })
+        .map(|error| problem(&error, "field", ""))
         .collect();
     if problems.is_empty() {
         Ok(())
     } else {
         Err(problems.join("\n"))
+    }
+}
+
+/// One problem the validator found, for a message: where it is, as a `noun` (`argument`,
+/// `field`) and its path, or `root` before a problem of the whole value.
+#[cfg(feature = "validate")]
+fn problem(error: &jsonschema::ValidationError<'_>, noun: &str, root: &str) -> String {
+    use jsonschema::error::ValidationErrorKind as Kind;
+    let path = argument_path(error.instance_path().as_str());
+    match (error.kind(), path) {
+        (Kind::Required { property }, None) => format!(
+            "missing required {noun} `{}`",
+            property.as_str().unwrap_or("?")
+        ),
+        (Kind::Required { property }, Some(path)) => format!(
+            "{noun} `{path}`: missing required field `{}`",
+            property.as_str().unwrap_or("?")
+        ),
+        (_, Some(path)) => format!("{noun} `{path}`: {}", masked(error)),
+        (_, None) => format!("{root}{}", masked(error)),
     }
 }
 

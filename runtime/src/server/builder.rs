@@ -246,13 +246,8 @@ impl Server {
     /// `info` by default). Returns the process's exit code: success when the input closes,
     /// failure (with the reason on stderr) when the tools conflict or the transport fails.
     pub fn run_stdio(self) -> ExitCode {
-        init_logging();
-        let runtime = match tokio::runtime::Runtime::new() {
-            Ok(runtime) => runtime,
-            Err(err) => {
-                eprintln!("error: cannot start the async runtime: {err}");
-                return ExitCode::FAILURE;
-            }
+        let Some(runtime) = start() else {
+            return ExitCode::FAILURE;
         };
         let grace = self.shutdown_grace;
         let code = match runtime.block_on(self.serve_stdio()) {
@@ -345,6 +340,15 @@ impl fmt::Debug for HttpConfig {
             .field("hosts", &self.hosts)
             .finish()
     }
+}
+
+/// What the `run_*` methods start with: logging on stderr, and a runtime of their own; `None`,
+/// with the reason on stderr, when there is no runtime.
+pub(super) fn start() -> Option<tokio::runtime::Runtime> {
+    init_logging();
+    tokio::runtime::Runtime::new()
+        .map_err(|err| eprintln!("error: cannot start the async runtime: {err}"))
+        .ok()
 }
 
 /// Logs to stderr, since stdout carries MCP messages only. Leaves an existing subscriber alone.

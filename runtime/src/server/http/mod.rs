@@ -19,7 +19,7 @@ use std::time::Duration;
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio_util::sync::CancellationToken;
 
-use super::builder::{Error, Server, init_logging};
+use super::builder::{Error, Server, start};
 use endpoint::Endpoint;
 
 impl Server {
@@ -99,13 +99,8 @@ impl Server {
     /// code: success when it was asked to stop, failure (with the reason on stderr) when the
     /// address cannot be listened on, the tools conflict or the transport fails.
     pub fn run_http(self, addr: &str) -> ExitCode {
-        init_logging();
-        let runtime = match tokio::runtime::Runtime::new() {
-            Ok(runtime) => runtime,
-            Err(err) => {
-                eprintln!("error: cannot start the async runtime: {err}");
-                return ExitCode::FAILURE;
-            }
+        let Some(runtime) = start() else {
+            return ExitCode::FAILURE;
         };
         let served = runtime.block_on(async {
             let server = match self.bind_http(addr).await {
