@@ -54,6 +54,22 @@
 //! drops a library crate that nothing in the binary refers to, and its tools with it: when the
 //! tools live in another crate, call something from that crate in `main` (a setup function, a
 //! constructor). A server whose registry is empty says so on stderr.
+//!
+//! # Where things are
+//!
+//! The root holds what a tool's and a server's author write with. Tooling has modules of its
+//! own: [`registry`] (the tools a server serves, and what stops them), [`manifest`] (the
+//! manifest, its hashes, its diff), [`profile`] (a manifest rendered for a client's rules),
+//! [`names`] (canonical names), [`search`] (the progressive catalog's ranking, over any
+//! manifest), [`catalog`], [`content`], [`apps`] (MCP Apps views), [`build`] (a build script's
+//! guard), and, behind their features, `cli` and `http`.
+//!
+//! # Features
+//!
+//! All on by default: `http`, the Streamable HTTP transport (axum, hyper); `cli`, the flags of
+//! [`Server::run`] (clap); `validate`, arguments checked against the input schema before a
+//! tool runs (jsonschema). Without them a server serves the same tools on stdio, and says which
+//! feature it lacks when asked for what the feature does.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
