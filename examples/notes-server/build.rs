@@ -2,6 +2,5 @@
 //! that breaks their contract with the snapshot `mcp-manifest.json`.
 
 fn main() {
-    notes_tools::link();
-    toolwright::build::emit();
+    toolwright::build::emit!(notes_tools);
 }

@@ -2,29 +2,31 @@
 //! contract with a committed snapshot.
 //!
 //! The server crate lists its tools crate under `[build-dependencies]` as well as
-//! `[dependencies]`, and its `build.rs` links the tools in and calls [`emit`]:
+//! `[dependencies]`, and its `build.rs` names it to [`emit!`]:
 //!
-//! ```no_run
+//! ```ignore
 //! // build.rs
-//! # mod notes_tools { pub fn link() {} }
 //! fn main() {
-//!     // The linker keeps a crate's tools only when something refers to the crate.
-//!     notes_tools::link();
-//!     toolwright::build::emit();
+//!     toolwright::build::emit!(notes_tools);
 //! }
 //! ```
 //!
 //! and `main` serves the manifest the build made, so start-up derives no schema:
 //!
 //! ```ignore
-//! toolwright::server!().embedded_manifest(toolwright::embedded_manifest!()).run()
+//! // src/main.rs
+//! fn main() -> std::process::ExitCode {
+//!     toolwright::server!(notes_tools)
+//!         .embedded_manifest(toolwright::embedded_manifest!())
+//!         .run()
+//! }
 //! ```
 //!
 //! The build also writes an index of the manifest's tools after its JSON ([`EMBEDDED`]): where
 //! each tool lies, and what start-up compares with the tool linked in. Start-up reads the index,
 //! not the JSON, so serving 1,000 tools costs about as much as serving a handful.
 //!
-//! [`emit`] compares the tools with the snapshot, `mcp-manifest.json` beside the crate's
+//! [`emit!`] compares the tools with the snapshot, `mcp-manifest.json` beside the crate's
 //! `Cargo.toml` (commit it), using [`diff`]:
 //!
 //! - no change: nothing to do;
@@ -76,12 +78,22 @@ pub const COMPACT: &str = "mcp-manifest.compact.json";
 /// the JSON ([`Registry::embedded_bytes`](crate::registry::Registry::embedded_bytes)). It is not JSON; read [`COMPACT`] for that.
 pub const EMBEDDED: &str = "mcp-manifest.embedded";
 
-/// Checks the tools against the snapshot and emits the manifest, as [`Guard::emit`] does with
-/// the defaults: every tool linked into the build script, the snapshot `mcp-manifest.json`
-/// beside the crate's `Cargo.toml`.
-pub fn emit() {
-    Guard::new().emit();
-}
+/// For a build script: checks the tools of the crates it names against the snapshot and emits
+/// the manifest, as [`Guard::emit`] does with the defaults (the snapshot `mcp-manifest.json`
+/// beside the crate's `Cargo.toml`).
+///
+/// ```ignore
+/// // build.rs, with `notes_tools` under [build-dependencies]
+/// fn main() {
+///     toolwright::build::emit!(notes_tools);
+/// }
+/// ```
+///
+/// Naming the crates is what keeps them in the build script: the linker drops a crate nothing
+/// refers to, and its tools with it. A build script that configures a [`Guard`] instead refers
+/// to the crates itself, with `use notes_tools as _;`.
+#[doc(inline)]
+pub use crate::__build_emit as emit;
 
 /// The comparison of a crate's tools with its committed snapshot.
 #[derive(Debug, Default)]
@@ -172,9 +184,9 @@ pub enum GuardError {
     /// No tool is linked in, so there is no contract to guard: the tools crate was dropped by the
     /// linker.
     #[error(
-        "no MCP tool is linked into the build script: call something of the tools crate before \
-         toolwright::build::emit() (a `link()` function, a constructor), since the linker drops \
-         a crate nothing refers to; the crate must be under [build-dependencies] too"
+        "no MCP tool is linked into the build script: name the tools crates, as in \
+         `toolwright::build::emit!(notes_tools)`, since the linker drops a crate nothing refers \
+         to; each must be under [build-dependencies] too"
     )]
     NoTools,
     /// Cargo did not set a variable the check needs: it runs outside a build script or test.

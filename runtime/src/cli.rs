@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::catalog::{Catalog, Progressive, UnknownCatalog};
 use crate::manifest::{Change, Severity, diff};
 use crate::profile::{Profile, render};
-use crate::registry::Registry;
+use crate::registry::{NOT_LINKED, Registry};
 use crate::server::{Server, init_logging};
 
 /// The options every toolwright server understands, for its command line.
@@ -148,6 +148,11 @@ impl Server {
                 return ExitCode::FAILURE;
             }
         };
+        // A manifest of no tools is a contract of nothing: the tools crate was dropped.
+        if registry.is_empty() {
+            eprintln!("error: {NOT_LINKED}");
+            return ExitCode::FAILURE;
+        }
         for note in registry.manifest().notes() {
             eprintln!("note: {note}");
         }

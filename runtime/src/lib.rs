@@ -202,30 +202,47 @@ pub use serde;
 pub use schemars;
 
 /// A [`Server`] named and versioned after the package that calls it, from `CARGO_PKG_NAME` and
-/// `CARGO_PKG_VERSION`.
+/// `CARGO_PKG_VERSION`, serving the tools of this crate and of the crates it names.
+///
+/// Name every crate whose tools the server serves: `server!(notes_tools, calendar_tools)`. The
+/// linker keeps a crate in the binary only when something refers to it, and a crate it leaves
+/// out takes its tools with it, silently; naming the crates here is that reference. Tools
+/// defined in the calling crate itself need no name.
 ///
 /// ```no_run
 /// fn main() -> std::process::ExitCode {
-///     toolwright::server!().run_stdio()
+///     toolwright::server!().run()
+/// }
+/// ```
+///
+/// ```ignore
+/// // The tools live in the crate `notes_tools`, a dependency of this one.
+/// fn main() -> std::process::ExitCode {
+///     toolwright::server!(notes_tools).run()
 /// }
 /// ```
 #[macro_export]
 macro_rules! server {
-    () => {
+    ($($tools:ident),* $(,)?) => {{
+        $(
+            // Refers to the crate, so that the linker keeps it and the tools it registers.
+            #[allow(unused_imports)]
+            use $tools as _;
+        )*
         $crate::Server::new(
             ::core::env!("CARGO_PKG_NAME"),
             ::core::env!("CARGO_PKG_VERSION"),
         )
-    };
+    }};
 }
 
-/// The manifest [`build::emit`] wrote for this crate at build time, as `&'static [u8]`, for
+/// The manifest [`build::emit!`] wrote for this crate at build time, as `&'static [u8]`, for
 /// [`Server::embedded_manifest`]: its JSON, followed by an index of its tools that start-up reads
-/// instead of the JSON ([`build::EMBEDDED`]). A crate whose build script does not call
-/// [`build::emit`] does not compile with it.
+/// instead of the JSON ([`build::EMBEDDED`]). A crate whose build script does not emit a
+/// manifest does not compile with it.
 ///
 /// ```ignore
-/// toolwright::server!()
+/// toolwright::server!(notes_tools)
 ///     .embedded_manifest(toolwright::embedded_manifest!())
 ///     .run()
 /// ```
@@ -234,8 +251,8 @@ macro_rules! embedded_manifest {
     () => {
         ::core::include_bytes!(::core::env!(
             "TOOLWRIGHT_MANIFEST",
-            "no MCP manifest was made for this crate: call `toolwright::build::emit()` from its \
-             build.rs, with the tools crate under [build-dependencies]"
+            "no MCP manifest was made for this crate: call `toolwright::build::emit!(tools_crate)` \
+             from its build.rs, with the tools crate under [build-dependencies]"
         ))
         .as_slice()
     };
@@ -270,6 +287,20 @@ macro_rules! ui_resource {
             }
         }
     };
+}
+
+/// [`build::emit!`]: refers to each crate named, then emits the manifest.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __build_emit {
+    ($($tools:ident),* $(,)?) => {{
+        $(
+            // Refers to the crate, so that the linker keeps it and the tools it registers.
+            #[allow(unused_imports)]
+            use $tools as _;
+        )*
+        $crate::build::Guard::new().emit()
+    }};
 }
 
 /// Submits a registration to the linker-collected registry. The choice of `inventory` lives here,

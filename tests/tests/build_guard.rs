@@ -261,11 +261,11 @@ fn a_build_script_without_tools_is_told_to_link_them() {
         .check()
         .unwrap_err();
     assert!(matches!(err, GuardError::NoTools), "{err}");
-    assert!(
-        err.to_string().starts_with(
-            "no MCP tool is linked into the build script: call something of the tools crate"
-        ),
-        "{err}"
+    assert_eq!(
+        err.to_string(),
+        "no MCP tool is linked into the build script: name the tools crates, as in \
+         `toolwright::build::emit!(notes_tools)`, since the linker drops a crate nothing refers \
+         to; each must be under [build-dependencies] too"
     );
     assert!(!dir.snapshot().exists());
 }

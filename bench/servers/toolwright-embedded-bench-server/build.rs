@@ -3,8 +3,10 @@
 
 use std::path::PathBuf;
 
+// Refers to the tools crate, so that the linker keeps its tools in the build script.
+use toolwright_bench_tools as _;
+
 fn main() {
-    toolwright_bench_tools::link();
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     toolwright::build::Guard::new()
         .snapshot(out.join("snapshot.json"))

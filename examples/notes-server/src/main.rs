@@ -35,7 +35,7 @@ fn main() -> ExitCode {
     if let Some(help) = connection_help(&args) {
         eprintln!("{help}");
     }
-    toolwright::server!()
+    toolwright::server!(notes_tools)
         .embedded_manifest(toolwright::embedded_manifest!())
         .instructions(
             "A notebook. Search or list notes before adding one, to avoid duplicates; ids come \

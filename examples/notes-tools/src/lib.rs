@@ -1,7 +1,8 @@
 //! Example tools for toolwright: a notebook a model can add to, search, tag, edit and export.
 //!
 //! The tools live in three modules, [`edit`], [`read`] and [`board`] (an MCP Apps view of the
-//! notebook); `notes-server` serves them all without naming any of them. Call [`open`] before serving, which also keeps this crate linked in.
+//! notebook); `notes-server` serves them all, naming only the crate: `server!(notes_tools)`.
+//! Call [`open`] before serving.
 
 pub mod board;
 pub mod edit;
@@ -9,12 +10,6 @@ mod notebook;
 pub mod read;
 
 pub use notebook::{Note, Notebook, NotesError, notebook, open};
-
-/// Links this crate's tools into a binary that uses nothing else of it, such as a build script
-/// that calls `toolwright::build::emit()`: the linker keeps a crate's tools only when something
-/// refers to the crate.
-#[inline(never)]
-pub fn link() {}
 
 /// Tags as stored: trimmed, lowercase, sorted, without repeats.
 fn normalise_tags<S: AsRef<str>>(tags: &[S]) -> Result<Vec<String>, NotesError> {

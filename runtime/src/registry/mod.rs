@@ -26,6 +26,11 @@ pub use crate::registration::{Annotations, Location};
 pub use conflict::{Conflict, RegistryError};
 pub use tool::Tool;
 
+/// What to do about a registry without tools: usually a crate of tools the linker dropped.
+pub(crate) const NOT_LINKED: &str = "no MCP tool is registered in this binary. The linker keeps \
+    a crate of tools only when something refers to it: name each one in the server, as in \
+    `toolwright::server!(notes_tools)`, or refer to it with `use notes_tools as _;`";
+
 /// How many tools it takes for start-up to derive their schemas on several threads.
 const PARALLEL_FROM: usize = 64;
 

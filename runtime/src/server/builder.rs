@@ -17,7 +17,7 @@ use super::service::Service;
 use super::stdio;
 use crate::catalog::{self, Catalog};
 use crate::protocol::{HANDSHAKE_VERSIONS, STATELESS_VERSIONS};
-use crate::registry::{Conflict, Registry, RegistryError};
+use crate::registry::{Conflict, NOT_LINKED, Registry, RegistryError};
 
 /// How long, by default, a tool waits for the client to answer a request of its own.
 const DEFAULT_CLIENT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
@@ -290,11 +290,7 @@ impl Server {
             return Err(RegistryError::new(reserved));
         }
         if registry.is_empty() {
-            tracing::warn!(
-                "no tools are registered. Tools defined with #[mcp_tool] in another crate are \
-                 dropped by the linker when nothing in the binary refers to that crate: call \
-                 something from it in main (a setup function, a constructor)"
-            );
+            tracing::warn!("{NOT_LINKED}");
         }
         for note in registry.manifest().notes() {
             tracing::info!("{note}");

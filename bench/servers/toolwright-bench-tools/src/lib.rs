@@ -2,7 +2,3 @@
 //! that a build script can link them and make their manifest at build time.
 
 include!("../../bench_tools.rs");
-
-/// Links these tools into a binary that uses nothing else of the crate.
-#[inline(never)]
-pub fn link() {}

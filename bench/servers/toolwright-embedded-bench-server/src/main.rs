@@ -5,8 +5,7 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    toolwright_bench_tools::link();
-    toolwright::server!()
+    toolwright::server!(toolwright_bench_tools)
         .embedded_manifest(toolwright::embedded_manifest!())
         .run_stdio()
 }

@@ -50,7 +50,7 @@ impl Registry {
                 "*",
                 format!(
                     "the embedded manifest cannot be read: {error}; pass \
-                     `toolwright::embedded_manifest!()`, the bytes toolwright::build::emit() \
+                     `toolwright::embedded_manifest!()`, the bytes toolwright::build::emit!() \
                      wrote"
                 ),
             )])

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The README's server snippets, copied as they stand into a fresh crate whose tools live in
+# another crate (the repository's notes-tools): the guarded main with its build script, and the
+# plain main, each serve every tool; a main that names no tools crate has none, and
+# --print-manifest refuses it with the linking advice.
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+work="$repo/target/readme-check"
+rm -rf "$work"
+mkdir -p "$work/src"
+# The shared target directory: the fresh crate builds only itself.
+export CARGO_TARGET_DIR="$repo/target"
+pass=0
+ok() { pass=$((pass + 1)); echo "ok $pass $*"; }
+fail() { echo "FAIL: $*"; exit 1; }
+
+# The fenced block of README.md whose first line is exactly $1.
+snippet() {
+    awk -v first="$1" '
+        /^```/ { if (inside) { if (found) exit; inside = 0; next } inside = 1; start = 1; next }
+        inside && start { start = 0; if ($0 == first) found = 1 }
+        inside && found { print }
+    ' "$repo/README.md"
+}
+
+cat >"$work/Cargo.toml" <<TOML
+[package]
+name = "readme-server"
+version = "0.1.0"
+edition = "2024"
+publish = false
+
+[workspace]
+
+[dependencies]
+toolwright = { path = "$repo/runtime" }
+notes-tools = { path = "$repo/examples/notes-tools" }
+
+[build-dependencies]
+toolwright = { path = "$repo/runtime" }
+notes-tools = { path = "$repo/examples/notes-tools" }
+TOML
+# The repository's versions of every dependency, so that nothing is resolved or built anew.
+cp "$repo/Cargo.lock" "$work/Cargo.lock"
+expected=$(cargo run --quiet --manifest-path "$repo/Cargo.toml" -p notes-server -- --print-manifest \
+    | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["tools"]))')
+
+count() {
+    "$CARGO_TARGET_DIR/debug/readme-server" --print-manifest \
+        | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["tools"]))'
+}
+
+# The guarded server: README's build.rs and src/main.rs. The snapshot is the fresh crate's own,
+# written on its first build, as a developer's first build writes it.
+snippet '// build.rs' >"$work/build.rs"
+snippet '// src/main.rs' >"$work/src/main.rs"
+[ -s "$work/build.rs" ] && [ -s "$work/src/main.rs" ] || fail "the README's guarded snippets were not found"
+(cd "$work" && env -u CI cargo build --quiet)
+[ "$(count)" = "$expected" ] || fail "the guarded server serves $(count) tools, not $expected"
+ok "the README's guarded build.rs and main.rs serve all $expected tools of notes-tools"
+
+# The plain server, without a build script.
+rm "$work/build.rs"
+snippet '// src/main.rs, with `notes_tools` under [dependencies]' >"$work/src/main.rs"
+[ -s "$work/src/main.rs" ] || fail "the README's plain snippet was not found"
+(cd "$work" && cargo build --quiet)
+[ "$(count)" = "$expected" ] || fail "the plain server serves $(count) tools, not $expected"
+ok "the README's plain main.rs serves all $expected tools of notes-tools"
+
+# A main that names no tools crate: the linker drops notes-tools, and the manifest is refused.
+cat >"$work/src/main.rs" <<'RUST'
+fn main() -> std::process::ExitCode {
+    toolwright::server!().run()
+}
+RUST
+(cd "$work" && cargo build --quiet)
+status=0
+"$CARGO_TARGET_DIR/debug/readme-server" --print-manifest >"$work/out.json" 2>"$work/err.txt" || status=$?
+[ "$status" -eq 1 ] || fail "--print-manifest of an empty registry exits with $status, not 1"
+grep -q 'no MCP tool is registered in this binary' "$work/err.txt" \
+    && grep -q 'toolwright::server!(notes_tools)' "$work/err.txt" \
+    || fail "the refusal lacks the linking advice: $(cat "$work/err.txt")"
+[ ! -s "$work/out.json" ] || fail "an empty registry printed a manifest: $(cat "$work/out.json")"
+ok "a main that names no tools crate: --print-manifest exits 1 with the linking advice"
+echo "$pass passed, 0 failed"
