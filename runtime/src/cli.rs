@@ -2,6 +2,7 @@
 //! client, diff it, search it, or serve on stdio or over HTTP. Needs the `cli` feature (on by
 //! default), which brings `clap`.
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -113,20 +114,23 @@ impl ServerArgs {
     }
 }
 
-#[derive(clap::Parser)]
-#[command(about = "An MCP server: serves its tools on stdio, or over HTTP with --http.")]
-struct Cli {
-    #[command(flatten)]
-    server: ServerArgs,
-}
-
 impl Server {
     /// Reads [`ServerArgs`] from the process's arguments, then prints the manifest, diffs it, or
     /// serves on stdio (see [`run_stdio`](Server::run_stdio)) or over HTTP (`--http`, see
-    /// [`run_http`](Server::run_http)).
+    /// [`run_http`](Server::run_http)). `--help` and `--version` name the server as
+    /// [`Server::new`] does.
     pub fn run(self) -> ExitCode {
-        let cli = <Cli as clap::Parser>::parse();
-        self.run_with(&cli.server)
+        let command = clap::Command::new(self.name().to_owned()).version(self.version().to_owned());
+        // The options' own documentation is for Rust programmers: `--help` says what the server
+        // does instead.
+        let matches = <ServerArgs as clap::Args>::augment_args(command)
+            .about("An MCP server: serves its tools on stdio, or over HTTP with --http.")
+            .long_about(None)
+            .get_matches();
+        match <ServerArgs as clap::FromArgMatches>::from_arg_matches(&matches) {
+            Ok(args) => self.run_with(&args),
+            Err(err) => err.exit(),
+        }
     }
 
     /// Prints the manifest, diffs it, or serves on stdio or over HTTP, as `args` say.
@@ -153,9 +157,8 @@ impl Server {
             eprintln!("error: {NOT_LINKED}");
             return ExitCode::FAILURE;
         }
-        for note in registry.manifest().notes() {
-            eprintln!("note: {note}");
-        }
+        // The manifest's notes are said where they matter, once: at each start of the server,
+        // and by the build guard; a command that prints the manifest does not repeat them.
         if let Some(query) = &args.search {
             return print_search(registry, query);
         }
@@ -250,8 +253,24 @@ fn print_search(registry: Registry, query: &str) -> ExitCode {
             tool.wire_name(),
         ));
     }
-    print!("{out}");
-    ExitCode::SUCCESS
+    print(&out, ExitCode::SUCCESS)
+}
+
+/// Writes a command's output and returns `code`. A reader that stops early (`| head`) closes
+/// the pipe: that is no failure, and the rest is not written.
+fn print(text: &str, code: ExitCode) -> ExitCode {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => code,
+        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => code,
+        Err(err) => {
+            eprintln!("error: cannot write the output: {err}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 fn print_manifest(manifest: &Value, profile: Profile) -> ExitCode {
@@ -265,9 +284,9 @@ fn print_manifest(manifest: &Value, profile: Profile) -> ExitCode {
     for report in rendering.reports() {
         eprintln!("note: {report}");
     }
-    let text = serde_json::to_string_pretty(rendering.document()).expect("JSON serialises");
-    println!("{text}");
-    ExitCode::SUCCESS
+    let mut text = serde_json::to_string_pretty(rendering.document()).expect("JSON serialises");
+    text.push('\n');
+    print(&text, ExitCode::SUCCESS)
 }
 
 /// Exit status 2 is for a file that cannot be read as a manifest; 1 for a breaking change.
@@ -290,19 +309,24 @@ fn print_diff(old_path: &PathBuf, new: &Value) -> ExitCode {
         }
     };
     let changes = diff(&old, new);
+    let mut out = String::new();
     for change in &changes {
-        println!("{change}");
+        out.push_str(&format!("{change}\n"));
     }
     if changes.is_empty() {
-        println!("no changes");
+        out.push_str("no changes\n");
     } else {
-        println!("{}", Change::summary(&changes));
+        out.push_str(&format!("{}\n", Change::summary(&changes)));
     }
-    if changes.iter().any(|c| c.severity == Severity::Breaking) {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    }
+    let breaking = changes.iter().any(|c| c.severity == Severity::Breaking);
+    print(
+        &out,
+        if breaking {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        },
+    )
 }
 
 #[cfg(test)]

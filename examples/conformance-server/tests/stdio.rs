@@ -165,3 +165,28 @@ fn the_fixtures_answer_as_the_suite_expects() {
         ]
     );
 }
+
+/// The command line of a server built on `Server::run`, as a newcomer meets it.
+#[test]
+fn help_and_version_speak_of_the_server() {
+    let run = |arg: &str| {
+        let output = Command::new(env!("CARGO_BIN_EXE_conformance-server"))
+            .arg(arg)
+            .output()
+            .expect("the server runs");
+        assert!(output.status.success(), "{arg}: {output:?}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    assert_eq!(run("--version"), "conformance-server 0.1.0\n");
+    let help = run("--help");
+    assert!(
+        help.starts_with("An MCP server: serves its tools on stdio, or over HTTP with --http.\n"),
+        "{help}"
+    );
+    assert!(
+        help.contains("Usage: conformance-server [OPTIONS]"),
+        "{help}"
+    );
+    // Nothing of the options' Rust documentation: no code fence, no intra-doc link.
+    assert!(!help.contains("```") && !help.contains("[`"), "{help}");
+}

@@ -197,3 +197,32 @@ fn search_prints_the_tools_best_first() {
     let stderr = String::from_utf8_lossy(&none.stderr);
     assert!(stderr.contains("no tool matches `kubernetes`"), "{stderr}");
 }
+
+#[test]
+fn a_reader_that_stops_early_is_no_failure() {
+    use std::io::Read as _;
+    use std::process::Stdio;
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_notes-server"))
+        .arg("--print-manifest")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("notes-server runs");
+    // `| head -c 1`: one byte read, then the pipe closed.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 1];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{:?}: {stderr}", output.status);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn commands_do_not_repeat_the_manifests_notes() {
+    let output = notes_server(&["--print-manifest"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("note:"), "{stderr}");
+}

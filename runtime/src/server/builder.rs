@@ -88,6 +88,18 @@ impl Server {
         }
     }
 
+    /// The name it introduces itself with.
+    #[cfg(feature = "cli")]
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The version it introduces itself with.
+    #[cfg(feature = "cli")]
+    pub(crate) fn version(&self) -> &str {
+        &self.version
+    }
+
     /// Instructions the client may give the model: how the tools fit together.
     #[must_use]
     pub fn instructions(mut self, instructions: impl Into<String>) -> Server {
