@@ -27,6 +27,8 @@ fn validator(schema: &Value) -> Result<jsonschema::Validator, String> {
 #[cfg(feature = "validate")]
 pub(crate) struct ArgumentCheck {
     validator: jsonschema::Validator,
+    /// The schema, for what a message says beyond the validator's words.
+    schema: Value,
     /// The top-level properties, when the schema refuses any other.
     closed: Option<Vec<String>>,
 }
@@ -42,7 +44,11 @@ impl ArgumentCheck {
                 .map(|p| p.keys().cloned().collect())
                 .unwrap_or_default()
         });
-        Ok(ArgumentCheck { validator, closed })
+        Ok(ArgumentCheck {
+            validator,
+            schema: schema.clone(),
+            closed,
+        })
     }
 
     /// `Ok` when the arguments are valid; otherwise every problem, one per line.
@@ -78,7 +84,7 @@ impl ArgumentCheck {
             {
                 continue;
             }
-            problems.push(problem(&error, "argument", "arguments: "));
+            problems.push(problem(&error, &self.schema, "argument", "arguments: "));
         }
         if problems.is_empty() {
             Ok(())
@@ -93,8 +99,9 @@ impl ArgumentCheck {
 /// breaks its own contract during development, before a client trips on it; elsewhere it is
 /// empty and passes everything.
 pub(crate) struct OutputCheck {
+    /// The validator, and the schema it checks.
     #[cfg(all(debug_assertions, feature = "validate"))]
-    validator: Option<jsonschema::Validator>,
+    validator: Option<(jsonschema::Validator, Value)>,
 }
 
 impl OutputCheck {
@@ -107,7 +114,10 @@ impl OutputCheck {
         #[cfg(all(debug_assertions, feature = "validate"))]
         let check = OutputCheck {
             validator: schema
-                .map(|schema| jsonschema::draft202012::new(schema).map_err(|e| e.to_string()))
+                .map(|schema| match jsonschema::draft202012::new(schema) {
+                    Ok(validator) => Ok((validator, schema.clone())),
+                    Err(error) => Err(error.to_string()),
+                })
                 .transpose()?,
         };
         #[cfg(not(all(debug_assertions, feature = "validate")))]
@@ -122,11 +132,11 @@ impl OutputCheck {
     /// whose `structuredContent` matches the schema; otherwise every problem, one per line.
     pub(crate) fn check(&self, result: &ToolResult) -> Result<(), String> {
         #[cfg(all(debug_assertions, feature = "validate"))]
-        if let Some(validator) = &self.validator
+        if let Some((validator, schema)) = &self.validator
             && !result.is_error()
         {
             return match result.structured_content() {
-                Some(value) => problems(validator, value),
+                Some(value) => problems(validator, schema, value),
                 None => Err("the result has no `structuredContent`".to_owned()),
             };
         }
@@ -137,10 +147,14 @@ impl OutputCheck {
 
 /// Every way `value` breaks the output schema, one per line.
 #[cfg(all(debug_assertions, feature = "validate"))]
-fn problems(validator: &jsonschema::Validator, value: &Value) -> Result<(), String> {
+fn problems(
+    validator: &jsonschema::Validator,
+    schema: &Value,
+    value: &Value,
+) -> Result<(), String> {
     let problems: Vec<String> = validator
         .iter_errors(value)
-        .map(|error| problem(&error, "field", ""))
+        .map(|error| problem(&error, schema, "field", ""))
         .collect();
     if problems.is_empty() {
         Ok(())
@@ -152,9 +166,29 @@ fn problems(validator: &jsonschema::Validator, value: &Value) -> Result<(), Stri
 /// One problem the validator found, for a message: where it is, as a `noun` (`argument`,
 /// `field`) and its path, or `root` before a problem of the whole value.
 #[cfg(feature = "validate")]
-fn problem(error: &jsonschema::ValidationError<'_>, noun: &str, root: &str) -> String {
+fn problem(
+    error: &jsonschema::ValidationError<'_>,
+    schema: &Value,
+    noun: &str,
+    root: &str,
+) -> String {
     use jsonschema::error::ValidationErrorKind as Kind;
     let path = argument_path(error.instance_path().as_str());
+    // An enum whose variants are documented is a `oneOf` of `const`s: say its values, as for an
+    // `enum`, rather than that no branch matched.
+    let allowed = match error.kind() {
+        Kind::OneOfNotValid { .. } | Kind::AnyOf { .. } => {
+            constants(schema, error.schema_path().as_str())
+        }
+        _ => None,
+    };
+    if let Some(allowed) = allowed {
+        let value = shown(error.instance());
+        return match path {
+            Some(path) => format!("{noun} `{path}`: {value} is not one of {allowed}"),
+            None => format!("{root}{value} is not one of {allowed}"),
+        };
+    }
     match (error.kind(), path) {
         (Kind::Required { property }, None) => format!(
             "missing required {noun} `{}`",
@@ -166,6 +200,26 @@ fn problem(error: &jsonschema::ValidationError<'_>, noun: &str, root: &str) -> S
         ),
         (_, Some(path)) => format!("{noun} `{path}`: {}", masked(error)),
         (_, None) => format!("{root}{}", masked(error)),
+    }
+}
+
+/// The values a `oneOf` or `anyOf` at `pointer` allows, when each of its branches is one value
+/// (`const`, or an `enum` of one): `"a", "b" or "c"`.
+#[cfg(feature = "validate")]
+fn constants(schema: &Value, pointer: &str) -> Option<String> {
+    let branches = schema.pointer(pointer)?.as_array()?;
+    let values: Option<Vec<String>> = branches
+        .iter()
+        .map(|branch| match (branch.get("const"), branch.get("enum")) {
+            (Some(value), _) => Some(value.to_string()),
+            (None, Some(Value::Array(one))) if one.len() == 1 => Some(one[0].to_string()),
+            _ => None,
+        })
+        .collect();
+    match values?.as_slice() {
+        [] => None,
+        [one] => Some(one.clone()),
+        [init @ .., last] => Some(format!("{} or {last}", init.join(", "))),
     }
 }
 
@@ -282,6 +336,40 @@ mod tests {
             "the result has no `structuredContent`"
         );
         assert_eq!(check.check(&ToolResult::error("failed")), Ok(()));
+    }
+
+    #[test]
+    fn a_documented_enum_says_its_values_as_a_plain_one_does() {
+        // What schemars makes of an enum whose variants carry doc comments, and of one without.
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "documented": {"oneOf": [
+                    {"type": "string", "const": "low", "description": "Quietly."},
+                    {"type": "string", "const": "high", "description": "Loudly."},
+                    {"type": "string", "enum": ["off"], "description": "Not at all."},
+                ]},
+                "plain": {"type": "string", "enum": ["low", "high", "off"]},
+            },
+        });
+        let check = ArgumentCheck::new(&schema).unwrap();
+        assert_eq!(
+            check.check(&json!({"documented": "loud"})).unwrap_err(),
+            r#"argument `documented`: "loud" is not one of "low", "high" or "off""#
+        );
+        assert_eq!(
+            check.check(&json!({"plain": "loud"})).unwrap_err(),
+            r#"argument `plain`: "loud" is not one of "low", "high" or "off""#
+        );
+        // A `oneOf` of schemas that are not values keeps the validator's words.
+        let shapes = json!({"oneOf": [{"type": "string"}, {"type": "integer"}]});
+        let check = ArgumentCheck::new(&json!({"properties": {"shape": shapes}})).unwrap();
+        assert!(
+            check
+                .check(&json!({"shape": true}))
+                .unwrap_err()
+                .contains("is not valid under any of the schemas listed in the 'oneOf' keyword")
+        );
     }
 
     #[test]
