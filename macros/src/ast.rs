@@ -39,6 +39,10 @@ pub(crate) enum Role {
     Context {
         by_ref: bool,
     },
+    /// Application state, `State<T>`, passed by value or by reference; never part of the schema.
+    State {
+        by_ref: bool,
+    },
     Argument(Box<Argument>),
 }
 
@@ -74,7 +78,7 @@ impl Tool {
     pub(crate) fn arguments(&self) -> impl Iterator<Item = (&Param, &Argument)> {
         self.params.iter().filter_map(|p| match &p.role {
             Role::Argument(arg) => Some((p, &**arg)),
-            Role::Context { .. } => None,
+            Role::Context { .. } | Role::State { .. } => None,
         })
     }
 
@@ -147,18 +151,27 @@ impl Param {
                 return None;
             }
         };
-        if let Some(by_ref) = context_param(ty) {
+        // The parameters the runtime supplies, by the name of their type.
+        let supplied = match supplied_param(ty, "Context", false) {
+            Some(by_ref) => Some(("Context", Role::Context { by_ref })),
+            None => {
+                supplied_param(ty, "State", true).map(|by_ref| ("State", Role::State { by_ref }))
+            }
+        };
+        if let Some((name, role)) = supplied {
             if let Some(span) = attr.span {
                 errors.push(syn::Error::new(
                     span,
-                    "the `Context` parameter is supplied by the runtime and takes no `#[arg]`; \
-                     remove the attribute",
+                    format!(
+                        "a `{name}` parameter is supplied by the runtime and takes no `#[arg]`; \
+                         remove the attribute"
+                    ),
                 ));
             }
             return Some(Param {
                 ident,
                 ty: ty.clone(),
-                role: Role::Context { by_ref },
+                role,
             });
         }
         let (field_ty, by_ref) = owned_type(ty, errors)?;
@@ -180,9 +193,10 @@ impl Param {
     }
 }
 
-/// `Some(by_ref)` when the type is written `Context` or `&Context` (any path ending in `Context`,
-/// without generics). The expansion then asserts that it is toolwright's `Context`.
-fn context_param(ty: &Type) -> Option<bool> {
+/// `Some(by_ref)` when the type is written `Name` or `&Name` (any path ending in `Name`, with
+/// generics when `generics` says so): a parameter the runtime supplies, `Context` or
+/// `State<T>`. The expansion then asserts that it is toolwright's.
+fn supplied_param(ty: &Type, name: &str, generics: bool) -> Option<bool> {
     let (inner, by_ref) = match ty {
         Type::Reference(TypeReference {
             elem,
@@ -196,7 +210,7 @@ fn context_param(ty: &Type) -> Option<bool> {
             qself: None, path, ..
         }) => {
             let last = path.segments.last()?;
-            (last.ident == "Context" && last.arguments.is_none()).then_some(by_ref)
+            (last.ident == name && (generics || last.arguments.is_none())).then_some(by_ref)
         }
         _ => None,
     }

@@ -87,11 +87,13 @@ fn generate(tool: &Tool) -> TokenStream {
         }
         (Some(_), None) => quote!(::core::result::Result::<(), #tw::Output>::Ok(())),
     };
+    let states = state_bindings(tool, &tw);
     let body = quote! {
         let __toolwright_args = match { #parse } {
             ::core::result::Result::Ok(args) => args,
             ::core::result::Result::Err(output) => return output,
         };
+        #states
         let __toolwright_ret = #fn_ident(#(#call_args),*) #await_;
         #convert
     };
@@ -146,6 +148,7 @@ fn generate(tool: &Tool) -> TokenStream {
         }
         None => quote!(::core::option::Option::None),
     };
+    let state_types = state_types(tool, &tw);
     let provider = match (&tool.attr.provider, &tool.package) {
         (Some(lit), _) => quote!(#lit),
         (None, Some(package)) => quote!(#package),
@@ -221,6 +224,7 @@ fn generate(tool: &Tool) -> TokenStream {
                     },
                     input_schema: #input_schema,
                     output_schema: __toolwright_output_schema,
+                    states: #state_types,
                     handler: #handler,
                     location: #tw::Location {
                         file: ::core::file!(),
@@ -293,6 +297,14 @@ fn call_arg(param: &Param, tw: &TokenStream, literal: bool) -> TokenStream {
                 quote_spanned!(ty.span()=> <#ty as #tw::IsContext>::from_context(__toolwright_ctx))
             }
         }
+        Role::State { by_ref } => {
+            let local = state_local(param);
+            if *by_ref {
+                quote!(&#local)
+            } else {
+                quote!(#local)
+            }
+        }
         Role::Argument(arg) => {
             let ident = &param.ident;
             let value = if literal {
@@ -302,6 +314,70 @@ fn call_arg(param: &Param, tw: &TokenStream, literal: bool) -> TokenStream {
             };
             if arg.by_ref { quote!(&#value) } else { value }
         }
+    }
+}
+
+/// The local that holds a `State` parameter's value during the call.
+fn state_local(param: &Param) -> syn::Ident {
+    let unraw = param.ident.to_string();
+    format_ident!("__toolwright_state_{}", unraw.trim_start_matches("r#"))
+}
+
+/// Takes each `State` parameter's value from the server's, before the call, at the parameter's
+/// type, so that a different type named `State` is reported there. A call that cannot have it
+/// returns the tool error that says so.
+fn state_bindings(tool: &Tool, tw: &TokenStream) -> TokenStream {
+    let bindings = tool.params.iter().filter_map(|param| {
+        let Role::State { .. } = param.role else {
+            return None;
+        };
+        let ty = strip_reference(&param.ty);
+        let local = state_local(param);
+        Some(quote_spanned! {ty.span()=>
+            let #local = match #tw::take_state::<#ty>(&__toolwright_ctx) {
+                ::core::result::Result::Ok(state) => state,
+                ::core::result::Result::Err(output) => return output,
+            };
+        })
+    });
+    quote!(#(#bindings)*)
+}
+
+/// The state types the tool takes, for the server to check at start: the `T` of each `State<T>`,
+/// named without a trait bound, so that a type that cannot be state is reported once, by
+/// `state_bindings`. A parameter named `State` without one type argument goes through the
+/// trait, which refuses it.
+fn state_types(tool: &Tool, tw: &TokenStream) -> TokenStream {
+    let types = tool.params.iter().filter_map(|param| {
+        let Role::State { .. } = param.role else {
+            return None;
+        };
+        let ty = strip_reference(&param.ty);
+        Some(match state_inner(ty) {
+            Some(inner) => quote_spanned! {inner.span()=>
+                #tw::StateType {
+                    id: ::core::any::TypeId::of::<#inner>,
+                    name: ::core::any::type_name::<#inner>,
+                }
+            },
+            None => quote_spanned!(ty.span()=> <#ty as #tw::FromState>::TYPE),
+        })
+    });
+    quote!(&[#(#types),*])
+}
+
+/// The `T` of a type written `State<T>`.
+fn state_inner(ty: &syn::Type) -> Option<&syn::Type> {
+    let syn::Type::Path(path) = ty else {
+        return None;
+    };
+    let syn::PathArguments::AngleBracketed(arguments) = &path.path.segments.last()?.arguments
+    else {
+        return None;
+    };
+    match arguments.args.iter().collect::<Vec<_>>().as_slice() {
+        [syn::GenericArgument::Type(inner)] => Some(inner),
+        _ => None,
     }
 }
 

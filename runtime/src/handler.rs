@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::content::ToolResult;
 use crate::context::Context;
+use crate::state::FromState;
 
 /// A boxed, sendable future: what an asynchronous tool's handler returns.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
@@ -170,6 +171,13 @@ impl IsContext for Context {
     fn from_ref(context: &Context) -> &Context {
         context
     }
+}
+
+/// The application state a `State<T>` parameter takes, or the tool error that says why the call
+/// has none (the server's start checks every tool's, so only a registry served without that check
+/// gets here).
+pub fn take_state<S: FromState>(ctx: &Context) -> Result<S, Output> {
+    S::from_states(ctx.states()).map_err(Output::Error)
 }
 
 /// Reads the arguments struct; arguments have been checked against the schema already, so an

@@ -90,6 +90,7 @@ mod rules;
 mod schema;
 pub mod search;
 mod server;
+pub mod state;
 
 pub use catalog::Catalog;
 pub use content::{Content, ToolResult};
@@ -99,6 +100,7 @@ pub use schema::profile;
 #[cfg(feature = "http")]
 pub use server::http;
 pub use server::{Error, Server};
+pub use state::State;
 
 /// Turns a free function into an MCP tool.
 ///
@@ -323,11 +325,12 @@ pub mod __private {
     pub use crate::context::Context;
     pub use crate::handler::{
         BoxFuture, Handler, IntoOutput, IsContext, LiteralArgument, Output, ToolArgument,
-        ToolError, parse_arguments, parse_literal_arguments,
+        ToolError, parse_arguments, parse_literal_arguments, take_state,
     };
     pub use crate::registration::{
         Annotations, InputSchema, Location, ToolRegistration, UiResourceRegistration,
     };
+    pub use crate::state::{FromState, StateType};
     pub use inventory;
     pub use schemars::{self, Schema, SchemaGenerator};
     pub use serde;

@@ -11,6 +11,7 @@ use schemars::{Schema, SchemaGenerator};
 
 use crate::apps::{ToolUi, UiResource};
 use crate::handler::Handler;
+use crate::state::StateType;
 
 /// One tool, as `#[mcp_tool]` registers it.
 #[derive(Debug)]
@@ -35,6 +36,8 @@ pub struct ToolRegistration {
     pub input_schema: InputSchema,
     /// Derives the output schema, when the return type has one.
     pub output_schema: fn(&mut SchemaGenerator) -> Option<Schema>,
+    /// The application state types the tool takes (`State<T>` parameters).
+    pub states: &'static [StateType],
     /// Runs the tool.
     pub handler: Handler,
     /// Where the tool is defined, for error messages.
@@ -72,6 +75,7 @@ impl ToolRegistration {
             ui: ToolUi::NONE,
             input_schema: InputSchema::Literal(r#"{"type": "object"}"#),
             output_schema: |_| None,
+            states: &[],
             handler: Handler::Blocking(|_, _| crate::handler::Output::Empty),
             location: Location {
                 file: file!(),

@@ -41,6 +41,7 @@ pub fn registration(name: &'static str, description: &'static str) -> ToolRegist
         ui: ToolUi::NONE,
         input_schema: InputSchema::Literal(r#"{"type": "object"}"#),
         output_schema: |_| None,
+        states: &[],
         handler: Handler::Blocking(|_, _| Output::Empty),
         location: Location {
             file: file!(),

@@ -12,6 +12,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 use crate::protocol::LogLevel;
+use crate::state::{SessionState, States};
 
 pub use requests::ClientRequestError;
 pub(crate) use requests::ClientRequests;
@@ -53,6 +54,8 @@ struct Inner {
     progress_token: Option<Value>,
     cancellation: CancellationToken,
     peer: Option<Peer>,
+    /// The server's application state.
+    states: Arc<States>,
     last_progress: Mutex<Option<f64>>,
 }
 
@@ -71,8 +74,15 @@ pub(crate) struct Peer {
     pub(crate) client_info: Option<Arc<Value>>,
     pub(crate) requests: Arc<ClientRequests>,
     pub(crate) request_timeout: Duration,
+    /// The protocol version the call speaks: the one `initialize` settled on, or 2026-07-28,
+    /// which has no requests to the client.
+    pub(crate) protocol_version: &'static str,
     /// Protocol 2026-07-28, which has no requests to the client.
     pub(crate) stateless: bool,
+    /// The session's id, where the transport names sessions (HTTP in the handshake era).
+    pub(crate) session_id: Option<Arc<str>>,
+    /// What the session keeps between calls; `None` in 2026-07-28, which has no sessions.
+    pub(crate) session: Option<Arc<SessionState>>,
 }
 
 impl Context {
@@ -81,6 +91,7 @@ impl Context {
         progress_token: Option<Value>,
         cancellation: CancellationToken,
         peer: Option<Peer>,
+        states: Arc<States>,
     ) -> Context {
         Context {
             inner: Arc::new(Inner {
@@ -88,15 +99,22 @@ impl Context {
                 progress_token,
                 cancellation,
                 peer,
+                states,
                 last_progress: Mutex::new(None),
             }),
         }
     }
 
     /// A context connected to no client, for calling a tool function directly (in a test, say):
-    /// progress and log messages go nowhere and it is never cancelled.
+    /// progress and log messages go nowhere, it is never cancelled, and it has no session and no
+    /// application state (pass a `State` to the function yourself).
     pub fn detached(tool: &str) -> Context {
-        Context::new(tool, None, CancellationToken::new(), None)
+        Context::new(tool, None, CancellationToken::new(), None, Arc::default())
+    }
+
+    /// The server's application state, for the `State` parameters of generated code.
+    pub(crate) fn states(&self) -> &States {
+        &self.inner.states
     }
 
     /// The name of the tool being called.
@@ -164,8 +182,46 @@ impl Context {
     /// Who the client is (`clientInfo`: `name`, `version`, ...), as it said in `initialize` or
     /// under protocol 2026-07-28 in the request's `io.modelcontextprotocol/clientInfo`, if it
     /// said.
+    ///
+    /// The client says it of itself, and anyone can say anything: it is for logs, statistics
+    /// and working around a known client's quirks, never for deciding what a caller may do.
     pub fn client_info(&self) -> Option<&Value> {
         self.inner.peer.as_ref()?.client_info.as_deref()
+    }
+
+    /// The client's name (`clientInfo.name`: `claude-ai`, `Visual Studio Code`, ...), as it says
+    /// it; see [`client_info`](Context::client_info) for what it may be trusted with.
+    pub fn client_name(&self) -> Option<&str> {
+        self.client_info()?.get("name")?.as_str()
+    }
+
+    /// The client's version (`clientInfo.version`), as it says it.
+    pub fn client_version(&self) -> Option<&str> {
+        self.client_info()?.get("version")?.as_str()
+    }
+
+    /// The protocol version the call speaks: the one `initialize` settled on (2024-11-05 to
+    /// 2025-11-25), or 2026-07-28. What the client can be asked differs between them: only the
+    /// handshake era has sessions and requests to the client. `None` for a detached context.
+    pub fn protocol_version(&self) -> Option<&'static str> {
+        Some(self.inner.peer.as_ref()?.protocol_version)
+    }
+
+    /// The session the call belongs to, by the id the HTTP transport gave it (`Mcp-Session-Id`):
+    /// for correlating a session's calls in logs. `None` on stdio, whose session is the
+    /// connection, and in 2026-07-28, which has no sessions.
+    ///
+    /// Whoever holds the id can speak for the session, so log a prefix of it, not all of it, and
+    /// never take it for who the caller is.
+    pub fn session_id(&self) -> Option<&str> {
+        self.inner.peer.as_ref()?.session_id.as_deref()
+    }
+
+    /// What the session keeps between its calls (see [`SessionState`]): on stdio the connection,
+    /// over HTTP the session `initialize` opened. `None` in 2026-07-28, which has no sessions,
+    /// and for a detached context.
+    pub fn session(&self) -> Option<&SessionState> {
+        self.inner.peer.as_ref()?.session.as_deref()
     }
 
     /// Asks the client's model for a completion (`sampling/createMessage`) and returns the

@@ -17,6 +17,8 @@ pub(crate) struct Envelope {
     pub(crate) log_level: Option<LogLevel>,
     /// The client's capabilities and who it is, as the request declares them.
     pub(crate) client: Client,
+    /// The protocol version it names, one this server speaks.
+    pub(crate) version: &'static str,
 }
 
 impl Envelope {
@@ -48,7 +50,7 @@ impl Envelope {
                 "`io.modelcontextprotocol/protocolVersion` in `params._meta` must be a string",
             ));
         };
-        if !STATELESS_VERSIONS.contains(&requested) {
+        let Some(version) = STATELESS_VERSIONS.into_iter().find(|v| *v == requested) else {
             return Err(jsonrpc::error_with_data(
                 id,
                 UNSUPPORTED_PROTOCOL_VERSION,
@@ -58,7 +60,7 @@ impl Envelope {
                 ),
                 &json!({ "supported": STATELESS_VERSIONS, "requested": requested }),
             ));
-        }
+        };
         if !meta[CLIENT_CAPABILITIES_KEY].is_object() {
             return Err(invalid(
                 "`io.modelcontextprotocol/clientCapabilities` in `params._meta` must be an object",
@@ -80,6 +82,10 @@ impl Envelope {
             capabilities: Some(Arc::new(meta[CLIENT_CAPABILITIES_KEY].clone())),
             info: meta.get(CLIENT_INFO_KEY).cloned().map(Arc::new),
         };
-        Ok(Envelope { log_level, client })
+        Ok(Envelope {
+            log_level,
+            client,
+            version,
+        })
     }
 }

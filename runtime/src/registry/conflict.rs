@@ -83,6 +83,15 @@ pub enum Conflict {
         /// Where the second is declared.
         second: Location,
     },
+    /// A tool takes application state (`State<T>`) of a type the server was not given.
+    MissingState {
+        /// The tool.
+        tool: String,
+        /// The state's type.
+        state: &'static str,
+        /// Where the tool is defined.
+        location: Location,
+    },
     /// A schema that is not valid JSON Schema 2020-12.
     InvalidSchema {
         /// The tool.
@@ -150,6 +159,16 @@ impl fmt::Display for Conflict {
             Conflict::DuplicateUiResource { uri, first, second } => write!(
                 f,
                 "two UI resources have the URI `{uri}`: one at {first}, one at {second}; keep one"
+            ),
+            Conflict::MissingState {
+                tool,
+                state,
+                location,
+            } => write!(
+                f,
+                "tool `{tool}` at {location} takes `State<{state}>`, but the server was given no \
+                 `{state}`: give it one before serving, with `.state(value)`, or \
+                 `.state_from(future)` to build it at start"
             ),
             Conflict::EmbeddedMismatch { tool, problem } => {
                 write!(f, "tool `{tool}`: {problem}")

@@ -14,6 +14,7 @@ use crate::handler::Handler;
 use crate::names::CanonicalName;
 use crate::registration::{Annotations, Location, ToolRegistration};
 use crate::schema::check::{ArgumentCheck, OutputCheck};
+use crate::state::StateType;
 
 /// One tool, ready to list and call.
 pub struct Tool {
@@ -125,6 +126,11 @@ impl Tool {
     /// The provider in the canonical name.
     pub fn provider(&self) -> &'static str {
         self.registration.provider
+    }
+
+    /// The application state types it takes (`State<T>` parameters).
+    pub(crate) fn states(&self) -> &'static [StateType] {
+        self.registration.states
     }
 
     /// Where the tool is defined.

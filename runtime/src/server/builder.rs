@@ -1,7 +1,9 @@
 //! The [`Server`] builder: what a server's author chooses, and serving it on stdio.
 
 #[cfg(feature = "http")]
+use std::any::{Any, TypeId, type_name};
 use std::fmt;
+use std::future::Future;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,8 +18,10 @@ use super::limits::{
 use super::service::Service;
 use super::stdio;
 use crate::catalog::{self, Catalog};
+use crate::handler::BoxFuture;
 use crate::protocol::{HANDSHAKE_VERSIONS, STATELESS_VERSIONS};
 use crate::registry::{Conflict, NOT_LINKED, Registry, RegistryError};
+use crate::state::States;
 
 /// How long, by default, a tool waits for the client to answer a request of its own.
 const DEFAULT_CLIENT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
@@ -52,6 +56,22 @@ pub struct Server {
     client_request_timeout: Duration,
     catalog: Catalog,
     embedded: Option<&'static [u8]>,
+    /// The application state given, and the state to build at start.
+    states: States,
+    pending: Vec<PendingState>,
+}
+
+/// A state built at start, by [`Server::state_from`]: its type, and what builds it.
+struct PendingState {
+    id: TypeId,
+    name: &'static str,
+    build: BoxFuture<Result<Arc<dyn Any + Send + Sync>, String>>,
+}
+
+impl fmt::Debug for PendingState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("PendingState").field(&self.name).finish()
+    }
 }
 
 /// Why a server stopped or could not start.
@@ -64,6 +84,14 @@ pub enum Error {
     /// The transport failed.
     #[error("the transport failed: {0}")]
     Io(#[from] std::io::Error),
+    /// A state given to [`Server::state_from`] could not be built.
+    #[error("cannot build the server's state `{state}`: {error}")]
+    State {
+        /// The state's type.
+        state: &'static str,
+        /// Why, as its builder said.
+        error: String,
+    },
 }
 
 impl Server {
@@ -85,6 +113,8 @@ impl Server {
             client_request_timeout: DEFAULT_CLIENT_REQUEST_TIMEOUT,
             catalog: Catalog::Full,
             embedded: None,
+            states: States::default(),
+            pending: Vec::new(),
         }
     }
 
@@ -211,10 +241,68 @@ impl Server {
         self
     }
 
+    /// Gives the tools this application state: the value every `State<T>` parameter of type
+    /// `T` receives (see [`state`](crate::state)). One value per type; a second replaces the
+    /// first.
+    ///
+    /// ```no_run
+    /// use toolwright::{State, mcp_tool};
+    ///
+    /// struct Greeting(String);
+    ///
+    /// /// Greet someone.
+    /// #[mcp_tool]
+    /// fn greet(greeting: State<Greeting>, name: String) -> String {
+    ///     format!("{}, {name}!", greeting.0)
+    /// }
+    ///
+    /// fn main() -> std::process::ExitCode {
+    ///     toolwright::server!().state(Greeting("Hello".into())).run()
+    /// }
+    /// ```
+    #[must_use]
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Server {
+        self.states.insert(Arc::new(value));
+        self
+    }
+
+    /// Gives the tools application state built at start, on the server's runtime, before it
+    /// serves: a database pool, a client that connects first. A build that fails stops the
+    /// server with [`Error::State`], naming the type and the error; nothing is served.
+    ///
+    /// ```no_run
+    /// # struct Pool;
+    /// # impl Pool { async fn connect(_: &str) -> Result<Pool, std::io::Error> { Ok(Pool) } }
+    /// fn main() -> std::process::ExitCode {
+    ///     toolwright::server!()
+    ///         .state_from(Pool::connect("notes.db"))
+    ///         .run()
+    /// }
+    /// ```
+    #[must_use]
+    pub fn state_from<T, E, F>(mut self, build: F) -> Server
+    where
+        T: Send + Sync + 'static,
+        E: fmt::Display,
+        F: Future<Output = Result<T, E>> + Send + 'static,
+    {
+        self.pending.push(PendingState {
+            id: TypeId::of::<T>(),
+            name: type_name::<T>(),
+            build: Box::pin(async move {
+                match build.await {
+                    Ok(value) => Ok(Arc::new(value) as Arc<dyn Any + Send + Sync>),
+                    Err(error) => Err(format!("{error:#}")),
+                }
+            }),
+        });
+        self
+    }
+
     /// Serves MCP on standard input and output until the input closes.
     pub async fn serve_stdio(self) -> Result<(), Error> {
         let limits = self.limits();
-        let service = self.into_service()?;
+        let service = self.into_service().await?;
         stdio::serve_standard(service, limits).await?;
         Ok(())
     }
@@ -227,7 +315,7 @@ impl Server {
         W: AsyncWrite + Unpin + Send + 'static,
     {
         let limits = self.limits();
-        let service = self.into_service()?;
+        let service = self.into_service().await?;
         stdio::serve(service, input, output, limits).await?;
         Ok(())
     }
@@ -293,13 +381,31 @@ impl Server {
         }
     }
 
-    /// The server, ready for a transport: its tools gathered and checked, its answers that do
-    /// not change serialised.
-    pub(super) fn into_service(mut self) -> Result<Arc<dyn Service>, RegistryError> {
+    /// The server, ready for a transport: its state built, its tools gathered and checked, its
+    /// answers that do not change serialised.
+    pub(super) async fn into_service(mut self) -> Result<Arc<dyn Service>, Error> {
+        for pending in std::mem::take(&mut self.pending) {
+            let value = pending.build.await.map_err(|error| Error::State {
+                state: pending.name,
+                error,
+            })?;
+            self.states.insert_any(pending.id, pending.name, value);
+        }
         let registry = self.take_registry()?;
-        let reserved: Vec<Conflict> = self.catalog.conflicts(&registry);
-        if !reserved.is_empty() {
-            return Err(RegistryError::new(reserved));
+        let mut conflicts: Vec<Conflict> = self.catalog.conflicts(&registry);
+        for tool in registry.tools() {
+            for state in tool.states() {
+                if !self.states.contains(state) {
+                    conflicts.push(Conflict::MissingState {
+                        tool: tool.wire_name().to_owned(),
+                        state: (state.name)(),
+                        location: tool.location(),
+                    });
+                }
+            }
+        }
+        if !conflicts.is_empty() {
+            return Err(RegistryError::new(conflicts).into());
         }
         if registry.is_empty() {
             tracing::warn!("{NOT_LINKED}");
@@ -325,6 +431,7 @@ impl Server {
             cache_ttl: self.cache_ttl,
             client_request_timeout: self.client_request_timeout,
             catalog: self.catalog,
+            states: Arc::new(self.states),
         };
         Ok(Arc::new(Dispatcher::new(registry, settings)))
     }

@@ -23,20 +23,25 @@ use crate::protocol::jsonrpc::{self, INVALID_PARAMS, INVALID_REQUEST, MISSING_CL
 use crate::protocol::{Client, Wire};
 use crate::registry::{Registry, Tool};
 use crate::schema::check::problem_list;
+use crate::state::States;
 
 /// What running tools needs, set up once at start.
 pub(super) struct Calls {
     registry: Arc<Registry>,
+    /// The application state tools take.
+    states: Arc<States>,
     /// The progressive catalog's search, in that mode.
     progressive: Option<Progressive>,
     /// How long a call waits for the client to answer a request of its own.
     client_request_timeout: Duration,
 }
 
-/// Who a call answers to: the log level its messages must pass, and what the client declared.
+/// Who a call answers to: the log level its messages must pass, what the client declared, and
+/// the protocol version it speaks.
 pub(super) struct Caller {
     pub(super) log_level: Arc<AtomicU8>,
     pub(super) client: Client,
+    pub(super) protocol_version: &'static str,
 }
 
 /// Why a `tools/call` does not run a tool.
@@ -54,11 +59,13 @@ enum NotRun {
 impl Calls {
     pub(super) fn new(
         registry: Arc<Registry>,
+        states: Arc<States>,
         progressive: Option<Progressive>,
         client_request_timeout: Duration,
     ) -> Calls {
         Calls {
             registry,
+            states,
             progressive,
             client_request_timeout,
         }
@@ -115,7 +122,11 @@ impl Calls {
             client_info: caller.client.info,
             requests: Arc::clone(session.requests()),
             request_timeout: self.client_request_timeout,
+            protocol_version: caller.protocol_version,
             stateless: wire.is_stateless(),
+            session_id: session.id(),
+            // 2026-07-28 has no sessions: each request's session ends with it.
+            session: (!wire.is_stateless()).then(|| Arc::clone(session.state())),
         };
         let progress_token = params.pointer("/_meta/progressToken").cloned();
         let ctx = Context::new(
@@ -123,6 +134,7 @@ impl Calls {
             progress_token,
             cancellation.clone(),
             Some(peer),
+            Arc::clone(&self.states),
         );
         let registry = Arc::clone(&self.registry);
         let session = Arc::clone(session);

@@ -23,6 +23,7 @@ use crate::protocol::{
     has_envelope, merge,
 };
 use crate::registry::{Registry, Tool};
+use crate::state::States;
 
 /// What a server knows that does not change while it runs.
 pub(crate) struct Dispatcher {
@@ -60,6 +61,8 @@ pub(crate) struct Settings {
     /// How long a call waits for the client to answer a request of its own.
     pub(crate) client_request_timeout: Duration,
     pub(crate) catalog: Catalog,
+    /// The application state tools take.
+    pub(crate) states: Arc<States>,
 }
 
 impl Dispatcher {
@@ -73,6 +76,7 @@ impl Dispatcher {
             cache_ttl,
             client_request_timeout,
             catalog,
+            states,
         } = settings;
         let result_meta = json!({ SERVER_INFO_KEY: { "name": name, "version": version } });
         let ttl_ms = u64::try_from(cache_ttl.as_millis()).unwrap_or(u64::MAX);
@@ -111,7 +115,12 @@ impl Dispatcher {
         let listing = listing_for(Audience::Apps);
         let model_listing = app_only.then(|| listing_for(Audience::Model));
         Dispatcher {
-            calls: Calls::new(Arc::clone(&registry), progressive, client_request_timeout),
+            calls: Calls::new(
+                Arc::clone(&registry),
+                states,
+                progressive,
+                client_request_timeout,
+            ),
             registry,
             name,
             version,
@@ -195,10 +204,11 @@ impl Dispatcher {
                 &Wire::Handshake,
                 self.ttl_ms,
             ),
-            ("tools/call", Some(_)) => {
+            ("tools/call", Some(version)) => {
                 let caller = Caller {
                     log_level: Arc::clone(session.log_level()),
                     client: session.client(),
+                    protocol_version: version,
                 };
                 return self
                     .calls
@@ -263,6 +273,7 @@ impl Dispatcher {
                 let caller = Caller {
                     log_level: Arc::new(AtomicU8::new(threshold)),
                     client: envelope.client,
+                    protocol_version: envelope.version,
                 };
                 return self.calls.call(session, id, params, sink, wire, caller);
             }
@@ -420,6 +431,7 @@ mod tests {
                 cache_ttl: Duration::from_secs(60),
                 client_request_timeout: Duration::from_secs(5),
                 catalog,
+                states: Arc::default(),
             },
         )
     }

@@ -9,13 +9,14 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::context::ClientRequests;
 use crate::protocol::{CLIENT_INFO_KEY, Client, LogLevel, has_envelope};
+use crate::state::SessionState;
 
 /// One client connection's state.
 pub(crate) struct Session {
@@ -29,6 +30,10 @@ pub(crate) struct Session {
     client: Mutex<Client>,
     /// Requests of ours awaiting the client's answer.
     requests: Arc<ClientRequests>,
+    /// The id the transport names the session by, once it has given one (HTTP).
+    id: OnceLock<Arc<str>>,
+    /// What the session's calls keep between them.
+    state: Arc<SessionState>,
 }
 
 /// The protocol era a connection speaks.
@@ -49,6 +54,8 @@ impl Session {
             in_flight: Mutex::new(HashMap::new()),
             client: Mutex::new(Client::default()),
             requests: Arc::new(ClientRequests::new()),
+            id: OnceLock::new(),
+            state: Arc::default(),
         }
     }
 
@@ -68,6 +75,22 @@ impl Session {
     }
 
     #[cfg(feature = "http")]
+    /// Names the session, once: the id the transport gave it.
+    #[cfg(feature = "http")]
+    pub(crate) fn set_id(&self, id: &str) {
+        let _ = self.id.set(Arc::from(id));
+    }
+
+    /// The id the transport names the session by, if it gave one.
+    pub(super) fn id(&self) -> Option<Arc<str>> {
+        self.id.get().cloned()
+    }
+
+    /// What the session's calls keep between them.
+    pub(super) fn state(&self) -> &Arc<SessionState> {
+        &self.state
+    }
+
     /// The protocol version `initialize` settled on, once it has.
     pub(crate) fn negotiated_version(&self) -> Option<&'static str> {
         match *self.era_lock() {

@@ -112,11 +112,11 @@ async fn serve(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respo
 }
 
 impl Endpoint {
-    pub(super) fn new(server: Server, bound: SocketAddr) -> Result<Endpoint, Error> {
+    pub(super) async fn new(server: Server, bound: SocketAddr) -> Result<Endpoint, Error> {
         let access = Access::new(bound, &server.http);
         let limits = server.limits();
         Ok(Endpoint {
-            service: server.into_service()?,
+            service: server.into_service().await?,
             access,
             limits,
             sessions: Mutex::new(HashMap::new()),
@@ -347,6 +347,7 @@ impl Endpoint {
                 )
                 .with_id(id));
             }
+            session.set_id(&session_id);
             sessions.insert(
                 session_id.clone(),
                 Entry {

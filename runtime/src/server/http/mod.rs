@@ -80,7 +80,7 @@ impl Server {
                  TOOLWRIGHT_TOKEN) or listen on 127.0.0.1"
             );
         }
-        let endpoint = Endpoint::new(self, local_addr)?;
+        let endpoint = Endpoint::new(self, local_addr).await?;
         Ok(HttpServer {
             listener,
             local_addr,
