@@ -98,6 +98,12 @@ mod tools {
         }
     }
 
+    /// The session's id, as the call's context has it.
+    #[mcp_tool]
+    fn session_id(ctx: &Context) -> String {
+        ctx.session_id().unwrap_or("none").to_owned()
+    }
+
     /// Report progress if asked, then take 30 seconds.
     #[mcp_tool]
     async fn hold(
@@ -427,6 +433,7 @@ async fn initialize_opens_a_session_that_later_requests_name() {
             "count_up",
             "hold",
             "poll_later",
+            "session_id",
             "slow",
             "wait_for_cancel"
         ]
@@ -560,6 +567,30 @@ async fn a_call_without_notifications_is_answered_with_json() {
     let events = answer.events();
     assert_eq!(events.len(), 3, "{events:?}");
     assert!(events[1].1.contains("notifications/message"));
+    http.stop().await;
+}
+
+#[tokio::test]
+async fn a_call_knows_its_session_by_the_id_the_client_holds() {
+    let http = Http::start().await;
+    let session = http.initialize().await;
+    let answer = http
+        .call(&session, 1, json!({"name": "session_id", "arguments": {}}))
+        .await;
+    assert_eq!(answer.json()["result"]["content"][0]["text"], session);
+    // A 2026-07-28 request has no session.
+    let body = enveloped(
+        2,
+        "tools/call",
+        json!({"name": "session_id", "arguments": {}}),
+    );
+    let answer = http
+        .stateless(
+            &body,
+            &[("mcp-method", "tools/call"), ("mcp-name", "session_id")],
+        )
+        .await;
+    assert_eq!(answer.json()["result"]["content"][0]["text"], "none");
     http.stop().await;
 }
 
@@ -1096,7 +1127,7 @@ async fn a_2026_request_is_served_without_a_session() {
     assert_eq!(answer.json()["result"]["cacheScope"], "public");
     assert_eq!(
         answer.json()["result"]["tools"].as_array().unwrap().len(),
-        6
+        7
     );
 
     let call = enveloped(
