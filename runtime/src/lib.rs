@@ -99,6 +99,7 @@ pub use protocol::LogLevel;
 pub use schema::profile;
 #[cfg(feature = "http")]
 pub use server::http;
+pub use server::testing;
 pub use server::{Error, Server};
 pub use state::State;
 

@@ -597,9 +597,10 @@ type Validator = fn(&Value) -> Vec<String>;
 
 const LONG_NAME: &str = "a_very_long_tool_name_that_goes_on_and_on_past_the_limit_of_sixty_four_characters_that_some_clients_impose.v2";
 
+// Referring to the crate keeps it, and its tools, linked into this binary.
+use notes_tools as _;
+
 fn manifest() -> Value {
-    // Referring to the crate keeps it, and its tools, linked into this binary.
-    let _ = notes_tools::notebook();
     Registry::collect()
         .expect("the tools of this binary do not conflict")
         .manifest()
@@ -1108,7 +1109,8 @@ fn two_tools_that_become_one_name_are_refused_naming_both() {
 
 /// Calls a tool through a server of this binary's tools; returns the `CallToolResult`.
 async fn call(name: &str, arguments: Value) -> Value {
-    let mut client = Client::with(toolwright::Server::new("profiles", "0.0.1"));
+    let server = toolwright::Server::new("profiles", "0.0.1");
+    let mut client = Client::with(server.state(notes_tools::Notebook::in_memory()));
     client.initialize().await;
     let (result, _notifications) = client
         .call_notified(2, json!({"name": name, "arguments": arguments}))

@@ -18,16 +18,14 @@ fn count_steps(
     n
 }
 
-/// Opens the notebook the notes tools share, in memory. The call also links the notes tools in:
-/// the linker keeps a crate's tools only if something refers to the crate.
-fn open_notebook() {
-    // The first test to get here opens it; the others find it open.
-    let _ = notes_tools::open(None);
+/// A server of every tool of this binary, the notes tools among them, with the notebook they
+/// take, in memory.
+fn notes_server() -> Server {
+    toolwright::server!(notes_tools).state(notes_tools::Notebook::in_memory())
 }
 
 fn progressive() -> Server {
-    open_notebook();
-    Server::new("progressive-test", "1.0.0")
+    notes_server()
         .instructions("A notebook.")
         .catalog(Catalog::Progressive)
 }
@@ -351,8 +349,7 @@ async fn call_tool_refuses_meta_tools_unknown_tools_and_bad_arguments() {
 
 #[tokio::test]
 async fn the_full_catalog_has_no_meta_tools() {
-    open_notebook();
-    let mut client = Client::start();
+    let mut client = Client::with(notes_server());
     client.initialize().await;
     let listed = client.result(1, "tools/list", json!({})).await;
     // Every tool but `move_note`, which only the board view calls: this client shows no views.
@@ -401,8 +398,7 @@ async fn the_stateless_era_pages_the_progressive_list_too() {
 
 #[tokio::test]
 async fn a_cursor_of_the_full_catalog_is_refused_by_the_progressive_one() {
-    open_notebook();
-    let mut full = Client::with(Server::new("t", "1").page_size(3));
+    let mut full = Client::with(notes_server().page_size(3));
     full.initialize().await;
     let first = full.result(1, "tools/list", json!({})).await;
     let cursor = first["nextCursor"].clone();

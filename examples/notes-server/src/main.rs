@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! cargo run -p notes-server                           # notes in memory
-//! cargo run -p notes-server -- --data notes.json      # notes kept in a file
+//! cargo run -p notes-server -- --data notes.db        # notes kept in a SQLite database
 //! cargo run -p notes-server -- --http 127.0.0.1:8080  # over HTTP, at http://127.0.0.1:8080/mcp
 //! cargo run -p notes-server -- --print-manifest       # the tools as clients see them
 //! cargo run -p notes-server -- --diff old.json        # what changed since, and whether it breaks
@@ -12,13 +12,14 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
+use notes_tools::Notebook;
 
 /// An MCP server for a notebook: add, search, tag, edit and export notes.
 #[derive(Parser)]
 #[command(version)]
 struct Args {
-    /// Keep the notes in this file (created on the first change); without it they live in
-    /// memory and are gone when the server stops.
+    /// Keep the notes in this SQLite database (created if it does not exist), which several
+    /// servers may share; without it they live in memory and are gone when the server stops.
     #[arg(long, value_name = "FILE")]
     data: Option<PathBuf>,
 
@@ -28,20 +29,27 @@ struct Args {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    if let Err(err) = notes_tools::open(args.data.as_deref()) {
-        eprintln!("error: cannot open the notebook: {err}");
-        return ExitCode::FAILURE;
-    }
-    if let Some(help) = connection_help(&args) {
-        eprintln!("{help}");
-    }
-    toolwright::server!(notes_tools)
+    let mut server = toolwright::server!(notes_tools)
         .embedded_manifest(toolwright::embedded_manifest!())
         .instructions(
             "A notebook. Search or list notes before adding one, to avoid duplicates; ids come \
              from list_notes and search_notes.",
-        )
-        .run_with(&args.server)
+        );
+    // The notebook is the tools' state; printing or comparing the manifest needs none.
+    if args.server.serves() {
+        let notebook = match Notebook::open(args.data.as_deref()) {
+            Ok(notebook) => notebook,
+            Err(err) => {
+                eprintln!("error: cannot open the notebook: {err}");
+                return ExitCode::FAILURE;
+            }
+        };
+        server = server.state(notebook);
+    }
+    if let Some(help) = connection_help(&args) {
+        eprintln!("{help}");
+    }
+    server.run_with(&args.server)
 }
 
 /// What the server says on stderr at start: where the notes are and how to connect a client;

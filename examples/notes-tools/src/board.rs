@@ -9,10 +9,9 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 use toolwright::apps::UiResource;
-use toolwright::mcp_tool;
+use toolwright::{State, mcp_tool};
 
-use crate::normalise_tags;
-use crate::notebook::{Note, NotesError, notebook, now};
+use crate::notebook::{Note, Notebook, NotesError};
 
 /// The view's URI, which `show_board` names.
 const BOARD: &str = "ui://notes/board.html";
@@ -64,13 +63,14 @@ pub struct Board {
 const EXCERPT_CHARS: usize = 140;
 
 /// Show the notebook as a board, one column per tag, to see at a glance what is filed where.
-#[mcp_tool(read_only, open_world = false, tags = ["notes", "read", "tags"], ui = "ui://notes/board.html")]
+#[mcp_tool(read_only, open_world = false, tags = ["notes", "read", "tags"], ui = "ui://notes/board.html", blocking)]
 pub fn show_board(
+    notebook: State<Notebook>,
     /// Only the column of this tag.
     tag: Option<String>,
-) -> Board {
+) -> Result<Board, NotesError> {
     let tag = tag.map(|t| t.trim().to_lowercase());
-    notebook().read(|notes| board(notes.values(), tag.as_deref()))
+    Ok(board(&notebook.all(tag.as_deref())?, tag.as_deref()))
 }
 
 /// Move a note from one column of the board to another: remove the tag `from`, add the tag
@@ -84,6 +84,7 @@ pub fn show_board(
     blocking
 )]
 pub fn move_note(
+    notebook: State<Notebook>,
     /// The note to move.
     id: u64,
     /// The column it leaves; none when it leaves the untagged ones.
@@ -91,30 +92,18 @@ pub fn move_note(
     /// The column it joins; none to leave it untagged when `from` was its last tag.
     to: Option<String>,
 ) -> Result<Board, NotesError> {
-    let from = from.map(|t| normalise_tags(&[t])).transpose()?;
-    let to = to.map(|t| normalise_tags(&[t])).transpose()?;
-    notebook().change(|notes, _| {
-        let note = notes.get_mut(&id).ok_or(NotesError::NotFound(id))?;
-        if let Some(from) = &from {
-            note.tags.retain(|t| !from.contains(t));
-        }
-        if let Some(to) = to {
-            let mut tags = std::mem::take(&mut note.tags);
-            tags.extend(to);
-            note.tags = normalise_tags(&tags)?;
-        }
-        note.updated_at = now();
-        Ok(board(notes.values(), None))
-    })
+    notebook.retag(id, &Vec::from_iter(to), &Vec::from_iter(from))?;
+    Ok(board(&notebook.all(None)?, None))
 }
 
-/// The board of these notes, or of those with `tag` only.
-fn board<'a>(notes: impl DoubleEndedIterator<Item = &'a Note>, tag: Option<&str>) -> Board {
+/// The board of these notes (newest first), or of those with `tag` only. A note is in each of
+/// its tags' columns, and carries at most `MAX_TAGS` of them: the board grows with the notebook,
+/// by at most that factor.
+fn board(notes: &[Note], tag: Option<&str>) -> Board {
     let mut columns: Vec<Column> = Vec::new();
     let mut untagged = Vec::new();
     let mut total = 0;
-    // Ids grow with time, so the notes in reverse id order are newest first.
-    for note in notes.rev() {
+    for note in notes {
         if tag.is_some_and(|t| !note.tags.iter().any(|n| n == t)) {
             continue;
         }

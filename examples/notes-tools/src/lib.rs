@@ -1,27 +1,25 @@
-//! Example tools for toolwright: a notebook a model can add to, search, tag, edit and export.
+//! Example tools for toolwright: a notebook a model can add to, search, tag, edit and export,
+//! kept in SQLite.
 //!
 //! The tools live in three modules, [`edit`], [`read`] and [`board`] (an MCP Apps view of the
-//! notebook); `notes-server` serves them all, naming only the crate: `server!(notes_tools)`.
-//! Call [`open`] before serving.
+//! notebook), and take the [`Notebook`] as application state: a server names this crate and
+//! gives it one.
+//!
+//! ```no_run
+//! use notes_tools::Notebook;
+//!
+//! fn main() -> std::process::ExitCode {
+//!     toolwright::server!(notes_tools)
+//!         .state(Notebook::in_memory())
+//!         .run()
+//! }
+//! ```
 
 pub mod board;
 pub mod edit;
 mod notebook;
 pub mod read;
 
-pub use notebook::{Note, Notebook, NotesError, notebook, open};
-
-/// Tags as stored: trimmed, lowercase, sorted, without repeats.
-fn normalise_tags<S: AsRef<str>>(tags: &[S]) -> Result<Vec<String>, NotesError> {
-    let mut out: Vec<String> = Vec::with_capacity(tags.len());
-    for tag in tags {
-        let tag = tag.as_ref().trim().to_lowercase();
-        if tag.is_empty() {
-            return Err(NotesError::EmptyTag);
-        }
-        out.push(tag);
-    }
-    out.sort();
-    out.dedup();
-    Ok(out)
-}
+pub use notebook::{
+    MAX_BODY_CHARS, MAX_TAG_CHARS, MAX_TAGS, MAX_TITLE_CHARS, Note, Notebook, NotesError,
+};

@@ -1,13 +1,15 @@
-//! The notebook the tools work on: in memory, or kept in a file that is replaced atomically on
-//! every change.
+//! The notebook the tools work on: a SQLite database, in a file or in memory.
+//!
+//! A file may be shared by several servers at once: SQLite serialises their changes, ids come
+//! from the database, and a change is on disk (write-ahead log, synced) before the tool that made
+//! it answers, so a crash loses no acknowledged note. Every change is one transaction, and costs
+//! about the same however many notes there are.
 
-use std::collections::BTreeMap;
-use std::fs::{self, File};
-use std::io::{self, Write};
-use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard, OnceLock};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::path::Path;
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -28,6 +30,21 @@ pub struct Note {
     pub updated_at: u64,
 }
 
+/// The longest title, in characters.
+pub const MAX_TITLE_CHARS: usize = 200;
+
+/// The longest body, in characters.
+pub const MAX_BODY_CHARS: usize = 100_000;
+
+/// The longest tag, in characters.
+pub const MAX_TAG_CHARS: usize = 64;
+
+/// The most tags one note may carry.
+pub const MAX_TAGS: usize = 20;
+
+/// How long a change waits for another server writing to the same file.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// Why a notebook operation failed; the text is what the model reads.
 #[derive(Debug, thiserror::Error)]
 pub enum NotesError {
@@ -43,139 +60,369 @@ pub enum NotesError {
     /// A tag must say something.
     #[error("a tag cannot be blank")]
     EmptyTag,
-    /// The change could not be written; the notebook is as it was before the call.
-    #[error("the notebook could not be saved, so nothing changed: {0}")]
-    Save(#[from] io::Error),
+    /// A text longer than its limit.
+    #[error("the {what} is {len} characters long; the most is {max}: shorten it")]
+    TooLong {
+        /// What: `title`, `body`, `tag "..."`.
+        what: String,
+        /// Its length, in characters.
+        len: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// More tags than a note may carry.
+    #[error(
+        "a note carries at most {MAX_TAGS} tags, and this one would carry {0}: remove some with \
+         `untag_note` first"
+    )]
+    TooManyTags(usize),
+    /// The database failed; the notebook is as it was before the call.
+    #[error("the notebook could not be read or changed, so nothing changed: {0}")]
+    Database(#[from] rusqlite::Error),
 }
 
-#[derive(Default, Serialize, Deserialize)]
-struct Contents {
-    next_id: u64,
-    notes: BTreeMap<u64, Note>,
-}
-
-/// The notes, behind a lock, with the file they are kept in, if any.
+/// The notes: a SQLite database, behind a lock for this process's calls.
 pub struct Notebook {
-    contents: Mutex<Contents>,
-    path: Option<PathBuf>,
-}
-
-static NOTEBOOK: OnceLock<Notebook> = OnceLock::new();
-
-/// Opens the notebook the tools use: the notes in `path` (created on the first change if it
-/// does not exist), or an empty notebook in memory. Call it once, before serving.
-///
-/// Fails if the file cannot be read or is not a notebook, or if the notebook is already open.
-pub fn open(path: Option<&Path>) -> io::Result<&'static Notebook> {
-    let opened = match path {
-        Some(path) => Notebook::load(path)?,
-        None => Notebook::in_memory(),
-    };
-    NOTEBOOK
-        .set(opened)
-        .map_err(|_| io::Error::other("the notebook is already open"))?;
-    Ok(notebook())
-}
-
-/// The notebook the tools use: the one [`open`] opened, or an empty one in memory.
-pub fn notebook() -> &'static Notebook {
-    NOTEBOOK.get_or_init(Notebook::in_memory)
+    connection: Mutex<Connection>,
 }
 
 impl Notebook {
-    /// An empty notebook that lives in memory only.
-    pub fn in_memory() -> Notebook {
-        Notebook {
-            contents: Mutex::new(Contents {
-                next_id: 1,
-                notes: BTreeMap::new(),
-            }),
-            path: None,
-        }
-    }
-
-    /// The notebook kept in `path`; empty if the file does not exist yet.
-    pub fn load(path: &Path) -> io::Result<Notebook> {
-        let contents = match fs::read(path) {
-            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|err| {
-                io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!("{} is not a notebook: {err}", path.display()),
-                )
-            })?,
-            Err(err) if err.kind() == io::ErrorKind::NotFound => Contents {
-                next_id: 1,
-                notes: BTreeMap::new(),
-            },
-            Err(err) => return Err(err),
+    /// The notebook in the SQLite database `path` (created if it does not exist), or, without
+    /// one, an empty notebook that lives in memory only.
+    pub fn open(path: Option<&Path>) -> Result<Notebook, NotesError> {
+        let connection = match path {
+            Some(path) => {
+                let connection = Connection::open(path)?;
+                connection.busy_timeout(BUSY_TIMEOUT)?;
+                // The write-ahead log lets servers read while one writes; `FULL` syncs it at
+                // every commit, so an answered change survives a crash of the machine too.
+                connection.pragma_update(None, "journal_mode", "WAL")?;
+                connection.pragma_update(None, "synchronous", "FULL")?;
+                connection
+            }
+            None => Connection::open_in_memory()?,
         };
+        connection.pragma_update(None, "foreign_keys", true)?;
+        connection.execute_batch(
+            "CREATE TABLE IF NOT EXISTS notes (
+                 id INTEGER PRIMARY KEY AUTOINCREMENT,
+                 title TEXT NOT NULL,
+                 body TEXT NOT NULL,
+                 created_at INTEGER NOT NULL,
+                 updated_at INTEGER NOT NULL
+             );
+             CREATE TABLE IF NOT EXISTS note_tags (
+                 note_id INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
+                 tag TEXT NOT NULL,
+                 PRIMARY KEY (note_id, tag)
+             ) WITHOUT ROWID;
+             CREATE INDEX IF NOT EXISTS note_tags_by_tag ON note_tags(tag, note_id);",
+        )?;
         Ok(Notebook {
-            contents: Mutex::new(contents),
-            path: Some(path.to_owned()),
+            connection: Mutex::new(connection),
         })
     }
 
-    /// The file the notebook is kept in, if any.
-    pub fn path(&self) -> Option<&Path> {
-        self.path.as_deref()
+    /// An empty notebook that lives in memory only.
+    pub fn in_memory() -> Notebook {
+        Notebook::open(None).expect("an in-memory database opens")
     }
 
-    /// Reads the notes.
-    pub fn read<T>(&self, f: impl FnOnce(&BTreeMap<u64, Note>) -> T) -> T {
-        f(&self.lock().notes)
+    fn lock(&self) -> MutexGuard<'_, Connection> {
+        // A panic while the lock was held rolled its transaction back with it.
+        self.connection.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Changes the notes. The change is made on a copy and kept only once it is saved, so a
-    /// failed save leaves the notebook (in memory and on disk) as it was.
-    pub fn change<T>(
+    /// Runs `f` in one transaction that takes the write lock at once: committed if it
+    /// succeeds, rolled back if it fails.
+    fn change<T>(
         &self,
-        f: impl FnOnce(&mut BTreeMap<u64, Note>, &mut u64) -> Result<T, NotesError>,
+        f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, NotesError>,
     ) -> Result<T, NotesError> {
-        let mut contents = self.lock();
-        let mut notes = contents.notes.clone();
-        let mut next_id = contents.next_id;
-        let value = f(&mut notes, &mut next_id)?;
-        let changed = Contents { next_id, notes };
-        if let Some(path) = &self.path {
-            save(path, &changed)?;
-        }
-        *contents = changed;
+        let mut connection = self.lock();
+        let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let value = f(&transaction)?;
+        transaction.commit()?;
         Ok(value)
     }
 
-    fn lock(&self) -> MutexGuard<'_, Contents> {
-        // A tool that panicked while holding the lock changed nothing: changes are made on a copy.
-        self.contents.lock().unwrap_or_else(|e| e.into_inner())
+    /// Adds a note and returns it with its new id.
+    pub fn add(&self, title: &str, body: String, tags: &[String]) -> Result<Note, NotesError> {
+        let title = checked_title(title)?;
+        check_body(&body)?;
+        let tags = normalise_tags(tags)?;
+        check_tag_count(tags.len())?;
+        let now = now();
+        self.change(|tx| {
+            tx.execute(
+                "INSERT INTO notes (title, body, created_at, updated_at) VALUES (?1, ?2, ?3, ?3)",
+                params![title, body, now as i64],
+            )?;
+            let id = tx.last_insert_rowid() as u64;
+            add_tags(tx, id, &tags)?;
+            Ok(Note {
+                id,
+                title,
+                body,
+                tags,
+                created_at: now,
+                updated_at: now,
+            })
+        })
+    }
+
+    /// One note, whole.
+    pub fn get(&self, id: u64) -> Result<Note, NotesError> {
+        note(&self.lock(), id)
+    }
+
+    /// Changes a note's title, body or both.
+    pub fn update(
+        &self,
+        id: u64,
+        title: Option<&str>,
+        body: Option<String>,
+    ) -> Result<Note, NotesError> {
+        if title.is_none() && body.is_none() {
+            return Err(NotesError::NothingToUpdate);
+        }
+        let title = title.map(checked_title).transpose()?;
+        if let Some(body) = &body {
+            check_body(body)?;
+        }
+        self.change(|tx| {
+            let changed = tx.execute(
+                "UPDATE notes SET title = coalesce(?2, title), body = coalesce(?3, body),
+                     updated_at = ?4
+                 WHERE id = ?1",
+                params![id as i64, title, body, now() as i64],
+            )?;
+            if changed == 0 {
+                return Err(NotesError::NotFound(id));
+            }
+            note(tx, id)
+        })
+    }
+
+    /// Files a note under more tags, and takes others off: what `tag_note`, `untag_note` and
+    /// the board's `move_note` do.
+    pub fn retag(&self, id: u64, add: &[String], remove: &[String]) -> Result<Note, NotesError> {
+        let add = normalise_tags(add)?;
+        let remove = normalise_tags(remove)?;
+        self.change(|tx| {
+            let mut note = note(tx, id)?;
+            note.tags.retain(|tag| !remove.contains(tag));
+            note.tags.extend(add);
+            note.tags.sort();
+            note.tags.dedup();
+            check_tag_count(note.tags.len())?;
+            tx.execute("DELETE FROM note_tags WHERE note_id = ?1", [id as i64])?;
+            add_tags(tx, id, &note.tags)?;
+            note.updated_at = now();
+            tx.execute(
+                "UPDATE notes SET updated_at = ?2 WHERE id = ?1",
+                params![id as i64, note.updated_at as i64],
+            )?;
+            Ok(note)
+        })
+    }
+
+    /// Deletes a note, and returns it as it was.
+    pub fn delete(&self, id: u64) -> Result<Note, NotesError> {
+        self.change(|tx| {
+            let note = note(tx, id)?;
+            tx.execute("DELETE FROM notes WHERE id = ?1", [id as i64])?;
+            Ok(note)
+        })
+    }
+
+    /// How many notes carry `tag` (every note without one), and one page of them, newest first.
+    pub fn list(
+        &self,
+        tag: Option<&str>,
+        limit: u32,
+        offset: u32,
+    ) -> Result<(u64, Vec<Note>), NotesError> {
+        let connection = self.lock();
+        let tag = tag.map(|t| t.trim().to_lowercase());
+        let total: i64 = match &tag {
+            Some(tag) => connection.query_row(
+                "SELECT count(*) FROM note_tags WHERE tag = ?1",
+                [tag],
+                |row| row.get(0),
+            )?,
+            None => connection.query_row("SELECT count(*) FROM notes", [], |row| row.get(0))?,
+        };
+        let ids: Vec<u64> = match &tag {
+            Some(tag) => ids(
+                &connection,
+                "SELECT note_id FROM note_tags WHERE tag = ?1 ORDER BY note_id DESC
+                 LIMIT ?2 OFFSET ?3",
+                params![tag, limit, offset],
+            )?,
+            None => ids(
+                &connection,
+                "SELECT id FROM notes ORDER BY id DESC LIMIT ?1 OFFSET ?2",
+                params![limit, offset],
+            )?,
+        };
+        let notes = ids
+            .into_iter()
+            .map(|id| note(&connection, id))
+            .collect::<Result<_, _>>()?;
+        Ok((total as u64, notes))
+    }
+
+    /// Every note, newest first; with `tag`, those that carry it.
+    pub fn all(&self, tag: Option<&str>) -> Result<Vec<Note>, NotesError> {
+        self.list(tag, u32::MAX, 0).map(|(_, notes)| notes)
+    }
+
+    /// Calls `f` with each note's id, title, body and tags (joined by spaces), newest first: for
+    /// a search that reads every note once.
+    pub fn scan(&self, mut f: impl FnMut(u64, &str, &str, &str)) -> Result<(), NotesError> {
+        let connection = self.lock();
+        let mut statement = connection.prepare_cached(
+            "SELECT id, title, body,
+                 (SELECT group_concat(tag, ' ') FROM note_tags WHERE note_id = notes.id)
+             FROM notes ORDER BY id DESC",
+        )?;
+        let mut rows = statement.query([])?;
+        while let Some(row) = rows.next()? {
+            let id = row.get::<_, i64>(0)? as u64;
+            let title: String = row.get(1)?;
+            let body: String = row.get(2)?;
+            let tags: Option<String> = row.get(3)?;
+            f(id, &title, &body, tags.as_deref().unwrap_or(""));
+        }
+        Ok(())
+    }
+
+    /// Every tag in use, with how many notes carry it, by tag.
+    pub fn tag_counts(&self) -> Result<Vec<(String, u64)>, NotesError> {
+        let connection = self.lock();
+        let mut statement =
+            connection.prepare("SELECT tag, count(*) FROM note_tags GROUP BY tag ORDER BY tag")?;
+        let counts = statement
+            .query_map([], |row| Ok((row.get(0)?, row.get::<_, i64>(1)? as u64)))?
+            .collect::<Result<_, _>>()?;
+        Ok(counts)
     }
 }
 
-/// Writes the notebook to a temporary file beside `path`, flushes it to disk, and renames it over
-/// `path`: a crash at any point leaves either the old notebook or the new one, never a mix.
-fn save(path: &Path, contents: &Contents) -> io::Result<()> {
-    let bytes = serde_json::to_vec_pretty(contents).map_err(io::Error::other)?;
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let mut tmp_name = path.file_name().unwrap_or_default().to_owned();
-    tmp_name.push(format!(".tmp-{}", std::process::id()));
-    let tmp = dir.join(tmp_name);
-    let written = (|| {
-        let mut file = File::create(&tmp)?;
-        file.write_all(&bytes)?;
-        file.sync_all()?;
-        fs::rename(&tmp, path)?;
-        // The rename is durable once the directory entry is.
-        File::open(dir)?.sync_all()
-    })();
-    if written.is_err() {
-        let _ = fs::remove_file(&tmp);
+/// The note with this id, with its tags.
+fn note(connection: &Connection, id: u64) -> Result<Note, NotesError> {
+    let found = connection
+        .query_row(
+            "SELECT title, body, created_at, updated_at FROM notes WHERE id = ?1",
+            [id as i64],
+            |row| {
+                Ok(Note {
+                    id,
+                    title: row.get(0)?,
+                    body: row.get(1)?,
+                    tags: Vec::new(),
+                    created_at: row.get::<_, i64>(2)? as u64,
+                    updated_at: row.get::<_, i64>(3)? as u64,
+                })
+            },
+        )
+        .optional()?;
+    let mut note = found.ok_or(NotesError::NotFound(id))?;
+    let mut statement =
+        connection.prepare_cached("SELECT tag FROM note_tags WHERE note_id = ?1 ORDER BY tag")?;
+    note.tags = statement
+        .query_map([id as i64], |row| row.get(0))?
+        .collect::<Result<_, _>>()?;
+    Ok(note)
+}
+
+/// The ids a query selects, in its order.
+fn ids(
+    connection: &Connection,
+    sql: &str,
+    params: impl rusqlite::Params,
+) -> Result<Vec<u64>, NotesError> {
+    let mut statement = connection.prepare_cached(sql)?;
+    let ids = statement
+        .query_map(params, |row| row.get::<_, i64>(0).map(|id| id as u64))?
+        .collect::<Result<_, _>>()?;
+    Ok(ids)
+}
+
+fn add_tags(tx: &rusqlite::Transaction<'_>, id: u64, tags: &[String]) -> Result<(), NotesError> {
+    let mut statement =
+        tx.prepare_cached("INSERT OR IGNORE INTO note_tags (note_id, tag) VALUES (?1, ?2)")?;
+    for tag in tags {
+        statement.execute(params![id as i64, tag])?;
     }
-    written
+    Ok(())
+}
+
+/// A title as stored: trimmed, not blank, within the limit.
+fn checked_title(title: &str) -> Result<String, NotesError> {
+    let title = title.trim();
+    if title.is_empty() {
+        return Err(NotesError::EmptyTitle);
+    }
+    within("title", title, MAX_TITLE_CHARS)?;
+    Ok(title.to_owned())
+}
+
+fn check_body(body: &str) -> Result<(), NotesError> {
+    within("body", body, MAX_BODY_CHARS)
+}
+
+fn check_tag_count(count: usize) -> Result<(), NotesError> {
+    if count > MAX_TAGS {
+        return Err(NotesError::TooManyTags(count));
+    }
+    Ok(())
+}
+
+/// `Ok` when `text` is at most `max` characters; counting stops past the limit.
+fn within(what: &str, text: &str, max: usize) -> Result<(), NotesError> {
+    // A byte length within the limit is a character count within it too.
+    if text.len() <= max {
+        return Ok(());
+    }
+    let len = text.chars().count();
+    if len > max {
+        return Err(NotesError::TooLong {
+            what: what.to_owned(),
+            len,
+            max,
+        });
+    }
+    Ok(())
+}
+
+/// Tags as stored: trimmed, lowercase, within the limit, sorted, without repeats.
+pub(crate) fn normalise_tags<S: AsRef<str>>(tags: &[S]) -> Result<Vec<String>, NotesError> {
+    let mut out: Vec<String> = Vec::with_capacity(tags.len());
+    for tag in tags {
+        let tag = tag.as_ref().trim();
+        if tag.is_empty() {
+            return Err(NotesError::EmptyTag);
+        }
+        within(&format!("tag {:?}", cut(tag)), tag, MAX_TAG_CHARS)?;
+        out.push(tag.to_lowercase());
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// The start of a long text, for a message about it.
+fn cut(text: &str) -> String {
+    match text.char_indices().nth(20) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
+    }
 }
 
 /// Seconds since the Unix epoch.
-pub(crate) fn now() -> u64 {
+fn now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
@@ -185,55 +432,86 @@ pub(crate) fn now() -> u64 {
 mod tests {
     use super::*;
 
-    fn note(id: u64) -> Note {
-        Note {
-            id,
-            title: format!("note {id}"),
-            body: String::new(),
-            tags: vec![],
-            created_at: 0,
-            updated_at: 0,
-        }
+    fn tags(list: &[&str]) -> Vec<String> {
+        list.iter().map(|t| (*t).to_owned()).collect()
     }
 
     #[test]
-    fn changes_survive_a_reload() {
-        let dir = std::env::temp_dir().join(format!("notes-tools-test-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("notes.json");
-        let _ = fs::remove_file(&path);
-        let book = Notebook::load(&path).unwrap();
-        book.change(|notes, next| {
-            notes.insert(*next, note(*next));
-            *next += 1;
-            Ok(())
-        })
-        .unwrap();
-        let again = Notebook::load(&path).unwrap();
-        assert_eq!(again.read(|n| n.get(&1).cloned()), Some(note(1)));
-        let leftovers: Vec<_> = fs::read_dir(&dir).unwrap().collect();
-        assert_eq!(leftovers.len(), 1, "no temporary file is left behind");
-        fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn a_failed_change_leaves_the_notebook_as_it_was() {
+    fn notes_are_kept_with_their_tags_and_ids_grow() {
         let book = Notebook::in_memory();
-        let result: Result<(), _> = book.change(|notes, _| {
-            notes.insert(9, note(9));
-            Err(NotesError::EmptyTitle)
-        });
-        assert!(result.is_err());
-        assert!(book.read(BTreeMap::is_empty));
+        let first = book
+            .add("  First ", "body".into(), &tags(&["B", "a", "b"]))
+            .unwrap();
+        assert_eq!((first.id, first.title.as_str()), (1, "First"));
+        assert_eq!(first.tags, ["a", "b"]);
+        let second = book.add("Second", String::new(), &[]).unwrap();
+        assert_eq!(second.id, 2);
+        assert_eq!(book.get(1).unwrap(), first);
+        let (total, page) = book.list(None, 10, 0).unwrap();
+        assert_eq!(
+            (total, page.iter().map(|n| n.id).collect::<Vec<_>>()),
+            (2, vec![2, 1])
+        );
+        let (total, page) = book.list(Some(" A "), 10, 0).unwrap();
+        assert_eq!((total, page.len()), (1, 1));
+        assert_eq!(
+            book.tag_counts().unwrap(),
+            [("a".to_owned(), 1), ("b".to_owned(), 1)]
+        );
+        let moved = book.retag(1, &tags(&["c"]), &tags(&["a"])).unwrap();
+        assert_eq!(moved.tags, ["b", "c"]);
+        assert_eq!(book.delete(1).unwrap().title, "First");
+        assert!(matches!(book.get(1), Err(NotesError::NotFound(1))));
+        assert!(
+            book.tag_counts().unwrap().is_empty(),
+            "a note's tags go with it"
+        );
     }
 
     #[test]
-    fn a_corrupt_file_is_refused_not_overwritten() {
-        let path = std::env::temp_dir().join(format!("notes-corrupt-{}.json", std::process::id()));
-        fs::write(&path, b"{ half a notebook").unwrap();
-        let err = Notebook::load(&path).err().unwrap();
-        assert!(err.to_string().contains("is not a notebook"), "{err}");
-        assert_eq!(fs::read(&path).unwrap(), b"{ half a notebook");
-        fs::remove_file(&path).unwrap();
+    fn limits_are_refused_with_what_to_do() {
+        let book = Notebook::in_memory();
+        let long_title = "t".repeat(MAX_TITLE_CHARS + 1);
+        assert_eq!(
+            book.add(&long_title, String::new(), &[])
+                .unwrap_err()
+                .to_string(),
+            "the title is 201 characters long; the most is 200: shorten it"
+        );
+        let many: Vec<String> = (0..=MAX_TAGS).map(|n| format!("t{n}")).collect();
+        assert_eq!(
+            book.add("x", String::new(), &many).unwrap_err().to_string(),
+            "a note carries at most 20 tags, and this one would carry 21: remove some with \
+             `untag_note` first"
+        );
+        let long_tag = "x".repeat(MAX_TAG_CHARS + 1);
+        assert_eq!(
+            book.add("x", String::new(), &[long_tag])
+                .unwrap_err()
+                .to_string(),
+            "the tag \"xxxxxxxxxxxxxxxxxxxx…\" is 65 characters long; the most is 64: shorten it"
+        );
+        assert!(matches!(
+            book.add(" ", String::new(), &[]),
+            Err(NotesError::EmptyTitle)
+        ));
+        // Nothing refused was kept.
+        assert_eq!(book.list(None, 10, 0).unwrap().0, 0);
+    }
+
+    #[test]
+    fn a_file_is_shared_by_two_notebooks_and_survives_them() {
+        let dir = std::env::temp_dir().join(format!("notes-db-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("notes.db");
+        let one = Notebook::open(Some(&path)).unwrap();
+        let two = Notebook::open(Some(&path)).unwrap();
+        let a = one.add("from one", String::new(), &[]).unwrap();
+        let b = two.add("from two", String::new(), &[]).unwrap();
+        assert_ne!(a.id, b.id);
+        drop((one, two));
+        let again = Notebook::open(Some(&path)).unwrap();
+        assert_eq!(again.list(None, 10, 0).unwrap().0, 2);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,20 +1,19 @@
-//! Tools that read the notebook.
-
-use std::collections::BTreeMap;
+//! Tools that read the notebook. They are `blocking`: they read the database.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use toolwright::mcp_tool;
+use toolwright::{State, mcp_tool};
 
-use crate::notebook::{Note, NotesError, notebook};
+use crate::notebook::{Note, Notebook, NotesError};
 
 /// Get one note, whole.
-#[mcp_tool(read_only, open_world = false, tags = ["notes", "read"])]
+#[mcp_tool(read_only, open_world = false, tags = ["notes", "read"], blocking)]
 pub fn get_note(
+    notebook: State<Notebook>,
     /// The note's id.
     id: u64,
 ) -> Result<Note, NotesError> {
-    notebook().read(|notes| notes.get(&id).cloned().ok_or(NotesError::NotFound(id)))
+    notebook.get(id)
 }
 
 /// A note in a list: everything but the body.
@@ -40,8 +39,9 @@ pub struct NoteList {
 }
 
 /// List notes, newest first, optionally only those with a tag.
-#[mcp_tool(read_only, open_world = false, core, tags = ["notes", "read"])]
+#[mcp_tool(read_only, open_world = false, core, tags = ["notes", "read"], blocking)]
 pub fn list_notes(
+    notebook: State<Notebook>,
     /// Only notes with this tag.
     tag: Option<String>,
     /// How many notes to return at most.
@@ -50,28 +50,19 @@ pub fn list_notes(
     /// How many matching notes to skip, for the next page.
     #[arg(default = 0)]
     offset: u32,
-) -> NoteList {
-    let tag = tag.map(|t| t.trim().to_lowercase());
-    notebook().read(|notes| {
-        let matching: Vec<&Note> = notes
-            .values()
-            .rev()
-            .filter(|n| tag.as_ref().is_none_or(|t| n.tags.contains(t)))
-            .collect();
-        NoteList {
-            total: matching.len(),
-            notes: matching
-                .into_iter()
-                .skip(offset as usize)
-                .take(limit as usize)
-                .map(|n| NoteSummary {
-                    id: n.id,
-                    title: n.title.clone(),
-                    tags: n.tags.clone(),
-                    updated_at: n.updated_at,
-                })
-                .collect(),
-        }
+) -> Result<NoteList, NotesError> {
+    let (total, notes) = notebook.list(tag.as_deref(), limit, offset)?;
+    Ok(NoteList {
+        total: total as usize,
+        notes: notes
+            .into_iter()
+            .map(|n| NoteSummary {
+                id: n.id,
+                title: n.title,
+                tags: n.tags,
+                updated_at: n.updated_at,
+            })
+            .collect(),
     })
 }
 
@@ -98,34 +89,32 @@ pub struct SearchResults {
 /// Find notes whose title, body or tags contain the query's words, best matches first.
 ///
 /// Matching ignores case; a note matches if it contains any of the words.
-#[mcp_tool(read_only, open_world = false, core, tags = ["notes", "read", "search"])]
-pub async fn search_notes(
+#[mcp_tool(read_only, open_world = false, core, tags = ["notes", "read", "search"], blocking)]
+pub fn search_notes(
+    notebook: State<Notebook>,
     /// Words to look for.
     query: &str,
     /// How many matches to return at most.
     #[arg(default = 10)]
     limit: u32,
-) -> SearchResults {
+) -> Result<SearchResults, NotesError> {
     let words: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
-    let mut matches = notebook().read(|notes| {
-        notes
-            .values()
-            .filter_map(|note| {
-                let text = format!("{}\n{}\n{}", note.title, note.body, note.tags.join(" "))
-                    .to_lowercase();
-                let score = words.iter().filter(|w| text.contains(w.as_str())).count();
-                (score > 0).then(|| Match {
-                    id: note.id,
-                    title: note.title.clone(),
-                    snippet: snippet(&note.body, &words),
-                    score: score as u32,
-                })
-            })
-            .collect::<Vec<_>>()
-    });
+    let mut matches = Vec::new();
+    notebook.scan(|id, title, body, tags| {
+        let text = format!("{title}\n{body}\n{tags}").to_lowercase();
+        let score = words.iter().filter(|w| text.contains(w.as_str())).count();
+        if score > 0 {
+            matches.push(Match {
+                id,
+                title: title.to_owned(),
+                snippet: snippet(body, &words),
+                score: score as u32,
+            });
+        }
+    })?;
     matches.sort_by(|a, b| b.score.cmp(&a.score).then(b.id.cmp(&a.id)));
     matches.truncate(limit as usize);
-    SearchResults { matches }
+    Ok(SearchResults { matches })
 }
 
 /// Up to 80 characters of `body` around the first word found.
@@ -164,22 +153,17 @@ pub struct TagCount {
 }
 
 /// List every tag in use, with how many notes carry it.
-#[mcp_tool(read_only, open_world = false, tags = ["tags", "read"])]
-pub fn list_tags() -> TagCounts {
-    notebook().read(|notes| {
-        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-        for tag in notes.values().flat_map(|n| &n.tags) {
-            *counts.entry(tag).or_default() += 1;
-        }
-        TagCounts {
-            tags: counts
-                .into_iter()
-                .map(|(tag, count)| TagCount {
-                    tag: tag.to_owned(),
-                    count,
-                })
-                .collect(),
-        }
+#[mcp_tool(read_only, open_world = false, tags = ["tags", "read"], blocking)]
+pub fn list_tags(notebook: State<Notebook>) -> Result<TagCounts, NotesError> {
+    Ok(TagCounts {
+        tags: notebook
+            .tag_counts()?
+            .into_iter()
+            .map(|(tag, count)| TagCount {
+                tag,
+                count: count as usize,
+            })
+            .collect(),
     })
 }
 
@@ -194,18 +178,20 @@ pub enum ExportFormat {
 }
 
 /// Export the whole notebook as one document, oldest note first.
-#[mcp_tool(read_only, open_world = false, tags = ["notes", "read", "export"])]
+#[mcp_tool(read_only, open_world = false, tags = ["notes", "read", "export"], blocking)]
 pub fn export_notes(
+    notebook: State<Notebook>,
     /// The document's format.
     #[arg(default = ExportFormat::Markdown)]
     format: ExportFormat,
-) -> String {
-    notebook().read(|notes| match format {
-        ExportFormat::Json => serde_json::to_string_pretty(&notes.values().collect::<Vec<_>>())
-            .expect("notes serialise"),
+) -> Result<String, NotesError> {
+    let mut notes = notebook.all(None)?;
+    notes.reverse();
+    Ok(match format {
+        ExportFormat::Json => serde_json::to_string_pretty(&notes).expect("notes serialise"),
         ExportFormat::Markdown => {
             let mut out = String::new();
-            for note in notes.values() {
+            for note in &notes {
                 out.push_str(&format!("# {}\n\n", note.title));
                 if !note.tags.is_empty() {
                     out.push_str(&format!("Tags: {}\n\n", note.tags.join(", ")));

@@ -201,7 +201,6 @@ impl SharedResult {
     }
 
     /// The message in one buffer.
-    #[cfg(any(test, feature = "http"))]
     pub(crate) fn into_vec(self) -> Vec<u8> {
         self.parts().concat()
     }

@@ -1,6 +1,5 @@
 //! The [`Server`] builder: what a server's author chooses, and serving it on stdio.
 
-#[cfg(feature = "http")]
 use std::any::{Any, TypeId, type_name};
 use std::fmt;
 use std::future::Future;

@@ -17,6 +17,7 @@ mod resources;
 mod service;
 mod session;
 mod stdio;
+pub mod testing;
 
 pub use builder::{Error, Server};
 

@@ -1,0 +1,232 @@
+//! Testing tools in-process: a server, with its state and checks, answering a client in the same
+//! process, without pipes, processes or sockets.
+//!
+//! ```standalone_crate
+//! use serde_json::json;
+//! use toolwright::{State, mcp_tool};
+//!
+//! struct Greeting(String);
+//!
+//! /// Greet someone.
+//! #[mcp_tool]
+//! fn greet(greeting: State<Greeting>, name: String) -> String {
+//!     format!("{}, {name}!", greeting.0)
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let client = toolwright::server!()
+//!     .state(Greeting("Hello".into()))
+//!     .test_client()
+//!     .await?;
+//! let greeted = client.call("greet", json!({"name": "Ada"})).await?;
+//! assert_eq!(greeted.text(), "Hello, Ada!");
+//! // A wrong argument is refused as it would be over the wire, naming it.
+//! let refused = client.call("greet", json!({"name": 7})).await?;
+//! assert!(refused.is_error());
+//! assert_eq!(
+//!     refused.text(),
+//!     r#"invalid arguments for tool `greet`: argument `name`: 7 is not of type "string""#
+//! );
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! A test of a crate whose tools live elsewhere names them, as its server does:
+//! `toolwright::server!(notes_tools)`.
+
+use std::fmt;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use tokio::sync::mpsc::{self, UnboundedReceiver};
+
+use super::builder::{Error, Server};
+use super::service::{Service, Sink, Step};
+use super::session::Session;
+use crate::protocol::HANDSHAKE_VERSIONS;
+use crate::protocol::jsonrpc::Incoming;
+
+/// A client of a server in the same process: one session, opened with `initialize` as a client
+/// of the newest handshake version (`clientInfo` `toolwright-test`), declaring no capability. From
+/// [`Server::test_client`].
+pub struct TestClient {
+    service: Arc<dyn Service>,
+    session: Arc<Session>,
+    sink: Sink,
+    /// What calls sent while they ran: progress, log messages, requests to the client.
+    sent: Mutex<UnboundedReceiver<Vec<u8>>>,
+    next_id: AtomicI64,
+}
+
+impl Server {
+    /// Starts the server in this process for a test, as it would start to serve (its state
+    /// built, its tools gathered and checked), and opens a session: the client lists and calls
+    /// tools through the server's own checks, state and context. Needs a Tokio runtime
+    /// (`#[tokio::test]`).
+    pub async fn test_client(self) -> Result<TestClient, Error> {
+        let service = self.into_service().await?;
+        let (sink, sent) = mpsc::unbounded_channel();
+        let client = TestClient {
+            service,
+            session: Arc::new(Session::new()),
+            sink,
+            sent: Mutex::new(sent),
+            next_id: AtomicI64::new(1),
+        };
+        let version = HANDSHAKE_VERSIONS[0];
+        let params = json!({
+            "protocolVersion": version,
+            "capabilities": {},
+            "clientInfo": {"name": "toolwright-test", "version": env!("CARGO_PKG_VERSION")},
+        });
+        client
+            .request("initialize", params)
+            .await
+            .expect("a server answers `initialize`");
+        Ok(client)
+    }
+}
+
+impl TestClient {
+    /// The tools the server lists (`tools/list`, every page), as a client receives them.
+    pub async fn list_tools(&self) -> Result<Vec<Value>, RpcError> {
+        let mut tools = Vec::new();
+        let mut cursor = Value::Null;
+        loop {
+            let page = self
+                .request("tools/list", json!({ "cursor": cursor }))
+                .await?;
+            if let Some(Value::Array(listed)) = page.get("tools") {
+                tools.extend(listed.iter().cloned());
+            }
+            match page.get("nextCursor") {
+                Some(next @ Value::String(_)) => cursor = next.clone(),
+                _ => return Ok(tools),
+            }
+        }
+    }
+
+    /// Calls a tool by name with these arguments (a JSON object), and waits for its result. A
+    /// tool error (`isError`) is a result, as the model would read it; a request the server
+    /// refuses (an unknown tool, say) is an [`RpcError`].
+    pub async fn call(&self, name: &str, arguments: Value) -> Result<CallResult, RpcError> {
+        self.request(
+            "tools/call",
+            json!({ "name": name, "arguments": arguments }),
+        )
+        .await
+        .map(CallResult)
+    }
+
+    /// Sends any request of the session and waits for its result.
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value, RpcError> {
+        let id = json!(self.next_id.fetch_add(1, Ordering::Relaxed));
+        let message = Incoming::Request {
+            id,
+            method: method.to_owned(),
+            params,
+        };
+        let bytes = match self.service.handle(&self.session, message, &self.sink) {
+            Step::Reply(bytes) => bytes,
+            Step::Shared(shared) => shared.into_vec(),
+            Step::Call(call) => call.await.ok_or_else(|| RpcError {
+                code: 0,
+                message: "the call was cancelled, and sent no response".to_owned(),
+                data: None,
+            })?,
+            Step::Nothing => unreachable!("a request is answered"),
+        };
+        let mut response: Value = serde_json::from_slice(&bytes).expect("a response is JSON");
+        match response.get_mut("error").map(Value::take) {
+            Some(error) => Err(RpcError {
+                code: error["code"].as_i64().unwrap_or(0),
+                message: error["message"].as_str().unwrap_or_default().to_owned(),
+                data: error.get("data").cloned(),
+            }),
+            None => Ok(response["result"].take()),
+        }
+    }
+
+    /// What calls have sent the client so far, in order, and not read before: progress and log
+    /// notifications, requests to the client.
+    pub fn sent(&self) -> Vec<Value> {
+        let mut sent = self.sent.lock().unwrap_or_else(|e| e.into_inner());
+        let mut messages = Vec::new();
+        while let Ok(bytes) = sent.try_recv() {
+            // An empty message asks an HTTP transport to end a stream: nothing is sent.
+            if !bytes.is_empty() {
+                messages.push(serde_json::from_slice(&bytes).expect("a message is JSON"));
+            }
+        }
+        messages
+    }
+}
+
+impl fmt::Debug for TestClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TestClient").finish_non_exhaustive()
+    }
+}
+
+/// The result of a tool call (`CallToolResult`), with what a test looks at.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallResult(Value);
+
+impl CallResult {
+    /// Whether the tool reported an error (`isError`): its text says why.
+    pub fn is_error(&self) -> bool {
+        self.0["isError"] == true
+    }
+
+    /// The text of its content, every text block joined by newlines.
+    pub fn text(&self) -> String {
+        let texts: Vec<&str> = self.0["content"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|block| block["type"] == "text")
+            .filter_map(|block| block["text"].as_str())
+            .collect();
+        texts.join("\n")
+    }
+
+    /// Its `structuredContent`, for a tool with an output schema.
+    pub fn structured(&self) -> Option<&Value> {
+        self.0.get("structuredContent")
+    }
+
+    /// Its `structuredContent` read into `T`, such as the tool's own output type.
+    ///
+    /// # Panics
+    ///
+    /// If the result has no structured content, or it does not read as a `T`: in a test, that
+    /// is the failure.
+    #[track_caller]
+    pub fn output<T: DeserializeOwned>(&self) -> T {
+        let structured = self
+            .structured()
+            .unwrap_or_else(|| panic!("the result has no `structuredContent`: {}", self.0));
+        serde_json::from_value(structured.clone())
+            .unwrap_or_else(|err| panic!("the structured content does not read: {err}"))
+    }
+
+    /// The whole result, as JSON.
+    pub fn json(&self) -> &Value {
+        &self.0
+    }
+}
+
+/// A request the server refused: a JSON-RPC error.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("error {code}: {message}")]
+pub struct RpcError {
+    /// The JSON-RPC error code (-32602 for an unknown tool, say).
+    pub code: i64,
+    /// The server's message.
+    pub message: String,
+    /// The error's `data`, if any.
+    pub data: Option<Value>,
+}
