@@ -103,8 +103,11 @@ impl Notebook {
             None => Connection::open_in_memory()?,
         };
         connection.pragma_update(None, "foreign_keys", true)?;
+        // One write transaction, taken at once: servers opening a new file together wait for
+        // each other instead of failing as deadlocked readers would.
         connection.execute_batch(
-            "CREATE TABLE IF NOT EXISTS notes (
+            "BEGIN IMMEDIATE;
+             CREATE TABLE IF NOT EXISTS notes (
                  id INTEGER PRIMARY KEY AUTOINCREMENT,
                  title TEXT NOT NULL,
                  body TEXT NOT NULL,
@@ -116,7 +119,8 @@ impl Notebook {
                  tag TEXT NOT NULL,
                  PRIMARY KEY (note_id, tag)
              ) WITHOUT ROWID;
-             CREATE INDEX IF NOT EXISTS note_tags_by_tag ON note_tags(tag, note_id);",
+             CREATE INDEX IF NOT EXISTS note_tags_by_tag ON note_tags(tag, note_id);
+             COMMIT;",
         )?;
         Ok(Notebook {
             connection: Mutex::new(connection),

@@ -50,8 +50,8 @@ use crate::protocol::HANDSHAKE_VERSIONS;
 use crate::protocol::jsonrpc::Incoming;
 
 /// A client of a server in the same process: one session, opened with `initialize` as a client
-/// of the newest handshake version (`clientInfo` `toolwright-test`), declaring no capability. From
-/// [`Server::test_client`].
+/// of the newest handshake version (`clientInfo` `toolwright-test`). From
+/// [`Server::test_client`] and [`Server::test_client_with`].
 pub struct TestClient {
     service: Arc<dyn Service>,
     session: Arc<Session>,
@@ -67,6 +67,12 @@ impl Server {
     /// tools through the server's own checks, state and context. Needs a Tokio runtime
     /// (`#[tokio::test]`).
     pub async fn test_client(self) -> Result<TestClient, Error> {
+        self.test_client_with(json!({})).await
+    }
+
+    /// [`test_client`](Server::test_client), as a client that declares these `capabilities`:
+    /// the MCP Apps extension, to call the tools only views call, say.
+    pub async fn test_client_with(self, capabilities: Value) -> Result<TestClient, Error> {
         let service = self.into_service().await?;
         let (sink, sent) = mpsc::unbounded_channel();
         let client = TestClient {
@@ -79,7 +85,7 @@ impl Server {
         let version = HANDSHAKE_VERSIONS[0];
         let params = json!({
             "protocolVersion": version,
-            "capabilities": {},
+            "capabilities": capabilities,
             "clientInfo": {"name": "toolwright-test", "version": env!("CARGO_PKG_VERSION")},
         });
         client

@@ -1,0 +1,111 @@
+//! The notes tools as a model calls them, through a server in this process: the same argument
+//! checks, state and context as over the wire, without pipes or processes.
+
+use notes_tools::{Note, Notebook};
+use serde_json::{Value, json};
+use toolwright::testing::TestClient;
+
+async fn client() -> TestClient {
+    toolwright::server!(notes_tools)
+        .state(Notebook::in_memory())
+        .test_client()
+        .await
+        .expect("the notes tools serve")
+}
+
+#[tokio::test]
+async fn a_note_added_is_found_listed_and_searched() {
+    let client = client().await;
+    let added = client
+        .call(
+            "add_note",
+            json!({"title": "Groceries", "body": "Milk, eggs", "tags": ["Home", "shop"]}),
+        )
+        .await
+        .unwrap();
+    let note: Note = added.output();
+    assert_eq!(note.id, 1);
+    assert_eq!(note.tags, ["home", "shop"]);
+    let got: Note = client
+        .call("get_note", json!({"id": 1}))
+        .await
+        .unwrap()
+        .output();
+    assert_eq!(got, note);
+    let listed = client
+        .call("list_notes", json!({"tag": "shop"}))
+        .await
+        .unwrap();
+    assert_eq!(listed.structured().unwrap()["total"], 1);
+    let found = client
+        .call("search_notes", json!({"query": "EGGS"}))
+        .await
+        .unwrap();
+    assert_eq!(found.structured().unwrap()["matches"][0]["id"], 1);
+}
+
+#[tokio::test]
+async fn mistakes_are_errors_the_model_reads() {
+    let client = client().await;
+    let missing = client.call("get_note", json!({"id": 9})).await.unwrap();
+    assert!(missing.is_error());
+    assert_eq!(
+        missing.text(),
+        "no note with id 9; `list_notes` or `search_notes` shows the ids that exist"
+    );
+    let long = client
+        .call("add_note", json!({"title": "t".repeat(201), "body": ""}))
+        .await
+        .unwrap();
+    assert_eq!(
+        long.text(),
+        "the title is 201 characters long; the most is 200: shorten it"
+    );
+    let tags: Vec<String> = (0..21).map(|n| format!("t{n}")).collect();
+    let many = client
+        .call("add_note", json!({"title": "x", "body": "", "tags": tags}))
+        .await
+        .unwrap();
+    assert!(
+        many.text().starts_with("a note carries at most 20 tags"),
+        "{}",
+        many.text()
+    );
+    let wrong = client.call("get_note", json!({"id": "one"})).await.unwrap();
+    assert_eq!(
+        wrong.text(),
+        r#"invalid arguments for tool `get_note`: argument `id`: "one" is not of type "integer""#
+    );
+}
+
+#[tokio::test]
+async fn the_board_moves_a_card_between_columns() {
+    // `move_note` is the board view's: a client calls it when it shows views.
+    let apps = json!({
+        "extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}
+    });
+    let client = toolwright::server!(notes_tools)
+        .state(Notebook::in_memory())
+        .test_client_with(apps)
+        .await
+        .unwrap();
+    client
+        .call(
+            "add_note",
+            json!({"title": "Ship it", "body": "", "tags": ["todo"]}),
+        )
+        .await
+        .unwrap();
+    let board = client
+        .call("move_note", json!({"id": 1, "from": "todo", "to": "done"}))
+        .await
+        .unwrap();
+    let columns: Vec<&Value> = board.structured().unwrap()["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .collect();
+    assert_eq!(columns.len(), 1);
+    assert_eq!(columns[0]["tag"], "done");
+    assert_eq!(columns[0]["notes"][0]["id"], 1);
+}
