@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The README's server snippets, copied as they stand into a fresh crate whose tools live in
-# another crate (the repository's notes-tools): the guarded main with its build script, and the
-# plain main, each serve every tool; a main that names no tools crate has none, and
-# --print-manifest refuses it with the linking advice.
+# The README's snippets, copied as they stand into fresh crates:
+# - a server whose tools live in another crate (the repository's notes-tools): the guarded main
+#   with its build script, and the plain main, each serve every tool; a main that names no tools
+#   crate has none, and --print-manifest refuses it with the linking advice;
+# - a tools crate with application state, its server and its in-process test: the test passes,
+#   the server serves the tool, and without its state it refuses to start as the README says.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 work="$repo/target/readme-check"
@@ -82,4 +84,58 @@ grep -q 'no MCP tool is registered in this binary' "$work/err.txt" \
     || fail "the refusal lacks the linking advice: $(cat "$work/err.txt")"
 [ ! -s "$work/out.json" ] || fail "an empty registry printed a manifest: $(cat "$work/out.json")"
 ok "a main that names no tools crate: --print-manifest exits 1 with the linking advice"
+
+# The tools crate with state, its server and its test.
+shop="$repo/target/readme-shop"
+rm -rf "$shop"
+mkdir -p "$shop/src" "$shop/tests"
+cat >"$shop/Cargo.toml" <<TOML
+[package]
+name = "shop-tools"
+version = "0.1.0"
+edition = "2024"
+publish = false
+
+[workspace]
+
+[dependencies]
+toolwright = { path = "$repo/runtime" }
+
+[dev-dependencies]
+serde_json = "1"
+tokio = { version = "1", features = ["macros", "rt-multi-thread"] }
+TOML
+cp "$repo/Cargo.lock" "$shop/Cargo.lock"
+snippet "// src/lib.rs: tools that take the application's state" >"$shop/src/lib.rs"
+snippet "// src/main.rs: the server gives the tools their state" >"$shop/src/main.rs"
+snippet "// tests/tools.rs: a test calls the tools in-process, through the server's own checks" \
+    >"$shop/tests/tools.rs"
+for file in src/lib.rs src/main.rs tests/tools.rs; do
+    [ -s "$shop/$file" ] || fail "the README's $file snippet with state was not found"
+done
+(cd "$shop" && cargo test --quiet --test tools 2>&1) | grep -q 'test result: ok. 1 passed' \
+    || fail "the README's in-process test does not pass"
+ok "the README's tools crate with state: its in-process test passes"
+tools=$("$CARGO_TARGET_DIR/debug/shop-tools" --print-manifest \
+    | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["tools"]))')
+[ "$tools" = 1 ] || fail "the README's server with state serves $tools tools, not 1"
+ok "the README's server with state serves its tool"
+# Without the state, the server refuses to start with the message the README quotes.
+cat >"$shop/src/main.rs" <<'RUST'
+fn main() -> std::process::ExitCode {
+    toolwright::server!(shop_tools).run()
+}
+RUST
+(cd "$shop" && cargo build --quiet)
+status=0
+"$CARGO_TARGET_DIR/debug/shop-tools" </dev/null 2>"$shop/err.txt" || status=$?
+[ "$status" -eq 1 ] || fail "a server without its state exits with $status, not 1"
+# The refusal's one line, as the README quotes it (its lines joined).
+python3 - "$repo/README.md" "$shop/err.txt" <<'PY' || fail "the refusal differs from the README's: $(cat "$shop/err.txt")"
+import re, sys
+readme = " ".join(open(sys.argv[1]).read().split())
+refusal = [line.strip()[2:] for line in open(sys.argv[2]) if line.strip().startswith("- tool `add_item`")]
+assert refusal and refusal[0] in readme, refusal
+PY
+ok "a server without its state refuses to start as the README says"
 echo "$pass passed, 0 failed"

@@ -34,6 +34,9 @@
 //! - A parameter whose type is named `Context` (`Context` or `&Context`) is the call's
 //!   [`Context`]: the runtime supplies it and it never appears in the schema. Any other type named
 //!   `Context` is refused at compile time, so the rule has no exceptions to remember.
+//! - A parameter whose type is named `State` (`State<T>` or `&State<T>`) is application state:
+//!   the one `T` the server was given ([`Server::state`]), never in the schema either; see
+//!   [`state`].
 //! - Arguments are checked against the input schema before the function runs; unknown arguments
 //!   are refused (`additionalProperties: false`) with an error that names the expected ones. The
 //!   check is the `validate` feature's, on by default; without it, serde reads the arguments and
@@ -61,8 +64,9 @@
 //! own: [`registry`] (the tools a server serves, and what stops them), [`manifest`] (the
 //! manifest, its hashes, its diff), [`profile`] (a manifest rendered for a client's rules),
 //! [`names`] (canonical names), [`search`] (the progressive catalog's ranking, over any
-//! manifest), [`catalog`], [`content`], [`apps`] (MCP Apps views), [`build`] (a build script's
-//! guard), and, behind their features, `cli` and `http`.
+//! manifest), [`catalog`], [`content`], [`state`] (what tools share, what a session keeps),
+//! [`testing`] (tools called in-process, as a client calls them), [`apps`] (MCP Apps views),
+//! [`build`] (a build script's guard), and, behind their features, `cli` and `http`.
 //!
 //! # Features
 //!

@@ -92,6 +92,7 @@ impl Session {
     }
 
     /// The protocol version `initialize` settled on, once it has.
+    #[cfg(feature = "http")]
     pub(crate) fn negotiated_version(&self) -> Option<&'static str> {
         match *self.era_lock() {
             Some(Era::Handshake { version }) => version,
