@@ -9,7 +9,6 @@ set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 work="$repo/target/readme-check"
 rm -rf "$work"
-mkdir -p "$work/src"
 # The shared target directory: the fresh crate builds only itself.
 export CARGO_TARGET_DIR="$repo/target"
 pass=0
@@ -25,15 +24,19 @@ snippet() {
     ' "$repo/README.md"
 }
 
-cat >"$work/Cargo.toml" <<TOML
-[package]
-name = "readme-server"
-version = "0.1.0"
-edition = "2024"
-publish = false
+# A fresh crate at $1 named $2: its manifest, with the dependency tables that follow on stdin, and
+# the repository's lock file, so that no dependency is resolved or built anew.
+fresh_crate() {
+    mkdir -p "$1/src"
+    {
+        printf '[package]\nname = "%s"\nversion = "0.1.0"\nedition = "2024"\npublish = false\n\n' "$2"
+        printf '[workspace]\n\n'
+        cat
+    } >"$1/Cargo.toml"
+    cp "$repo/Cargo.lock" "$1/Cargo.lock"
+}
 
-[workspace]
-
+fresh_crate "$work" readme-server <<TOML
 [dependencies]
 toolwright = { path = "$repo/runtime" }
 notes-tools = { path = "$repo/examples/notes-tools" }
@@ -42,8 +45,6 @@ notes-tools = { path = "$repo/examples/notes-tools" }
 toolwright = { path = "$repo/runtime" }
 notes-tools = { path = "$repo/examples/notes-tools" }
 TOML
-# The repository's versions of every dependency, so that nothing is resolved or built anew.
-cp "$repo/Cargo.lock" "$work/Cargo.lock"
 expected=$(cargo run --quiet --manifest-path "$repo/Cargo.toml" -p notes-server -- --print-manifest \
     | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["tools"]))')
 
@@ -88,16 +89,8 @@ ok "a main that names no tools crate: --print-manifest exits 1 with the linking 
 # The tools crate with state, its server and its test.
 shop="$repo/target/readme-shop"
 rm -rf "$shop"
-mkdir -p "$shop/src" "$shop/tests"
-cat >"$shop/Cargo.toml" <<TOML
-[package]
-name = "shop-tools"
-version = "0.1.0"
-edition = "2024"
-publish = false
-
-[workspace]
-
+mkdir -p "$shop/tests"
+fresh_crate "$shop" shop-tools <<TOML
 [dependencies]
 toolwright = { path = "$repo/runtime" }
 
@@ -105,7 +98,6 @@ toolwright = { path = "$repo/runtime" }
 serde_json = "1"
 tokio = { version = "1", features = ["macros", "rt-multi-thread"] }
 TOML
-cp "$repo/Cargo.lock" "$shop/Cargo.lock"
 snippet "// src/lib.rs: tools that take the application's state" >"$shop/src/lib.rs"
 snippet "// src/main.rs: the server gives the tools their state" >"$shop/src/main.rs"
 snippet "// tests/tools.rs: a test calls the tools in-process, through the server's own checks" \

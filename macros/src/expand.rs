@@ -79,11 +79,16 @@ fn generate(tool: &Tool) -> TokenStream {
     let parse = match (literal, arguments.first()) {
         (None, _) => quote! {
             let (__toolwright_parse, _) = #input;
-            __toolwright_parse(__toolwright_arguments)
+            __toolwright_parse(__toolwright_ctx.tool_name(), __toolwright_arguments)
         },
         (Some(_), Some((_, arg))) => {
             let ty = &arg.field_ty;
-            quote_spanned!(ty.span()=> #tw::parse_literal_arguments::<#ty>(__toolwright_arguments))
+            quote_spanned! {ty.span()=>
+                #tw::parse_literal_arguments::<#ty>(
+                    __toolwright_ctx.tool_name(),
+                    __toolwright_arguments,
+                )
+            }
         }
         (Some(_), None) => quote!(::core::result::Result::<(), #tw::Output>::Ok(())),
     };
@@ -169,7 +174,7 @@ fn generate(tool: &Tool) -> TokenStream {
                 #(#defaults)*
 
                 fn __toolwright_input<#(#type_params: #tw::ToolArgument),*>() -> (
-                    fn(#tw::Value) -> ::core::result::Result<
+                    fn(&str, #tw::Value) -> ::core::result::Result<
                         __toolwright_Args<#(#struct_params),*>,
                         #tw::Output,
                     >,

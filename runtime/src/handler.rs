@@ -180,18 +180,89 @@ pub fn take_state<S: FromState>(ctx: &Context) -> Result<S, Output> {
     S::from_states(ctx.states()).map_err(Output::Error)
 }
 
-/// Reads the arguments struct; arguments have been checked against the schema already, so an
-/// error here is one the schema cannot express (a number too large for its type, say).
-pub fn parse_arguments<T: DeserializeOwned>(arguments: Value) -> Result<T, Output> {
-    read_arguments(arguments)
+/// Reads the arguments struct of tool `tool`; arguments have been checked against the schema
+/// already when the `validate` feature is on, so an error here is one the schema cannot express
+/// (a number too large for its type, say).
+pub fn parse_arguments<T: DeserializeOwned>(tool: &str, arguments: Value) -> Result<T, Output> {
+    read_arguments(tool, arguments)
 }
 
-/// Reads the whole arguments object of a tool with a literal input schema.
-pub fn parse_literal_arguments<T: LiteralArgument>(arguments: Value) -> Result<T, Output> {
-    read_arguments(arguments)
+/// Reads the whole arguments object of tool `tool`, which has a literal input schema.
+pub fn parse_literal_arguments<T: LiteralArgument>(
+    tool: &str,
+    arguments: Value,
+) -> Result<T, Output> {
+    read_arguments(tool, arguments)
 }
 
-fn read_arguments<T: DeserializeOwned>(arguments: Value) -> Result<T, Output> {
-    serde_json::from_value(arguments)
-        .map_err(|err| Output::Error(format!("invalid arguments: {err}")))
+/// The arguments as `T`, or a tool error naming the tool and the argument serde refused, worded
+/// as the schema check words its own: ``invalid arguments for tool `greet`: argument `name`:
+/// invalid type: integer `7`, expected a string``.
+fn read_arguments<T: DeserializeOwned>(tool: &str, arguments: Value) -> Result<T, Output> {
+    serde_path_to_error::deserialize(arguments).map_err(|err| {
+        let prefix = format!("invalid arguments for tool `{tool}`");
+        let path = err.path().to_string();
+        let inner = err.into_inner();
+        Output::Error(if path == "." {
+            format!("{prefix}: {inner}")
+        } else {
+            format!("{prefix}: argument `{path}`: {inner}")
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+    use serde_json::json;
+
+    use super::*;
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Args {
+        name: String,
+        tags: Vec<String>,
+        limit: u8,
+    }
+
+    fn refused(arguments: Value) -> String {
+        match read_arguments::<Args>("greet", arguments) {
+            Err(Output::Error(message)) => message,
+            Ok(args) => panic!("read {args:?}"),
+            Err(_) => panic!("not a tool error"),
+        }
+    }
+
+    #[test]
+    fn a_refused_argument_is_named_with_its_tool() {
+        assert_eq!(
+            refused(json!({"name": 7, "tags": [], "limit": 1})),
+            "invalid arguments for tool `greet`: argument `name`: invalid type: integer `7`, \
+             expected a string"
+        );
+        assert_eq!(
+            refused(json!({"name": "a", "tags": ["x", 2], "limit": 1})),
+            "invalid arguments for tool `greet`: argument `tags[1]`: invalid type: integer `2`, \
+             expected a string"
+        );
+        // What a schema cannot say: the number is an integer, but too large for the type.
+        assert_eq!(
+            refused(json!({"name": "a", "tags": [], "limit": 300})),
+            "invalid arguments for tool `greet`: argument `limit`: invalid value: integer `300`, \
+             expected u8"
+        );
+    }
+
+    #[test]
+    fn a_refused_whole_object_names_only_the_tool() {
+        assert_eq!(
+            refused(json!({"name": "a", "tags": []})),
+            "invalid arguments for tool `greet`: missing field `limit`"
+        );
+        assert_eq!(
+            refused(json!("Ada")),
+            "invalid arguments for tool `greet`: invalid type: string \"Ada\", expected struct Args"
+        );
+    }
 }
