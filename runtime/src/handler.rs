@@ -198,7 +198,8 @@ pub fn parse_literal_arguments<T: LiteralArgument>(
 /// The arguments as `T`, or a tool error naming the tool and the argument serde refused, worded
 /// as the schema check words its own: ``invalid arguments for tool `greet`: argument `name`:
 /// invalid type: integer `7`, expected a string``.
-fn read_arguments<T: DeserializeOwned>(tool: &str, arguments: Value) -> Result<T, Output> {
+fn read_arguments<T: DeserializeOwned>(tool: &str, mut arguments: Value) -> Result<T, Output> {
+    integral_floats_as_integers(&mut arguments);
     serde_path_to_error::deserialize(arguments).map_err(|err| {
         let prefix = format!("invalid arguments for tool `{tool}`");
         let path = err.path().to_string();
@@ -209,6 +210,32 @@ fn read_arguments<T: DeserializeOwned>(tool: &str, arguments: Value) -> Result<T
             format!("{prefix}: argument `{path}`: {inner}")
         })
     })
+}
+
+/// Writes every number without a fractional part (`1.0`, `2e3`) as an integer. JSON Schema counts
+/// them as integers, so the schema check accepts them for an integer argument, and serde would
+/// refuse them there ("invalid type: floating point"). A float argument reads the integer as the
+/// same number; a `serde_json::Value` argument sees `1` where the client wrote `1.0`, which JSON
+/// does not tell apart. A number beyond 64 bits stays as it is, for the schema or serde to refuse.
+fn integral_floats_as_integers(value: &mut Value) {
+    /// 2^64, the first float above `u64::MAX`.
+    const TWO_64: f64 = 18_446_744_073_709_551_616.0;
+    match value {
+        Value::Number(n) if n.is_f64() => {
+            let f = n.as_f64().unwrap_or(f64::NAN);
+            if f.fract() != 0.0 {
+                return;
+            }
+            if (0.0..TWO_64).contains(&f) {
+                *value = Value::from(f as u64);
+            } else if (-TWO_64 / 2.0..0.0).contains(&f) {
+                *value = Value::from(f as i64);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(integral_floats_as_integers),
+        Value::Object(members) => members.values_mut().for_each(integral_floats_as_integers),
+        _ => {}
+    }
 }
 
 #[cfg(test)]
@@ -263,6 +290,42 @@ mod tests {
         assert_eq!(
             refused(json!("Ada")),
             "invalid arguments for tool `greet`: invalid type: string \"Ada\", expected struct Args"
+        );
+    }
+
+    #[test]
+    fn integral_floats_read_as_integers() {
+        #[derive(Debug, Deserialize, PartialEq)]
+        struct Numbers {
+            count: u32,
+            offset: i64,
+            ratio: f64,
+            any: Value,
+        }
+        let read = |arguments: Value| read_arguments::<Numbers>("t", arguments);
+        let numbers = read(json!({"count": 3.0, "offset": -2e3, "ratio": 1.0, "any": [1.0, 1.5]}));
+        assert_eq!(
+            numbers.ok(),
+            Some(Numbers {
+                count: 3,
+                offset: -2000,
+                ratio: 1.0,
+                any: json!([1, 1.5]),
+            })
+        );
+        let message = |arguments| match read(arguments) {
+            Err(Output::Error(message)) => message,
+            _ => panic!("not refused"),
+        };
+        assert_eq!(
+            message(json!({"count": 2.5, "offset": 0, "ratio": 0, "any": null})),
+            "invalid arguments for tool `t`: argument `count`: invalid type: floating point \
+             `2.5`, expected u32"
+        );
+        assert_eq!(
+            message(json!({"count": 1e20, "offset": 0, "ratio": 0, "any": null})),
+            "invalid arguments for tool `t`: argument `count`: invalid type: floating point \
+             `1e+20`, expected u32"
         );
     }
 }

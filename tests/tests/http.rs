@@ -693,7 +693,7 @@ async fn an_unsupported_protocol_version_header_is_400() {
     for version in ["invalid-protocol-version", "2000-01-01", "2099-01-01"] {
         let answer = http.in_session_at(&session, version, &tools_list(1)).await;
         assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{version}");
-        assert_eq!(answer.error().0, -32600);
+        assert_eq!(answer.error(), (-32600, json!(1)));
         // Before initialize too.
         let answer = http
             .post(&tools_list(1), &[("mcp-protocol-version", version)])
@@ -1286,6 +1286,71 @@ async fn versions_methods_and_envelopes_are_checked_in_the_2026_era() {
     let session = http.initialize().await;
     let answer = http.in_session(&session, &tools_list(10)).await;
     assert_eq!(answer.status, StatusCode::OK);
+    http.stop().await;
+}
+
+#[tokio::test]
+async fn initialize_under_the_2026_header_is_not_found_with_its_id() {
+    let http = Http::start().await;
+    let mut request = initialize();
+    request["id"] = json!("init-1");
+    let answer = http
+        .post(&request, &[("mcp-protocol-version", "2026-07-28")])
+        .await;
+    assert_eq!(answer.status, StatusCode::NOT_FOUND);
+    assert_eq!(answer.error(), (-32601, json!("init-1")));
+    assert!(
+        answer
+            .body
+            .contains("`initialize` is not a method of protocol 2026-07-28"),
+        "{}",
+        answer.body
+    );
+    assert!(answer.headers.get("mcp-session-id").is_none());
+    http.stop().await;
+}
+
+#[tokio::test]
+async fn ids_come_back_as_written_and_unreadable_requests_keep_theirs() {
+    let http = Http::start().await;
+    let session = http.initialize().await;
+    let raw = |body: String| {
+        http.client
+            .post(&http.url)
+            .header(ACCEPT, ACCEPT_BOTH)
+            .header(CONTENT_TYPE, "application/json")
+            .header("mcp-session-id", session.as_str())
+            .body(body)
+    };
+    // An id beyond 64 bits is answered as written, not as a float.
+    let big = "123456789012345678901234567890";
+    let answer = read(raw(format!(
+        r#"{{"jsonrpc":"2.0","id":{big},"method":"tools/list"}}"#
+    )))
+    .await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert!(
+        answer.body.contains(&format!(r#""id":{big},"#)),
+        "{}",
+        answer.body
+    );
+    // Valid JSON the parser does not take: the answer carries the request's id.
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{{"name":"add","arguments":{{"a":{}0{}}}}}}}"#,
+        "[".repeat(300),
+        "]".repeat(300)
+    );
+    let answer = read(raw(deep)).await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    assert_eq!(answer.error(), (-32700, json!("deep")));
+    let lone = r#"{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"add","arguments":{"a":"\ud800"}}}"#;
+    let answer = read(raw(lone.to_owned())).await;
+    assert_eq!(answer.error(), (-32700, json!(12)));
+    // The session goes on.
+    assert_eq!(
+        http.in_session(&session, &tools_list(13)).await.status,
+        StatusCode::OK
+    );
     http.stop().await;
 }
 

@@ -900,7 +900,8 @@ fn openai_strict_mode_keeps_what_serde_means() {
                 "count": {
                     "description": "How many.\n\nDefault: `10`.",
                     "type": "integer",
-                    "minimum": 0
+                    "minimum": 0,
+                    "maximum": u32::MAX
                 },
                 "inner": {
                     "description": "A nested record.",
@@ -912,9 +913,19 @@ fn openai_strict_mode_keeps_what_serde_means() {
                     "required": ["note", "weight"],
                     "additionalProperties": false
                 },
-                "limit": {"description": "How many at most.", "type": ["integer", "null"], "minimum": 0},
+                "limit": {
+                    "description": "How many at most.",
+                    "type": ["integer", "null"],
+                    "minimum": 0,
+                    "maximum": u32::MAX
+                },
                 "maybe": {"description": "Absent, null, or a string.", "type": ["string", "null"]},
-                "offset": {"description": "How many to skip.", "type": ["integer", "null"], "minimum": 0}
+                "offset": {
+                    "description": "How many to skip.",
+                    "type": ["integer", "null"],
+                    "minimum": 0,
+                    "maximum": u32::MAX
+                }
             },
             "required": ["count", "inner", "limit", "maybe", "offset"],
             "additionalProperties": false
@@ -975,13 +986,18 @@ fn openai_strict_mode_keeps_what_serde_means() {
         walk["$defs"]["Link"]["properties"]["next"]["description"],
         "What follows it."
     );
-    // Widths: the bounds stay, the formats (annotations) go.
+    // Widths: each type's range, as bounds every client keeps.
     assert_eq!(
         schema_of(Profile::OpenAi, "integers")["properties"],
         json!({
-            "big": {"description": "A big one.", "type": "integer", "minimum": 0},
+            "big": {"description": "A big one.", "type": "integer", "minimum": 0, "maximum": u64::MAX},
             "byte": {"description": "A byte.", "type": "integer", "minimum": 0, "maximum": 255},
-            "signed": {"description": "A signed one.", "type": "integer"}
+            "signed": {
+                "description": "A signed one.",
+                "type": "integer",
+                "minimum": i32::MIN,
+                "maximum": i32::MAX
+            }
         })
     );
 }
@@ -1021,7 +1037,12 @@ fn gemini_gets_one_type_string_enums_and_no_references() {
     );
     assert_eq!(
         schema_of(Profile::Gemini, "integers")["properties"]["signed"],
-        json!({"description": "A signed one.", "type": "integer", "format": "int32"})
+        json!({
+            "description": "A signed one.",
+            "type": "integer",
+            "minimum": i32::MIN,
+            "maximum": i32::MAX
+        })
     );
     let gemini = rendered(Profile::Gemini);
     assert_eq!(
@@ -1056,14 +1077,14 @@ fn anthropic_changes_only_a_composed_root() {
                 "limit": {
                     "description": "How many at most.",
                     "type": "integer",
-                    "format": "uint32",
-                    "minimum": 0
+                    "minimum": 0,
+                    "maximum": u32::MAX
                 },
                 "seconds": {
                     "description": "Seconds since the Unix epoch.",
                     "type": "integer",
-                    "format": "uint64",
-                    "minimum": 0
+                    "minimum": 0,
+                    "maximum": u64::MAX
                 },
                 "tag": {"description": "The tag.", "type": "string"}
             },

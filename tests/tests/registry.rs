@@ -229,14 +229,14 @@ fn flattened_borrowed_renamed_and_defaulted_arguments() {
                     "first": {
                         "description": "The first line to show, from 1.",
                         "type": "integer",
-                        "format": "uint32",
-                        "minimum": 0
+                        "minimum": 0,
+                        "maximum": u32::MAX
                     },
                     "lines": {
                         "description": "How many lines to show.",
                         "type": ["integer", "null"],
-                        "format": "uint32",
-                        "minimum": 0
+                        "minimum": 0,
+                        "maximum": u32::MAX
                     },
                     "numbered": {
                         "description": "Whether to number the lines.",
@@ -251,7 +251,6 @@ fn flattened_borrowed_renamed_and_defaulted_arguments() {
                     "indent": {
                         "description": "Spaces to put before each line.",
                         "type": ["integer", "null"],
-                        "format": "uint8",
                         "minimum": 0,
                         "maximum": 255
                     }
@@ -281,8 +280,8 @@ fn a_recursive_type_lives_in_defs_and_a_plain_nested_struct_is_inlined() {
     let point = json!({
         "type": "object",
         "properties": {
-            "x": {"description": "Across.", "type": "number", "format": "double"},
-            "y": {"description": "Down.", "type": "number", "format": "double"}
+            "x": {"description": "Across.", "type": "number"},
+            "y": {"description": "Down.", "type": "number"}
         },
         "required": ["x", "y"]
     });
@@ -312,8 +311,8 @@ fn a_recursive_type_lives_in_defs_and_a_plain_nested_struct_is_inlined() {
                     "nodes": {
                         "description": "How many nodes.",
                         "type": "integer",
-                        "format": "uint",
-                        "minimum": 0
+                        "minimum": 0,
+                        "maximum": usize::MAX
                     },
                     "origin": with(point, "description", "Where it is drawn.")
                 },
@@ -406,14 +405,14 @@ fn notes_tools_as_listed() {
         "description": "A note in a list: everything but the body.",
         "type": "object",
         "properties": {
-            "id": {"description": "The note's id.", "type": "integer", "format": "uint64", "minimum": 0},
+            "id": {"description": "The note's id.", "type": "integer", "minimum": 0, "maximum": u64::MAX},
             "title": {"description": "Its title.", "type": "string"},
             "tags": {"description": "Its tags.", "type": "array", "items": {"type": "string"}},
             "updated_at": {
                 "description": "When it last changed, in seconds since the Unix epoch.",
                 "type": "integer",
-                "format": "uint64",
-                "minimum": 0
+                "minimum": 0,
+                "maximum": u64::MAX
             }
         },
         "required": ["id", "title", "tags", "updated_at"]
@@ -430,15 +429,15 @@ fn notes_tools_as_listed() {
                     "limit": {
                         "description": "How many notes to return at most.",
                         "type": "integer",
-                        "format": "uint32",
                         "minimum": 0,
+                        "maximum": u32::MAX,
                         "default": 20
                     },
                     "offset": {
                         "description": "How many matching notes to skip, for the next page.",
                         "type": "integer",
-                        "format": "uint32",
                         "minimum": 0,
+                        "maximum": u32::MAX,
                         "default": 0
                     }
                 },
@@ -456,8 +455,8 @@ fn notes_tools_as_listed() {
                     "total": {
                         "description": "How many notes match in all.",
                         "type": "integer",
-                        "format": "uint",
-                        "minimum": 0
+                        "minimum": 0,
+                        "maximum": usize::MAX
                     }
                 },
                 "required": ["notes", "total"]

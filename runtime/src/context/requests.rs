@@ -6,6 +6,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
+use crate::protocol::jsonrpc::Id;
+
 use serde_json::{Value, json};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::oneshot;
@@ -148,7 +150,7 @@ impl ClientRequests {
 
     /// Hands the client's answer to the call waiting for it. An answer nobody waits for (a
     /// withdrawn request, an id that is not ours) is dropped.
-    pub(crate) fn resolve(&self, id: &Value, answer: Answer) {
+    pub(crate) fn resolve(&self, id: &Id, answer: Answer) {
         let waiting = id.as_str().and_then(|id| self.state().waiting.remove(id));
         match waiting {
             Some(waiting) => {
@@ -207,8 +209,8 @@ mod tests {
         let answer = async {
             let request: Value = serde_json::from_slice(&sent.recv().await.unwrap()).unwrap();
             assert_eq!(request["id"], "tw-1");
-            requests.resolve(&json!("tw-2"), Ok(json!("wrong")));
-            requests.resolve(&request["id"], Ok(json!({"ok": true})));
+            requests.resolve(&Id::String("tw-2".into()), Ok(json!("wrong")));
+            requests.resolve(&Id::String("tw-1".into()), Ok(json!({"ok": true})));
         };
         let (answer, ()) = tokio::join!(call, answer);
         assert_eq!(answer.unwrap(), json!({"ok": true}));

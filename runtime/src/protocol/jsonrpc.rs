@@ -1,7 +1,11 @@
 //! JSON-RPC 2.0 framing: reading one message, writing results and errors.
 
+use std::fmt;
+
 use bytes::Bytes;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::Value;
+use serde_json::value::RawValue;
 
 pub(crate) const PARSE_ERROR: i64 = -32700;
 pub(crate) const INVALID_REQUEST: i64 = -32600;
@@ -20,11 +24,88 @@ pub(crate) const MISSING_CLIENT_CAPABILITY: i64 = -32021;
 /// Protocol 2026-07-28: the request names a protocol version the server does not speak.
 pub(crate) const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
+/// A request's id, answered exactly as the client wrote it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Id {
+    /// No id could be read: what the answer to an unreadable message carries.
+    Null,
+    String(String),
+    /// A number as the client wrote it: JSON bounds no integer, and an id beyond 64 bits comes
+    /// back as sent, not as the float it would be read as.
+    Number(Box<str>),
+}
+
+impl Id {
+    /// The id a message's `id` member holds, if it is one a request may have. A number
+    /// `serde_json` could not hold exactly is read again from `line`, as written.
+    fn read(value: Value, line: &[u8]) -> Option<Id> {
+        match value {
+            Value::String(s) => Some(Id::String(s)),
+            Value::Number(n) if !n.is_f64() => Some(Id::Number(n.to_string().into())),
+            Value::Number(n) => {
+                Some(raw_id(line).unwrap_or_else(|| Id::Number(n.to_string().into())))
+            }
+            _ => None,
+        }
+    }
+
+    /// The id as a string, if it is one.
+    pub(crate) fn as_str(&self) -> Option<&str> {
+        match self {
+            Id::String(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Id {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Id::Null => f.write_str("null"),
+            Id::String(s) => write!(f, "{s:?}"),
+            Id::Number(n) => f.write_str(n),
+        }
+    }
+}
+
+impl Serialize for Id {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Id::Null => serializer.serialize_unit(),
+            Id::String(s) => serializer.serialize_str(s),
+            Id::Number(n) => {
+                let raw: &RawValue = serde_json::from_str(n).map_err(serde::ser::Error::custom)?;
+                raw.serialize(serializer)
+            }
+        }
+    }
+}
+
+/// The top level of a message, read for its `id` alone: the rest is skipped, not read, so a
+/// message `serde_json` cannot read (nested too deep, a number beyond a float's range, a lone
+/// surrogate escape) still yields the id to answer it under.
+#[derive(Deserialize)]
+struct IdOnly<'a> {
+    #[serde(borrow)]
+    id: Option<&'a RawValue>,
+}
+
+/// The id of a message as written, if it has one a request may have.
+fn raw_id(line: &[u8]) -> Option<Id> {
+    let raw = serde_json::from_slice::<IdOnly<'_>>(line).ok()?.id?;
+    let text = raw.get();
+    match text.as_bytes().first()? {
+        b'"' => serde_json::from_str(text).ok().map(Id::String),
+        b'-' | b'0'..=b'9' => Some(Id::Number(text.into())),
+        _ => None,
+    }
+}
+
 /// One message from the client.
 #[derive(Debug)]
 pub(crate) enum Incoming {
     Request {
-        id: Value,
+        id: Id,
         method: String,
         params: Value,
     },
@@ -34,7 +115,7 @@ pub(crate) enum Incoming {
     },
     /// A response to a request of ours (`sampling/createMessage`, `elicitation/create`).
     Response {
-        id: Value,
+        id: Id,
         outcome: Result<Value, ErrorObject>,
     },
 }
@@ -50,11 +131,19 @@ pub(crate) struct ErrorObject {
 /// Reads one message, or the error response to send back.
 pub(crate) fn parse(line: &[u8]) -> Result<Incoming, Vec<u8>> {
     let value: Value = serde_json::from_slice(line).map_err(|err| {
-        error(
-            &Value::Null,
-            PARSE_ERROR,
-            &format!("parse error: the message is not JSON ({err})"),
-        )
+        // JSON this parser does not take (nested too deep, a number beyond a float's range, a
+        // lone surrogate escape) may still have an id: the client waits for an answer under it.
+        let id = if err.is_data() || err.is_syntax() {
+            raw_id(line).unwrap_or(Id::Null)
+        } else {
+            Id::Null
+        };
+        let what = if id == Id::Null {
+            "the message is not JSON"
+        } else {
+            "the message cannot be read"
+        };
+        error(&id, PARSE_ERROR, &format!("parse error: {what} ({err})"))
     })?;
     let Value::Object(mut message) = value else {
         let what = if value.is_array() {
@@ -62,26 +151,28 @@ pub(crate) fn parse(line: &[u8]) -> Result<Incoming, Vec<u8>> {
         } else {
             "a JSON-RPC message is an object"
         };
-        return Err(error(&Value::Null, INVALID_REQUEST, what));
+        return Err(error(&Id::Null, INVALID_REQUEST, what));
     };
     // The id is read first, so that even a malformed request gets its error under its own id.
     let id = match message.remove("id") {
         None => None,
-        Some(id @ (Value::String(_) | Value::Number(_))) => Some(id),
         // An error response to a request the client could not read: answering it would start
         // an exchange of errors.
         Some(Value::Null) if message.contains_key("error") && !message.contains_key("method") => {
-            Some(Value::Null)
+            Some(Id::Null)
         }
-        Some(_) => {
-            return Err(error(
-                &Value::Null,
-                INVALID_REQUEST,
-                "a request id is a string or an integer",
-            ));
-        }
+        Some(id) => match Id::read(id, line) {
+            Some(id) => Some(id),
+            None => {
+                return Err(error(
+                    &Id::Null,
+                    INVALID_REQUEST,
+                    "a request id is a string or an integer",
+                ));
+            }
+        },
     };
-    let reply_id = id.clone().unwrap_or(Value::Null);
+    let reply_id = id.clone().unwrap_or(Id::Null);
     if message.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return Err(error(
             &reply_id,
@@ -128,12 +219,12 @@ fn error_object(error: Value) -> ErrorObject {
 }
 
 /// A result response.
-pub(crate) fn result(id: &Value, result: &Value) -> Vec<u8> {
+pub(crate) fn result(id: &Id, result: &Value) -> Vec<u8> {
     /// The response's members in the order a map of them would write: serialised in place,
     /// without copying the result into a new value first.
     #[derive(serde::Serialize)]
     struct Response<'a> {
-        id: &'a Value,
+        id: &'a Id,
         jsonrpc: &'static str,
         result: &'a Value,
     }
@@ -146,7 +237,7 @@ pub(crate) fn result(id: &Value, result: &Value) -> Vec<u8> {
 }
 
 /// A result response around a result serialised ahead of time.
-pub(crate) fn result_bytes(id: &Value, result: &[u8]) -> Vec<u8> {
+pub(crate) fn result_bytes(id: &Id, result: &[u8]) -> Vec<u8> {
     let mut out = result_head(id);
     out.reserve(result.len() + 1);
     out.extend_from_slice(result);
@@ -168,7 +259,7 @@ pub(crate) struct SharedResult {
 
 impl SharedResult {
     /// A result response whose result is `result`.
-    pub(crate) fn new(id: &Value, result: Bytes) -> SharedResult {
+    pub(crate) fn new(id: &Id, result: Bytes) -> SharedResult {
         let end = result.len();
         SharedResult {
             head: result_head(id),
@@ -180,7 +271,7 @@ impl SharedResult {
 
     /// A result response whose result is the object `result` with more members
     /// (`"a":1,"b":2`, serialised too) added to it.
-    pub(crate) fn with_members(id: &Value, result: Bytes, members: &[u8]) -> SharedResult {
+    pub(crate) fn with_members(id: &Id, result: Bytes, members: &[u8]) -> SharedResult {
         debug_assert!(result.starts_with(b"{") && result.ends_with(b"}") && result.len() > 2);
         let end = result.len() - 1;
         let mut tail = Vec::with_capacity(members.len() + 3);
@@ -206,7 +297,7 @@ impl SharedResult {
     }
 }
 
-fn result_head(id: &Value) -> Vec<u8> {
+fn result_head(id: &Id) -> Vec<u8> {
     let mut head = br#"{"jsonrpc":"2.0","id":"#.to_vec();
     serde_json::to_writer(&mut head, id).expect("a JSON value serialises");
     head.extend_from_slice(br#","result":"#);
@@ -214,29 +305,46 @@ fn result_head(id: &Value) -> Vec<u8> {
 }
 
 /// An error response.
-pub(crate) fn error(id: &Value, code: i64, message: &str) -> Vec<u8> {
-    serde_json::to_vec(&json!({
-        "jsonrpc": "2.0",
-        "id": id,
-        "error": { "code": code, "message": message },
-    }))
-    .expect("a JSON value serialises")
+pub(crate) fn error(id: &Id, code: i64, message: &str) -> Vec<u8> {
+    error_response(id, code, message, None)
 }
 
 /// An error response with `data`: what the client needs to recover, such as the versions a
 /// server speaks.
-pub(crate) fn error_with_data(id: &Value, code: i64, message: &str, data: &Value) -> Vec<u8> {
-    serde_json::to_vec(&json!({
-        "jsonrpc": "2.0",
-        "id": id,
-        "error": { "code": code, "message": message, "data": data },
-    }))
+pub(crate) fn error_with_data(id: &Id, code: i64, message: &str, data: &Value) -> Vec<u8> {
+    error_response(id, code, message, Some(data))
+}
+
+fn error_response(id: &Id, code: i64, message: &str, data: Option<&Value>) -> Vec<u8> {
+    #[derive(Serialize)]
+    struct Response<'a> {
+        jsonrpc: &'static str,
+        id: &'a Id,
+        error: Error<'a>,
+    }
+    #[derive(Serialize)]
+    struct Error<'a> {
+        code: i64,
+        message: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        data: Option<&'a Value>,
+    }
+    serde_json::to_vec(&Response {
+        jsonrpc: "2.0",
+        id,
+        error: Error {
+            code,
+            message,
+            data,
+        },
+    })
     .expect("a JSON value serialises")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn parse_err(line: &str) -> Value {
         serde_json::from_slice(&parse(line.as_bytes()).unwrap_err()).unwrap()
@@ -273,12 +381,12 @@ mod tests {
         };
         assert_eq!(
             read(r#"{"jsonrpc": "2.0", "id": "tw-1", "result": {"a": 1}}"#),
-            (json!("tw-1"), Ok(json!({"a": 1})))
+            (Id::String("tw-1".into()), Ok(json!({"a": 1})))
         );
         assert_eq!(
             read(r#"{"jsonrpc": "2.0", "id": "tw-2", "error": {"code": -1, "message": "no"}}"#),
             (
-                json!("tw-2"),
+                Id::String("tw-2".into()),
                 Err(ErrorObject {
                     code: -1,
                     message: "no".to_owned(),
@@ -289,31 +397,96 @@ mod tests {
         // An error about a message the client could not read is not answered.
         assert_eq!(
             read(r#"{"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "x"}}"#).0,
-            Value::Null
+            Id::Null
         );
     }
 
     #[test]
     fn precomputed_results_are_valid_json() {
-        let bytes = result_bytes(&json!("a\"b"), br#"{"tools":[]}"#);
+        let bytes = result_bytes(&Id::String("a\"b".into()), br#"{"tools":[]}"#);
         let value: Value = serde_json::from_slice(&bytes).unwrap();
         assert_eq!(
             value,
             json!({"jsonrpc": "2.0", "id": "a\"b", "result": {"tools": []}})
         );
         let shared = Bytes::from_static(br#"{"tools":[]}"#);
-        let plain = SharedResult::new(&json!(2), shared.clone()).into_vec();
+        let plain = SharedResult::new(&Id::Number("2".into()), shared.clone()).into_vec();
         let value: Value = serde_json::from_slice(&plain).unwrap();
         assert_eq!(
             value,
             json!({"jsonrpc": "2.0", "id": 2, "result": {"tools": []}})
         );
         let bytes =
-            SharedResult::with_members(&json!(3), shared, br#""ttlMs":5,"a":{}"#).into_vec();
+            SharedResult::with_members(&Id::Number("3".into()), shared, br#""ttlMs":5,"a":{}"#)
+                .into_vec();
         let value: Value = serde_json::from_slice(&bytes).unwrap();
         assert_eq!(
             value,
             json!({"jsonrpc": "2.0", "id": 3, "result": {"tools": [], "ttlMs": 5, "a": {}}})
         );
+    }
+
+    fn request_id(line: &str) -> Id {
+        match parse(line.as_bytes()) {
+            Ok(Incoming::Request { id, .. }) => id,
+            other => panic!("not a request: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn ids_come_back_as_written() {
+        for id in [
+            "7",
+            "-3",
+            "18446744073709551616",
+            "123456789012345678901234567890",
+            "1.5",
+        ] {
+            let line = format!(r#"{{"jsonrpc": "2.0", "id": {id}, "method": "ping"}}"#);
+            let read = request_id(&line);
+            assert_eq!(read, Id::Number(id.into()));
+            let answer = String::from_utf8(result(&read, &json!({}))).unwrap();
+            assert_eq!(
+                answer,
+                format!(r#"{{"id":{id},"jsonrpc":"2.0","result":{{}}}}"#)
+            );
+            let refusal = String::from_utf8(error(&read, METHOD_NOT_FOUND, "no")).unwrap();
+            assert!(refusal.contains(&format!(r#""id":{id},"#)), "{refusal}");
+        }
+        assert_eq!(
+            request_id(r#"{"jsonrpc": "2.0", "id": "a\u0062", "method": "ping"}"#),
+            Id::String("ab".into())
+        );
+    }
+
+    #[test]
+    fn json_the_parser_cannot_read_is_answered_under_its_id() {
+        let deep = format!(
+            r#"{{"jsonrpc": "2.0", "method": "tools/call", "params": {{"a": {}1{}}}, "id": 41}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        let huge = r#"{"jsonrpc": "2.0", "id": "h", "method": "ping", "params": {"x": 1e999}}"#;
+        let lone = r#"{"jsonrpc": "2.0", "id": 123456789012345678901, "method": "x", "params": {"s": "\ud800"}}"#;
+        for (line, id) in [(deep.as_str(), json!(41)), (huge, json!("h"))] {
+            let reply = parse_err(line);
+            assert_eq!(reply["id"], id, "{line}");
+            assert_eq!(reply["error"]["code"], PARSE_ERROR);
+            assert!(
+                reply["error"]["message"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("parse error: the message cannot be read ("),
+                "{reply}"
+            );
+        }
+        let reply = String::from_utf8(parse(lone.as_bytes()).unwrap_err()).unwrap();
+        assert!(reply.contains(r#""id":123456789012345678901,"#), "{reply}");
+        // An id beyond a float's range is answered as written too.
+        let reply = parse(br#"{"jsonrpc": "2.0", "id": 1e400, "method": "ping"}"#).unwrap_err();
+        assert!(String::from_utf8(reply).unwrap().contains(r#""id":1e400,"#));
+        // Without a readable id, the answer has none.
+        assert_eq!(parse_err(r#"{"id": 1, "x": }"#)["id"], Value::Null);
+        assert_eq!(parse_err(r#"{"id": [1], "x": 1e999}"#)["id"], Value::Null);
     }
 }

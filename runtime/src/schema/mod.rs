@@ -3,6 +3,7 @@
 
 pub(crate) mod check;
 pub mod profile;
+pub(crate) mod ranges;
 
 use std::collections::BTreeSet;
 
@@ -47,14 +48,15 @@ pub(crate) fn output(derive: fn(&mut SchemaGenerator) -> Option<Schema>) -> Opti
     derive(&mut generator(Contract::Serialize)).map(normalise)
 }
 
-/// Removes what clients stumble on (`$schema`, the root `title` that names a Rust type) and the
-/// definitions nothing reaches.
+/// Removes what clients stumble on (`$schema`, the root `title` that names a Rust type, numeric
+/// formats JSON Schema does not define) and the definitions nothing reaches.
 fn normalise(schema: Schema) -> Value {
     let mut value = schema.to_value();
     if let Value::Object(root) = &mut value {
         root.remove("$schema");
         root.remove("title");
     }
+    ranges::formats_as_ranges(&mut value);
     prune_definitions(&mut value);
     value
 }

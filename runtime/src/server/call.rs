@@ -19,7 +19,9 @@ use crate::catalog::{CALL_TOOL, Progressive, SEARCH_TOOL};
 use crate::content::ToolResult;
 use crate::context::{Context, Peer};
 use crate::handler::{Handler, Output};
-use crate::protocol::jsonrpc::{self, INVALID_PARAMS, INVALID_REQUEST, MISSING_CLIENT_CAPABILITY};
+use crate::protocol::jsonrpc::{
+    self, INVALID_PARAMS, INVALID_REQUEST, Id, MISSING_CLIENT_CAPABILITY,
+};
 use crate::protocol::{Client, Wire};
 use crate::registry::{Registry, Tool};
 use crate::schema::check::problem_list;
@@ -76,7 +78,7 @@ impl Calls {
     pub(super) fn call(
         &self,
         session: &Arc<Session>,
-        id: Value,
+        id: Id,
         mut params: Value,
         sink: &Sink,
         wire: Wire,

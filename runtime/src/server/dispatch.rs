@@ -16,7 +16,8 @@ use crate::apps;
 use crate::catalog::{self, Audience, Catalog, Progressive};
 use crate::context::ClientRequestError;
 use crate::protocol::jsonrpc::{
-    self, INVALID_PARAMS, INVALID_REQUEST, Incoming, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION,
+    self, INVALID_PARAMS, INVALID_REQUEST, Id, Incoming, METHOD_NOT_FOUND,
+    UNSUPPORTED_PROTOCOL_VERSION,
 };
 use crate::protocol::{
     Client, Envelope, HANDSHAKE_VERSIONS, LogLevel, SERVER_INFO_KEY, STATELESS_VERSIONS, Wire,
@@ -155,7 +156,7 @@ impl Dispatcher {
     fn handshake_request(
         &self,
         session: &Arc<Session>,
-        id: Value,
+        id: Id,
         method: &str,
         params: Value,
         sink: &Sink,
@@ -235,7 +236,7 @@ impl Dispatcher {
     fn stateless_request(
         &self,
         session: &Arc<Session>,
-        id: Value,
+        id: Id,
         method: &str,
         params: Value,
         sink: &Sink,
@@ -297,7 +298,7 @@ impl Dispatcher {
         Step::Reply(reply)
     }
 
-    fn initialize(&self, session: &Session, id: &Value, params: &Value) -> Vec<u8> {
+    fn initialize(&self, session: &Session, id: &Id, params: &Value) -> Vec<u8> {
         let Some(requested) = params.get("protocolVersion").and_then(Value::as_str) else {
             return jsonrpc::error(
                 id,
@@ -331,7 +332,7 @@ impl Dispatcher {
     }
 
     /// The tool list the client sees: with the tools only views call if it declared MCP Apps.
-    fn list_tools(&self, id: &Value, params: &Value, wire: &Wire, client: &Client) -> Step {
+    fn list_tools(&self, id: &Id, params: &Value, wire: &Wire, client: &Client) -> Step {
         let listing = match &self.model_listing {
             Some(listing) if !client.has_apps() => listing,
             _ => &self.listing,
@@ -376,7 +377,7 @@ fn capabilities(registry: &Registry) -> Value {
     capabilities
 }
 
-fn set_level(session: &Session, id: &Value, params: &Value) -> Vec<u8> {
+fn set_level(session: &Session, id: &Id, params: &Value) -> Vec<u8> {
     match params
         .get("level")
         .and_then(Value::as_str)

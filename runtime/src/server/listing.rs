@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::service::Step;
 use crate::manifest::{Manifest, sha256_hex};
 use crate::protocol::Wire;
-use crate::protocol::jsonrpc::{self, INVALID_PARAMS, SharedResult};
+use crate::protocol::jsonrpc::{self, INVALID_PARAMS, Id, SharedResult};
 
 /// One tool list's pages.
 pub(super) struct Listing {
@@ -89,7 +89,7 @@ impl Listing {
 
     /// The answer to a `tools/list` request: the page its cursor asks for (the first without
     /// one), or the error for a cursor this server did not hand out.
-    pub(super) fn answer(&self, id: &Value, params: &Value, wire: &Wire) -> Step {
+    pub(super) fn answer(&self, id: &Id, params: &Value, wire: &Wire) -> Step {
         let page = match params.get("cursor").filter(|c| !c.is_null()) {
             None => 0,
             Some(cursor) => match self.page_for(cursor) {

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::protocol::jsonrpc::{self, INVALID_PARAMS, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND};
+use crate::protocol::jsonrpc::{self, INVALID_PARAMS, Id, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND};
 use crate::protocol::{Wire, merge};
 use crate::registry::Registry;
 
@@ -30,7 +30,7 @@ impl Failure {
 /// not change while the server runs.
 pub(super) fn answer(
     registry: &Registry,
-    id: &Value,
+    id: &Id,
     method: &str,
     params: &Value,
     wire: &Wire,

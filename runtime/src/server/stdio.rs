@@ -16,7 +16,7 @@ use tokio_util::codec::{AnyDelimiterCodec, AnyDelimiterCodecError, Decoder};
 use super::limits::Limits;
 use super::service::{Service, Step};
 use super::session::Session;
-use crate::protocol::jsonrpc::{self, INVALID_REQUEST, SharedResult};
+use crate::protocol::jsonrpc::{self, INVALID_REQUEST, Id, SharedResult};
 
 /// How much of the input is read at a time, at least.
 const READ_BUFFER: usize = 64 * 1024;
@@ -98,7 +98,7 @@ where
                 let limit = limits.max_message_size;
                 tracing::warn!(limit, "message refused: too large");
                 Step::Reply(jsonrpc::error(
-                    &serde_json::Value::Null,
+                    &Id::Null,
                     INVALID_REQUEST,
                     &format!("message refused: it is longer than the limit of {limit} bytes"),
                 ))

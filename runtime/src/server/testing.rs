@@ -49,7 +49,7 @@ use super::builder::{Error, Server};
 use super::service::{Service, Sink, Step};
 use super::session::Session;
 use crate::protocol::HANDSHAKE_VERSIONS;
-use crate::protocol::jsonrpc::Incoming;
+use crate::protocol::jsonrpc::{Id, Incoming};
 
 /// A client of a server in the same process: one session, opened with `initialize` as a client
 /// of the newest handshake version (`clientInfo` `toolwright-test`). From
@@ -131,7 +131,12 @@ impl TestClient {
 
     /// Sends any request of the session and waits for its result.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, RpcError> {
-        let id = json!(self.next_id.fetch_add(1, Ordering::Relaxed));
+        let id = Id::Number(
+            self.next_id
+                .fetch_add(1, Ordering::Relaxed)
+                .to_string()
+                .into(),
+        );
         let message = Incoming::Request {
             id,
             method: method.to_owned(),

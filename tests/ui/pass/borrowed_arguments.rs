@@ -40,7 +40,7 @@ fn main() {
     let properties = &registry.get("describe").unwrap().input_schema()["properties"];
     assert_eq!(properties["text"]["type"], "string");
     assert_eq!(properties["numbers"]["type"], "array");
-    assert_eq!(properties["numbers"]["items"]["format"], "uint32");
+    assert_eq!(properties["numbers"]["items"]["maximum"], u32::MAX);
     assert_eq!(properties["file"]["type"], "string");
     assert_eq!(properties["other"]["type"], "string");
     assert_eq!(properties["point"]["type"], "object");

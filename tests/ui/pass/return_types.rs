@@ -90,7 +90,7 @@ fn main() {
     let sum_schema = json!({
         "type": "object",
         "description": "A sum.",
-        "properties": {"sum": {"type": "integer", "format": "int64"}},
+        "properties": {"sum": {"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX}},
         "required": ["sum"],
     });
     for name in ["structure", "custom_error", "with_anyhow"] {

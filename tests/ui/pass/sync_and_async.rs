@@ -39,8 +39,8 @@ fn main() {
         &json!({
             "type": "object",
             "properties": {
-                "a": {"type": "integer", "format": "int64"},
-                "b": {"type": "integer", "format": "int64"},
+                "a": {"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX},
+                "b": {"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX},
             },
             "required": ["a", "b"],
             "additionalProperties": false,

@@ -55,26 +55,6 @@ const INVARIANT_SUBSCHEMAS: &[&str] = &[
     "contentSchema",
 ];
 
-/// The values a numeric `format` (as schemars writes them) holds, as a range.
-fn format_range(format: &str) -> Option<(f64, f64)> {
-    let bits = |n: i32| 2f64.powi(n);
-    Some(match format {
-        "int8" => (-bits(7), bits(7) - 1.0),
-        "int16" => (-bits(15), bits(15) - 1.0),
-        "int32" => (-bits(31), bits(31) - 1.0),
-        "int64" => (-bits(63), bits(63) - 1.0),
-        "int128" => (-bits(127), bits(127) - 1.0),
-        "uint8" => (0.0, bits(8) - 1.0),
-        "uint16" => (0.0, bits(16) - 1.0),
-        "uint32" => (0.0, bits(32) - 1.0),
-        "uint64" => (0.0, bits(64) - 1.0),
-        "uint128" => (0.0, bits(128) - 1.0),
-        "float" => (-f64::from(f32::MAX), f64::from(f32::MAX)),
-        "double" => (f64::MIN, f64::MAX),
-        _ => return None,
-    })
-}
-
 impl<'a> Schemas<'a> {
     /// The keywords not compared as a group above.
     pub(super) fn compare_keyword(
@@ -238,18 +218,7 @@ impl<'a> Schemas<'a> {
             (Some(o), None) => self.widened(place, format!("format `{}` removed", plain(o))),
             (Some(o), Some(n)) if o != n => {
                 let detail = format!("format `{}` -> `{}`", plain(o), plain(n));
-                let ranges = (
-                    o.as_str().and_then(format_range),
-                    n.as_str().and_then(format_range),
-                );
-                match ranges {
-                    (Some((olo, ohi)), Some((nlo, nhi))) => {
-                        let narrowed = nlo > olo || nhi < ohi;
-                        let widened = nlo < olo || nhi > ohi;
-                        self.changed(place, narrowed, widened, detail);
-                    }
-                    _ => self.push(Severity::Breaking, place, detail),
-                }
+                self.push(Severity::Breaking, place, detail);
             }
             _ => {}
         }

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use crate::apps::ToolMeta;
+use crate::schema::ranges::formats_as_ranges;
 use serde_json::{Map, Value};
 
 use comparison::{Flow, Schemas};
@@ -156,7 +157,7 @@ impl Change {
 /// | `pattern` added / removed | ``` `pattern` `^[a-z]+$` added ``` | breaking / additive | additive / breaking |
 /// | `pattern` changed | ``` `pattern` `a` -> `b` ``` | breaking | breaking |
 /// | `format` added / removed | ``format `uuid` added`` | breaking / additive | additive / breaking |
-/// | `format` changed between the integer and float formats schemars writes, judged by their ranges | `` format `uint32` -> `uint64` `` | as `type` | as `type` |
+/// | a numeric format schemars writes (`uint32`, `int64`, `double`...), in a manifest of an earlier toolwright that kept them, is read as the range it stands for, as schemas are now served, and compared as bounds | ``` `maximum` `65535` -> `4294967295` ``` | as bounds | as bounds |
 /// | `format` changed otherwise | `` format `uuid` -> `ulid` `` | breaking | breaking |
 /// | `additionalProperties: false` added | `unknown arguments now refused`; `no longer has unlisted fields` | breaking | additive |
 /// | `additionalProperties: false` removed | `unknown arguments now accepted`; `may now have unlisted fields` | additive | breaking |
@@ -231,6 +232,14 @@ fn tools_by_name(manifest: &Value) -> BTreeMap<&str, &Map<String, Value>> {
     tools
 }
 
+/// A schema with its numeric formats as ranges: a manifest written before schemas were served
+/// that way still compares equal to today's.
+fn ranged(schema: &Value) -> Value {
+    let mut schema = schema.clone();
+    formats_as_ranges(&mut schema);
+    schema
+}
+
 /// A schema that allows everything: what an absent subschema means.
 static TRUE: Value = Value::Bool(true);
 
@@ -271,14 +280,15 @@ fn compare_tool(
             }
             "_meta" => compare_meta(name, o, n, changes),
             "inputSchema" => {
-                let (o, n) = (o.unwrap_or(&TRUE), n.unwrap_or(&TRUE));
-                Schemas::compare_roots(name, "input", o, n, Flow::Input, changes);
+                let (o, n) = (ranged(o.unwrap_or(&TRUE)), ranged(n.unwrap_or(&TRUE)));
+                Schemas::compare_roots(name, "input", &o, &n, Flow::Input, changes);
             }
             "outputSchema" => {
                 let at = format!("{name} output");
                 match (o, n) {
                     (Some(o), Some(n)) => {
-                        Schemas::compare_roots(name, "output", o, n, Flow::Output, changes);
+                        let (o, n) = (ranged(o), ranged(n));
+                        Schemas::compare_roots(name, "output", &o, &n, Flow::Output, changes);
                     }
                     (Some(_), None) => {
                         changes.push(change(

@@ -57,7 +57,7 @@ use serde_json::{Map, Value, json};
 /// | `enum` | kept | `null` becomes `nullable: true`; faithful. Values that are not strings: dropped, reported |
 /// | a tuple (`prefixItems`) | `items`: the element type when all positions share it (faithful), else `anyOf` of them (reported) | the same |
 /// | `default` | dropped, and the value written into the description: documentation only, the tool applies it | the same |
-/// | `format` | kept for the string formats OpenAI lists (`date-time`, `time`, `date`, `duration`, `email`, `hostname`, `ipv4`, `ipv6`, `uuid`), others (`uint64`, `int32`, ...) dropped: an annotation, which the server does not check | kept when Gemini lists it (`int32`, `int64`, `float`, `double`, `date-time`, `enum`), others dropped |
+/// | `format` | kept for the string formats OpenAI lists (`date-time`, `time`, `date`, `duration`, `email`, `hostname`, `ipv4`, `ipv6`, `uuid`), others dropped: an annotation, which the server does not check (derived schemas carry none of the numeric formats schemars writes: their ranges are `minimum` and `maximum`) | kept when Gemini lists it (`int32`, `int64`, `float`, `double`, `date-time`, `enum`), others dropped |
 /// | `minimum`, `maximum` (the integer types' ranges) | kept | kept; an integer's `exclusiveMinimum`/`exclusiveMaximum` becomes `minimum`/`maximum`; faithful |
 /// | other keywords the client does not list (`uniqueItems`, `minLength`, `not`, `if`, `patternProperties`, ...) | dropped, reported | dropped, reported |
 /// | annotations (`examples`, `deprecated`, `$comment`, ...) | dropped | dropped |
@@ -311,7 +311,7 @@ impl std::error::Error for ProfileError {}
 ///     "description": "Search notes.",
 ///     "inputSchema": {
 ///         "type": "object",
-///         "properties": {"limit": {"type": ["integer", "null"], "format": "uint32", "minimum": 0}},
+///         "properties": {"limit": {"type": ["integer", "null"], "minimum": 0, "maximum": 4294967295u32}},
 ///         "additionalProperties": false
 ///     }
 /// }]});

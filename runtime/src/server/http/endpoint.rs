@@ -27,7 +27,7 @@ use super::response::{Rejection, json};
 use super::stateless;
 use crate::handler::BoxFuture;
 use crate::protocol::PRIMING_SINCE;
-use crate::protocol::jsonrpc::{self, INTERNAL_ERROR, Incoming};
+use crate::protocol::jsonrpc::{self, INTERNAL_ERROR, Id, Incoming};
 use crate::server::builder::{Error, Server};
 use crate::server::limits::Limits;
 use crate::server::service::{Service, Step};
@@ -159,7 +159,11 @@ impl Endpoint {
         if stateless {
             return Ok(self.post_stateless(headers, message).await);
         }
-        access::protocol_version(headers)?;
+        if initialize && stateless::header_names_era(headers) {
+            let id = id.unwrap_or(Id::Null);
+            return Ok(json(StatusCode::NOT_FOUND, stateless::no_initialize(&id)));
+        }
+        access::protocol_version(headers).map_err(|refused| refused.with_id(id.as_ref()))?;
         let session_id = headers.get(SESSION_ID).map(|v| v.to_str().unwrap_or(""));
         let known = session_id.and_then(|sid| self.session(sid));
         let (session, replay) = match (known, session_id) {
@@ -323,7 +327,7 @@ impl Endpoint {
         &self,
         session: Arc<Session>,
         reply: Vec<u8>,
-        id: Option<&Value>,
+        id: Option<&Id>,
     ) -> Result<Response, Rejection> {
         let succeeded = serde_json::from_slice::<Value>(&reply)
             .is_ok_and(|reply| reply.get("result").is_some());
@@ -410,9 +414,9 @@ impl Endpoint {
         call: BoxFuture<Option<Vec<u8>>>,
         mut notifications: UnboundedReceiver<Vec<u8>>,
         delivery: Delivery,
-        id: Option<Value>,
+        id: Option<Id>,
     ) -> Response {
-        let id = id.unwrap_or(Value::Null);
+        let id = id.unwrap_or(Id::Null);
         let (report, mut outcome) = oneshot::channel();
         let stop = self.stop.clone();
         let slots = Arc::clone(&self.limits.calls);
@@ -517,7 +521,7 @@ impl Endpoint {
 }
 
 /// The call has ended: its response (if it has one) is the stream's last event.
-fn finish(log: &EventLog, ended: Result<Option<Vec<u8>>, oneshot::error::RecvError>, id: &Value) {
+fn finish(log: &EventLog, ended: Result<Option<Vec<u8>>, oneshot::error::RecvError>, id: &Id) {
     match ended {
         Ok(Some(response)) => log.push(&response),
         // Cancelled: no response is sent, as the protocol asks.
@@ -550,7 +554,7 @@ fn evict_one(sessions: &mut HashMap<String, Entry>) -> bool {
 
 /// The response to a call the server stopped at the end of its grace period: the client would
 /// otherwise wait for one that never comes.
-fn stopped(id: &Value) -> Vec<u8> {
+fn stopped(id: &Id) -> Vec<u8> {
     jsonrpc::error(
         id,
         INTERNAL_ERROR,

@@ -4,9 +4,8 @@
 use axum::http::header::CONTENT_TYPE;
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use serde_json::Value;
 
-use crate::protocol::jsonrpc::{self, INVALID_REQUEST};
+use crate::protocol::jsonrpc::{self, INVALID_REQUEST, Id};
 
 /// A JSON body with this status.
 pub(super) fn json(status: StatusCode, body: Vec<u8>) -> Response {
@@ -23,7 +22,7 @@ pub(super) fn json(status: StatusCode, body: Vec<u8>) -> Response {
 pub(super) struct Rejection {
     pub(super) status: StatusCode,
     message: String,
-    id: Value,
+    id: Id,
     /// A header the status calls for (`WWW-Authenticate`, `Allow`): its name and value.
     header: Option<(&'static str, &'static str)>,
 }
@@ -33,13 +32,13 @@ impl Rejection {
         Rejection {
             status,
             message: message.into(),
-            id: Value::Null,
+            id: Id::Null,
             header: None,
         }
     }
 
     /// Answers under the request's id, when it could be read.
-    pub(super) fn with_id(mut self, id: Option<&Value>) -> Rejection {
+    pub(super) fn with_id(mut self, id: Option<&Id>) -> Rejection {
         if let Some(id) = id {
             self.id = id.clone();
         }

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::access::PROTOCOL_VERSION;
 use crate::protocol::jsonrpc::{
-    self, HEADER_MISMATCH, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
+    self, HEADER_MISMATCH, INVALID_PARAMS, INVALID_REQUEST, Id, METHOD_NOT_FOUND,
     MISSING_CLIENT_CAPABILITY, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION,
 };
 use crate::protocol::{
@@ -32,15 +32,35 @@ const NAMED: [(&str, &str); 3] = [
 /// a request (other than `initialize`, which that era lacks) that carries the era's `_meta`
 /// envelope or is its `server/discover`.
 pub(super) fn applies(headers: &HeaderMap, method: Option<&str>, params: &Value) -> bool {
-    let header = headers
-        .get(PROTOCOL_VERSION)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| STATELESS_VERSIONS.contains(&v.trim()));
+    let header = header_names_era(headers);
     match method {
         Some("initialize") => false,
         Some(method) => header || method == "server/discover" || has_envelope(params),
         None => header,
     }
+}
+
+/// Whether the `MCP-Protocol-Version` header names a version of protocol 2026-07-28's era.
+pub(super) fn header_names_era(headers: &HeaderMap) -> bool {
+    headers
+        .get(PROTOCOL_VERSION)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| STATELESS_VERSIONS.contains(&v.trim()))
+}
+
+/// The answer to an `initialize` sent under a version of protocol 2026-07-28, which has no
+/// handshake: the method is not found there (`404`).
+pub(super) fn no_initialize(id: &Id) -> Vec<u8> {
+    jsonrpc::error(
+        id,
+        METHOD_NOT_FOUND,
+        &format!(
+            "method not found: `initialize` is not a method of protocol {}, which has no \
+             handshake: send `server/discover`, or every request with its `_meta` envelope; for \
+             a session, send `initialize` without this `MCP-Protocol-Version` header",
+            STATELESS_VERSIONS.join(", ")
+        ),
+    )
 }
 
 /// Checks that the headers mirror the request: `MCP-Protocol-Version` its `_meta` version,
@@ -51,7 +71,7 @@ pub(super) fn applies(headers: &HeaderMap, method: Option<&str>, params: &Value)
 /// dispatcher answers it with the error that names what is missing, as the protocol orders.
 pub(super) fn check_headers(
     headers: &HeaderMap,
-    id: &Value,
+    id: &Id,
     method: &str,
     params: &Value,
 ) -> Result<(), Vec<u8>> {
@@ -127,7 +147,7 @@ fn decode(value: &str) -> Option<String> {
 /// the era has no requests to the client).
 pub(super) fn not_a_request() -> Vec<u8> {
     jsonrpc::error(
-        &Value::Null,
+        &Id::Null,
         INVALID_REQUEST,
         "protocol 2026-07-28 has no requests to the client, so a client sends no responses",
     )
@@ -200,7 +220,7 @@ mod tests {
 
     #[test]
     fn statuses_follow_the_error_code() {
-        let error = |code| jsonrpc::error(&json!(1), code, "x");
+        let error = |code| jsonrpc::error(&Id::Number("1".into()), code, "x");
         assert_eq!(status(&error(METHOD_NOT_FOUND)), StatusCode::NOT_FOUND);
         for code in [
             HEADER_MISMATCH,
@@ -211,7 +231,10 @@ mod tests {
         }
         assert_eq!(status(&error(-32603)), StatusCode::OK);
         assert_eq!(
-            status(&jsonrpc::result(&json!(1), &json!({"error": 1}))),
+            status(&jsonrpc::result(
+                &Id::Number("1".into()),
+                &json!({"error": 1})
+            )),
             StatusCode::OK
         );
     }

@@ -310,14 +310,34 @@ fn integer_formats_compare_by_range() {
             change(
                 Breaking,
                 "t input /properties/b",
-                "format `uint64` -> `uint16`"
+                "`maximum` `18446744073709551615` -> `65535`"
             ),
             change(Breaking, "t input /properties/c", "format `uuid` -> `ulid`"),
             change(
                 Additive,
                 "t input /properties/a",
-                "format `uint32` -> `uint64`"
+                "`maximum` `4294967295` -> `18446744073709551615`"
             ),
         ]
     );
+}
+
+#[test]
+fn a_format_read_as_its_range_is_no_change() {
+    // A snapshot from before numeric formats were served as ranges, against the same types now.
+    let old = args(
+        json!({
+            "n": { "type": "integer", "format": "uint32", "minimum": 0 },
+            "x": { "type": "number", "format": "double" }
+        }),
+        &[],
+    );
+    let new = args(
+        json!({
+            "n": { "type": "integer", "minimum": 0, "maximum": 4_294_967_295u64 },
+            "x": { "type": "number" }
+        }),
+        &[],
+    );
+    assert_eq!(inputs(old, new), vec![]);
 }
