@@ -76,6 +76,28 @@ async fn mistakes_are_errors_the_model_reads() {
         wrong.text(),
         r#"invalid arguments for tool `get_note`: argument `id`: "one" is not of type "integer""#
     );
+    // The schema holds each integer to its Rust type's range, and says so.
+    let beyond = client
+        .call("list_notes", json!({"limit": 4_294_967_296u64}))
+        .await
+        .unwrap();
+    assert_eq!(
+        beyond.text(),
+        "invalid arguments for tool `list_notes`: argument `limit`: 4294967296 is greater than \
+         the maximum of 4294967295"
+    );
+}
+
+#[tokio::test]
+async fn an_integral_float_is_an_integer() {
+    let client = client().await;
+    client
+        .call("add_note", json!({"title": "One", "body": ""}))
+        .await
+        .unwrap();
+    let got = client.call("get_note", json!({"id": 1.0})).await.unwrap();
+    assert!(!got.is_error(), "{}", got.text());
+    assert_eq!(got.output::<Note>().title, "One");
 }
 
 #[tokio::test]
