@@ -275,6 +275,9 @@ async fn the_stateless_era_decides_by_each_requests_capabilities() {
         .await;
     assert_eq!(read["resultType"], "complete");
     assert_eq!(read["contents"][0]["mimeType"], apps::MIME_TYPE);
+    // A read is cacheable too: the TypeScript client v2 refuses one without the hints.
+    assert!(read["ttlMs"].is_u64(), "{read}");
+    assert_eq!(read["cacheScope"], "public", "{read}");
     let listed = client
         .result(4, "resources/list", stateless(json!({}), json!({})))
         .await;

@@ -54,6 +54,14 @@ mod tools {
         })
     }
 
+    /// Ask the client's model, or say so when it cannot be asked.
+    #[mcp_tool]
+    async fn ask_or_guess(ctx: &Context) -> String {
+        ctx.sample_text("Hi", 10)
+            .await
+            .unwrap_or_else(|error| format!("guessed, since {error}"))
+    }
+
     /// Say who the client is and what it can do.
     #[mcp_tool]
     fn whoami(ctx: Context) -> String {
@@ -333,6 +341,45 @@ async fn protocol_2026_07_28_sends_no_requests_to_the_client() {
         "`sampling/createMessage` cannot be sent under protocol 2026-07-28: that protocol \
          replaces requests to the client with input-required results, which toolwright does not \
          support yet"
+    );
+    client.finish().await;
+}
+
+#[tokio::test]
+async fn protocol_2026_07_28_refuses_a_call_that_fails_for_a_capability_not_declared() {
+    let mut client = Client::with(Server::new("test-server", "0.0.1"));
+    let call = |id: u64, name: &str, arguments: Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": name,
+            "arguments": arguments,
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {}
+            }
+        }})
+    };
+    client
+        .send(call(1, "ask_model", json!({"prompt": "Hi"})))
+        .await;
+    let answer = client.recv().await;
+    assert_eq!(
+        answer["error"],
+        json!({
+            "code": -32021,
+            "message": "tool `ask_model` needs the client's `sampling` capability, which this \
+                        request's `io.modelcontextprotocol/clientCapabilities` does not declare",
+            "data": {"requiredCapabilities": {"sampling": {}}}
+        }),
+        "{answer}"
+    );
+    // A tool that does without the answer succeeds, and is answered as it returned.
+    client.send(call(2, "ask_or_guess", json!({}))).await;
+    let answer = client.recv().await;
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        "guessed, since the client did not declare the `sampling` capability, so \
+         `sampling/createMessage` cannot be sent to it",
+        "{answer}"
     );
     client.finish().await;
 }

@@ -1,13 +1,15 @@
-//! The tool fixtures of the MCP conformance suite (`@modelcontextprotocol/conformance` 0.1.16),
-//! written as toolwright tools, for running the suite against toolwright.
+//! The tool fixtures of the MCP conformance suite (`@modelcontextprotocol/conformance` 0.1.16,
+//! and those of 0.2.0-alpha.12 for protocol 2026-07-28 that toolwright serves), written as
+//! toolwright tools, for running the suite against toolwright.
 //!
 //! ```text
 //! cargo run -p conformance-server -- --http 127.0.0.1:3001
 //! npx @modelcontextprotocol/conformance@0.1.16 server --url http://127.0.0.1:3001/mcp --suite all
+//! npx @modelcontextprotocol/conformance@0.2.0-alpha.12 server --url http://127.0.0.1:3001/mcp --suite all
 //! ```
 //!
-//! The suite's resources, prompts and completions are outside what toolwright serves (tools), so
-//! their scenarios are expected to fail; `.ci/conformance-expected-failures.yml` lists them.
+//! The scenarios this server is expected to fail are listed, each with its reason, in
+//! `.ci/conformance-expected-failures.yml` and `.ci/conformance-alpha-expected-failures.yml`.
 //! Sampling and elicitation go through [`Context::sample_text`] and [`Context::elicit`].
 
 use std::process::ExitCode;
@@ -233,6 +235,27 @@ async fn test_elicitation_sep1330_enums(ctx: Context) -> Result<String, String> 
     });
     let message = "Please select options from the enum fields";
     elicit(&ctx, message, schema, "Elicitation completed").await
+}
+
+/// Tests that a tool needing sampling is refused to a client that did not declare it: under
+/// protocol 2026-07-28, with the "missing required client capability" error.
+#[mcp_tool]
+async fn test_missing_capability(ctx: Context) -> Result<String, String> {
+    match ctx.sample_text("Say hello.", 20).await {
+        Ok(text) => Ok(format!("LLM response: {text}")),
+        Err(error) => Err(format!("Sampling is required: {error}")),
+    }
+}
+
+/// Tests that log messages reach only a client that asked for them (protocol 2026-07-28: with
+/// `io.modelcontextprotocol/logLevel` in the request's `_meta`).
+#[mcp_tool(read_only)]
+async fn test_logging_tool(ctx: Context) -> &'static str {
+    for message in ["Logging tool started", "Logging tool finished"] {
+        ctx.log(LogLevel::Info, message);
+        tokio::time::sleep(STEP).await;
+    }
+    "Logging tool executed successfully"
 }
 
 /// Asks the user through the client with a form, and says what came back.

@@ -3,7 +3,7 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -83,6 +83,9 @@ pub(crate) struct Peer {
     pub(crate) session_id: Option<Arc<str>>,
     /// What the session keeps between calls; `None` in 2026-07-28, which has no sessions.
     pub(crate) session: Option<Arc<SessionState>>,
+    /// The first capability a request of the call needed and the client had not declared: a
+    /// call that then fails is answered, in 2026-07-28, as needing it.
+    pub(crate) refused_capability: Arc<OnceLock<&'static str>>,
 }
 
 impl Context {
@@ -232,6 +235,13 @@ impl Context {
     /// declared the `sampling` capability. The call waits for the answer until the client
     /// request timeout (`Server::client_request_timeout`, 60 seconds by default) or until the
     /// call is cancelled.
+    ///
+    /// A client that did not declare the capability gets
+    /// [`ClientRequestError::MissingCapability`]. A tool may do without the answer and succeed;
+    /// if it fails instead, under protocol 2026-07-28 the call is answered with the protocol's
+    /// "missing required client capability" error (-32021, naming the capability in
+    /// `data.requiredCapabilities`) rather than a tool error, as that protocol requires. The
+    /// same holds for [`elicit`](Context::elicit).
     pub async fn create_message(&self, params: Value) -> Result<Value, ClientRequestError> {
         self.request("sampling/createMessage", "sampling", params)
             .await
@@ -307,16 +317,17 @@ impl Context {
         let Some(peer) = &self.inner.peer else {
             return Err(ClientRequestError::NotConnected { method });
         };
-        if peer.stateless {
-            return Err(ClientRequestError::Unsupported { method });
-        }
         let declared = peer
             .client_capabilities
             .as_ref()
             .and_then(|capabilities| capabilities.get(capability))
             .is_some_and(|c| !c.is_null());
         if !declared {
+            let _ = peer.refused_capability.set(capability);
             return Err(ClientRequestError::MissingCapability { capability, method });
+        }
+        if peer.stateless {
+            return Err(ClientRequestError::Unsupported { method });
         }
         peer.requests
             .send(

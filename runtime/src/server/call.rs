@@ -4,12 +4,12 @@
 
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::Arc;
 use std::sync::atomic::AtomicU8;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use futures_util::FutureExt as _;
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::service::{Sink, Step};
@@ -117,6 +117,7 @@ impl Calls {
                 &format!("request id {id} is already in use by a call under way"),
             ));
         }
+        let refused_capability = Arc::new(OnceLock::new());
         let peer = Peer {
             outgoing: sink.clone(),
             log_level: caller.log_level,
@@ -129,6 +130,7 @@ impl Calls {
             session_id: session.id(),
             // 2026-07-28 has no sessions: each request's session ends with it.
             session: (!wire.is_stateless()).then(|| Arc::clone(session.state())),
+            refused_capability: Arc::clone(&refused_capability),
         };
         let progress_token = params.pointer("/_meta/progressToken").cloned();
         let ctx = Context::new(
@@ -152,7 +154,12 @@ impl Calls {
                 result = run(tool, arguments, ctx) => Some(result),
             };
             session.end_call(&key);
-            outcome.map(|result| jsonrpc::result(&id, &wire.shape(result)))
+            outcome.map(|result| match refused_capability.get() {
+                Some(capability) if wire.is_stateless() && result["isError"] == true => {
+                    missing_capability(&id, &wire_name, capability)
+                }
+                _ => jsonrpc::result(&id, &wire.shape(result)),
+            })
         }))
     }
 
@@ -227,6 +234,20 @@ impl Calls {
 /// Runs the tool, catching a panic, and shapes what it produced into a `CallToolResult`. The
 /// call is already a task of its own; dropping this future (the call was cancelled) drops the
 /// tool's future with it.
+/// The answer, in 2026-07-28, to a call that failed after the tool asked the client for what
+/// needs a capability the client did not declare.
+fn missing_capability(id: &Id, tool: &str, capability: &str) -> Vec<u8> {
+    jsonrpc::error_with_data(
+        id,
+        MISSING_CLIENT_CAPABILITY,
+        &format!(
+            "tool `{tool}` needs the client's `{capability}` capability, which this request's \
+             `io.modelcontextprotocol/clientCapabilities` does not declare"
+        ),
+        &json!({ "requiredCapabilities": { capability: {} } }),
+    )
+}
+
 async fn run(tool: &Tool, arguments: Value, ctx: Context) -> Value {
     let caught = match tool.handler() {
         Handler::Async(handler) => {

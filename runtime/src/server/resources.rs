@@ -26,8 +26,9 @@ impl Failure {
 }
 
 /// The answer to a resources request: the server's views, or "method not found" when it has
-/// none. A list result in 2026-07-28 says how long (`ttl_ms`) it may be cached; the views do
-/// not change while the server runs.
+/// none. Every result in 2026-07-28, a read's included, says how long (`ttl_ms`) it may be
+/// cached, and by whom: anyone, as the views do not change while the server runs nor differ
+/// between clients.
 pub(super) fn answer(
     registry: &Registry,
     id: &Id,
@@ -49,7 +50,7 @@ pub(super) fn answer(
         _ => templates(params),
     };
     let outcome = outcome.map(|mut result| {
-        if wire.is_stateless() && method != "resources/read" {
+        if wire.is_stateless() {
             merge(
                 &mut result,
                 &json!({ "ttlMs": ttl_ms, "cacheScope": "public" }),

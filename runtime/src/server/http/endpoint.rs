@@ -458,7 +458,14 @@ impl Endpoint {
                     }
                     if sent.is_empty() {
                         return match ended {
-                            Ok(Some(response)) => json(StatusCode::OK, response),
+                            // In 2026-07-28 a call refused as a whole (a capability it needs)
+                            // has its error's status; a result is 200.
+                            Ok(Some(response)) => match delivery {
+                                Delivery::Cancellable { .. } => {
+                                    json(stateless::status(&response), response)
+                                }
+                                Delivery::Resumable { .. } => json(StatusCode::OK, response),
+                            },
                             // Cancelled: no response is sent, as the protocol asks.
                             Ok(None) => StatusCode::ACCEPTED.into_response(),
                             Err(_) => json(StatusCode::OK, stopped(&id)),
