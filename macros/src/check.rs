@@ -10,59 +10,73 @@ use crate::rules::{self, MAX_TOOL_NAME_LEN, PROVIDER_RULE};
 
 /// Qualifiers and generics that a tool's signature cannot have.
 pub(crate) fn signature(func: &ItemFn, errors: &mut Errors) {
+    signature_of(func, "tool", "its schema is fixed at compile time", errors);
+}
+
+/// The rules of [`signature`], for a tool or a prompt (`what`), whose inputs are `fixed`.
+pub(crate) fn signature_of(func: &ItemFn, what: &str, fixed: &str, errors: &mut Errors) {
     let sig = &func.sig;
     if let Some(constness) = sig.constness {
         errors.push(syn::Error::new(
             constness.span,
-            "a tool cannot be a `const fn`: it is called by the runtime, never in a constant; \
-             remove `const`",
+            format!(
+                "a {what} cannot be a `const fn`: it is called by the runtime, never in a \
+                 constant; remove `const`"
+            ),
         ));
     }
     if let Safety::Unsafe(unsafety) = &sig.safety {
         errors.push(syn::Error::new(
             unsafety.span,
-            "a tool cannot be an `unsafe fn`: nothing can uphold its safety contract when a \
-             client calls it; make the function safe and put an `unsafe` block inside",
+            format!(
+                "a {what} cannot be an `unsafe fn`: nothing can uphold its safety contract when a \
+                 client calls it; make the function safe and put an `unsafe` block inside"
+            ),
         ));
     }
     if let Some(abi) = &sig.abi {
         errors.push(syn::Error::new_spanned(
             abi,
-            "a tool cannot have a foreign ABI: remove the `extern`, and call the foreign function \
-             from the tool's body",
+            format!(
+                "a {what} cannot have a foreign ABI: remove the `extern`, and call the foreign \
+                 function from the {what}'s body"
+            ),
         ));
     }
     if let Some(variadic) = &sig.variadic {
         errors.push(syn::Error::new(
             variadic.dots.spans[0],
-            "a tool cannot be variadic: take the values as one `Vec<T>` parameter",
+            format!("a {what} cannot be variadic: take the values as one `Vec<T>` parameter"),
         ));
     }
     if let Some(param) = sig.generics.params.first() {
         let (span, message) = match param {
             GenericParam::Lifetime(l) => (
                 l.lifetime.span(),
-                "a tool cannot have generic lifetime parameters: its arguments are read anew for \
-                 each call; remove the lifetime (borrowed arguments such as `&str` need no named \
-                 lifetime)",
+                format!(
+                    "a {what} cannot have generic lifetime parameters: its arguments are read \
+                     anew for each call; remove the lifetime (borrowed arguments such as `&str` \
+                     need no named lifetime)"
+                ),
             ),
             GenericParam::Type(t) => (
                 t.ident.span(),
-                "a tool cannot have generic type parameters: its schema is fixed at compile time; \
-                 use concrete types",
+                format!(
+                    "a {what} cannot have generic type parameters: {fixed}; use concrete types"
+                ),
             ),
             GenericParam::Const(c) => (
                 c.const_token.span,
-                "a tool cannot have const generic parameters: its schema is fixed at compile \
-                 time; use concrete values",
+                format!(
+                    "a {what} cannot have const generic parameters: {fixed}; use concrete values"
+                ),
             ),
         };
         errors.push(syn::Error::new(span, message));
     } else if let Some(where_clause) = &sig.generics.where_clause {
         errors.push(syn::Error::new(
             where_clause.where_token.span,
-            "a tool cannot have a `where` clause: its schema is fixed at compile time; use \
-             concrete types",
+            format!("a {what} cannot have a `where` clause: {fixed}; use concrete types"),
         ));
     }
 }

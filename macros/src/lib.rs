@@ -13,6 +13,7 @@ mod errors;
 mod expand;
 mod fallback;
 mod json;
+mod prompt;
 mod rules;
 
 /// Turns a free function into an MCP tool.
@@ -22,4 +23,13 @@ mod rules;
 #[proc_macro_attribute]
 pub fn mcp_tool(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::mcp_tool(args.into(), input.into()).into()
+}
+
+/// Turns a free function into an MCP prompt.
+///
+/// The full reference, with examples, is on `toolwright::mcp_prompt`, which re-exports this
+/// attribute.
+#[proc_macro_attribute]
+pub fn mcp_prompt(args: TokenStream, input: TokenStream) -> TokenStream {
+    prompt::mcp_prompt(args.into(), input.into()).into()
 }

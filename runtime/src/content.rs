@@ -142,6 +142,22 @@ pub struct EmbeddedResource {
     pub blob: Option<String>,
 }
 
+impl From<String> for Content {
+    /// A text block.
+    fn from(text: String) -> Content {
+        Content::Text { text }
+    }
+}
+
+impl From<&str> for Content {
+    /// A text block.
+    fn from(text: &str) -> Content {
+        Content::Text {
+            text: text.to_owned(),
+        }
+    }
+}
+
 impl Content {
     /// A text block.
     pub fn text(text: impl Into<String>) -> Content {

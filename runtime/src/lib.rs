@@ -60,11 +60,12 @@
 //!
 //! # Where things are
 //!
-//! The root holds what a tool's and a server's author write with. Tooling has modules of its
-//! own: [`registry`] (the tools a server serves, and what stops them), [`manifest`] (the
-//! manifest, its hashes, its diff), [`profile`] (a manifest rendered for a client's rules),
-//! [`names`] (canonical names), [`search`] (the progressive catalog's ranking, over any
-//! manifest), [`catalog`], [`content`], [`state`] (what tools share, what a session keeps),
+//! The root holds what a tool's and a server's author write with; [`#[mcp_prompt]`](mcp_prompt)
+//! makes prompts as `#[mcp_tool]` makes tools, with their types in [`prompt`]. Tooling has
+//! modules of its own: [`registry`] (the tools a server serves, and what stops them),
+//! [`manifest`] (the manifest, its hashes, its diff), [`profile`] (a manifest rendered for a
+//! client's rules), [`names`] (canonical names), [`search`] (the progressive catalog's ranking,
+//! over any manifest), [`catalog`], [`content`], [`state`] (what tools share, what a session keeps),
 //! [`testing`] (tools called in-process, as a client calls them), [`apps`] (MCP Apps views),
 //! [`build`] (a build script's guard), and, behind their features, `cli` and `http`.
 //!
@@ -87,6 +88,7 @@ mod context;
 mod handler;
 pub mod manifest;
 pub mod names;
+pub mod prompt;
 mod protocol;
 mod registration;
 pub mod registry;
@@ -199,6 +201,50 @@ pub use state::State;
 /// | `#[arg(rename = "...")]` | the property's name in the schema |
 /// | `#[arg(flatten)]` | the struct's fields become top-level arguments |
 pub use toolwright_macros::mcp_tool;
+
+/// Turns a free function into an MCP prompt: a message template a user picks from the
+/// client's menu (`prompts/list`), filled in from a few arguments (`prompts/get`).
+///
+/// ```
+/// use toolwright::mcp_prompt;
+/// use toolwright::prompt::PromptMessage;
+///
+/// /// Review a file for bugs and style.
+/// #[mcp_prompt(title = "Code review")]
+/// fn review(
+///     /// The file's path.
+///     path: String,
+///     /// What to look at most; everything by default.
+///     focus: Option<String>,
+/// ) -> Vec<PromptMessage> {
+///     let focus = focus.unwrap_or_else(|| "everything".to_owned());
+///     vec![
+///         PromptMessage::user(format!("Review `{path}`, looking at {focus}.")),
+///         PromptMessage::assistant("I will read it and list what I find, most serious first."),
+///     ]
+/// }
+/// ```
+///
+/// - Each parameter is an argument, described by its `///` comments, named after it
+///   (`#[arg(rename = "...")]` renames it). The protocol passes arguments as strings: a
+///   parameter is `String` (or `&str`), or any type that implements `FromStr` (numbers, `bool`,
+///   your own enums), read from the string; `Option<T>` is optional, everything else required.
+///   An argument that does not parse, a missing one and an unknown one are refused with -32602,
+///   naming it.
+/// - A parameter whose type is named `State` (`State<T>` or `&State<T>`) is application state,
+///   as for tools, and is checked at start the same way. A prompt takes no `Context`.
+/// - It returns text (`String`, `&str`: one message from the user), a
+///   [`PromptMessage`](prompt::PromptMessage), or `Vec<PromptMessage>`; a type named `Result`
+///   with an error that implements `Display` too, whose `Err` is answered with -32602 and its
+///   text (prompts have no error result). A panic is answered with -32603, and the server keeps
+///   serving.
+/// - `async fn` and plain `fn` both work; a plain `fn` runs on the runtime and must not block.
+///
+/// Options: `name = "..."` (the function's name by default; 1 to 128 of `A-Z a-z 0-9 _ - .`,
+/// checked at compile time), `title = "..."`, `description = "..."` (the doc comment by
+/// default; a prompt needs one), `crate = path`. A server with prompts declares the `prompts`
+/// capability in both protocol eras.
+pub use toolwright_macros::mcp_prompt;
 
 /// `serde`, re-exported for the code `#[mcp_tool]` generates and for users who prefer not to
 /// depend on it directly (derive with `#[serde(crate = "toolwright::serde")]`).
@@ -332,8 +378,13 @@ pub mod __private {
         BoxFuture, Handler, IntoOutput, IsContext, LiteralArgument, Output, ToolArgument,
         ToolError, parse_arguments, parse_literal_arguments, take_state,
     };
+    pub use crate::prompt::{
+        ArgumentInfo, IntoPrompt, PromptArgument, PromptArguments, PromptError, PromptHandler,
+        PromptMessage, prompt_failed, read_argument, read_optional_argument, take_prompt_state,
+    };
     pub use crate::registration::{
-        Annotations, InputSchema, Location, ToolRegistration, UiResourceRegistration,
+        Annotations, InputSchema, Location, PromptRegistration, ToolRegistration,
+        UiResourceRegistration,
     };
     pub use crate::state::{FromState, StateType};
     pub use inventory;

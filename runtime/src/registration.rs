@@ -11,6 +11,7 @@ use schemars::{Schema, SchemaGenerator};
 
 use crate::apps::{ToolUi, UiResource};
 use crate::handler::Handler;
+use crate::prompt::{ArgumentInfo, PromptHandler};
 use crate::state::StateType;
 
 /// One tool, as `#[mcp_tool]` registers it.
@@ -57,6 +58,27 @@ pub struct UiResourceRegistration {
 }
 
 inventory::collect!(UiResourceRegistration);
+
+/// One prompt, as `#[mcp_prompt]` registers it.
+#[derive(Debug)]
+pub struct PromptRegistration {
+    /// Its name, which `prompts/get` names.
+    pub name: &'static str,
+    /// A display name for people.
+    pub title: Option<&'static str>,
+    /// What the prompt is for, for the user who picks it.
+    pub description: &'static str,
+    /// Its arguments, in the function's order.
+    pub arguments: &'static [ArgumentInfo],
+    /// The application state types it takes (`State<T>` parameters).
+    pub states: &'static [StateType],
+    /// Makes its messages.
+    pub handler: PromptHandler,
+    /// Where it is defined, for error messages.
+    pub location: Location,
+}
+
+inventory::collect!(PromptRegistration);
 
 #[cfg(test)]
 impl ToolRegistration {

@@ -16,7 +16,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolwright::{Content, Context, LogLevel, ToolResult, mcp_tool};
+use toolwright::prompt::PromptMessage;
+use toolwright::{Content, Context, LogLevel, ToolResult, mcp_prompt, mcp_tool};
 
 /// A 1x1 red pixel.
 const PNG: &[u8] = include_bytes!("pixel.png");
@@ -256,6 +257,49 @@ async fn test_logging_tool(ctx: Context) -> &'static str {
         tokio::time::sleep(STEP).await;
     }
     "Logging tool executed successfully"
+}
+
+/// A simple prompt without arguments.
+#[mcp_prompt]
+fn test_simple_prompt() -> &'static str {
+    "This is a simple prompt for testing."
+}
+
+/// A prompt with required arguments.
+#[mcp_prompt]
+fn test_prompt_with_arguments(
+    /// First test argument.
+    arg1: &str,
+    /// Second test argument.
+    arg2: &str,
+) -> String {
+    format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'")
+}
+
+/// A prompt that embeds a resource.
+#[mcp_prompt]
+fn test_prompt_with_embedded_resource(
+    /// URI of the resource to embed.
+    #[arg(rename = "resourceUri")]
+    resource_uri: String,
+) -> Vec<PromptMessage> {
+    vec![
+        PromptMessage::user(Content::resource_text(
+            resource_uri,
+            "text/plain",
+            "Embedded resource content for testing.",
+        )),
+        PromptMessage::user("Please process the embedded resource above."),
+    ]
+}
+
+/// A prompt with an image.
+#[mcp_prompt]
+fn test_prompt_with_image() -> Vec<PromptMessage> {
+    vec![
+        PromptMessage::user(Content::image(PNG, "image/png")),
+        PromptMessage::user("Please analyze the image above."),
+    ]
 }
 
 /// Asks the user through the client with a form, and says what came back.

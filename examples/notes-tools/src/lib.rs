@@ -2,8 +2,8 @@
 //! kept in SQLite.
 //!
 //! The tools live in three modules, [`edit`], [`read`] and [`board`] (an MCP Apps view of the
-//! notebook), and take the [`Notebook`] as application state: a server names this crate and
-//! gives it one.
+//! notebook), beside a prompt in [`prompts`], and take the [`Notebook`] as application state: a
+//! server names this crate and gives it one.
 //!
 //! ```no_run
 //! use notes_tools::Notebook;
@@ -18,6 +18,7 @@
 pub mod board;
 pub mod edit;
 mod notebook;
+pub mod prompts;
 pub mod read;
 
 pub use notebook::{

@@ -131,3 +131,47 @@ async fn the_board_moves_a_card_between_columns() {
     assert_eq!(columns[0]["tag"], "done");
     assert_eq!(columns[0]["notes"][0]["id"], 1);
 }
+
+#[tokio::test]
+async fn the_summary_prompt_embeds_a_tags_notes() {
+    let client = client().await;
+    for (title, tags) in [("Milk", ["home"]), ("Rent", ["home"]), ("Slides", ["work"])] {
+        client
+            .call(
+                "add_note",
+                json!({"title": title, "body": "b", "tags": tags}),
+            )
+            .await
+            .unwrap();
+    }
+    let got = client
+        .request(
+            "prompts/get",
+            json!({"name": "summarise_tag", "arguments": {"tag": "Home", "limit": "1"}}),
+        )
+        .await
+        .unwrap();
+    let messages = got["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 2, "{got}");
+    assert_eq!(
+        messages[0]["content"]["text"],
+        "Summarise the 1 newest of the 2 notes tagged `home` below: what they are about, what \
+         is decided, and what is still open. Cite notes by their id."
+    );
+    assert_eq!(
+        messages[1]["content"]["resource"],
+        json!({"uri": "notes://2", "mimeType": "text/markdown", "text": "# Rent (note 2)\n\nb"})
+    );
+    let none = client
+        .request(
+            "prompts/get",
+            json!({"name": "summarise_tag", "arguments": {"tag": "garden"}}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        none.message,
+        "prompt `summarise_tag` failed: no note is tagged `garden`; `list_tags` shows the tags \
+         in use"
+    );
+}

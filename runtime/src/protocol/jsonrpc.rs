@@ -12,7 +12,6 @@ pub(crate) const INVALID_REQUEST: i64 = -32600;
 pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
 pub(crate) const INVALID_PARAMS: i64 = -32602;
 /// An error of the server's own.
-#[cfg(feature = "http")]
 pub(crate) const INTERNAL_ERROR: i64 = -32603;
 /// The handshake era's "resource not found"; 2026-07-28 uses -32602 for it.
 pub(crate) const RESOURCE_NOT_FOUND: i64 = -32002;

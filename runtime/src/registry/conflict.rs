@@ -92,6 +92,24 @@ pub enum Conflict {
         /// Where the tool is defined.
         location: Location,
     },
+    /// Two prompts have one name.
+    DuplicatePrompt {
+        /// The name.
+        name: String,
+        /// Where the first is defined.
+        first: Location,
+        /// Where the second is defined.
+        second: Location,
+    },
+    /// A prompt takes application state (`State<T>`) of a type the server was not given.
+    MissingPromptState {
+        /// The prompt.
+        prompt: String,
+        /// The state's type.
+        state: &'static str,
+        /// Where the prompt is defined.
+        location: Location,
+    },
     /// A schema that is not valid JSON Schema 2020-12.
     InvalidSchema {
         /// The tool.
@@ -168,6 +186,25 @@ impl fmt::Display for Conflict {
                 f,
                 "tool `{tool}` at {location} takes `State<{state}>`, but the server was given no \
                  `{state}`: give it one before serving, with `.state(value)`, or \
+                 `.state_from(future)` to build it at start"
+            ),
+            Conflict::DuplicatePrompt {
+                name,
+                first,
+                second,
+            } => write!(
+                f,
+                "two prompts are named `{name}`: one at {first}, one at {second}; rename one with \
+                 `#[mcp_prompt(name = \"...\")]`"
+            ),
+            Conflict::MissingPromptState {
+                prompt,
+                state,
+                location,
+            } => write!(
+                f,
+                "prompt `{prompt}` at {location} takes `State<{state}>`, but the server was given \
+                 no `{state}`: give it one before serving, with `.state(value)`, or \
                  `.state_from(future)` to build it at start"
             ),
             Conflict::EmbeddedMismatch { tool, problem } => {

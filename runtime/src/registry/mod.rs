@@ -9,6 +9,7 @@
 mod conflict;
 mod derived;
 mod embedded;
+mod prompts;
 mod resources;
 mod tool;
 
@@ -19,7 +20,7 @@ use serde_json::Value;
 use crate::apps::UiResource;
 use crate::manifest::Manifest;
 use crate::names::NameError;
-use crate::registration::{ToolRegistration, UiResourceRegistration};
+use crate::registration::{PromptRegistration, ToolRegistration, UiResourceRegistration};
 use tool::Json;
 
 pub use crate::registration::{Annotations, Location};
@@ -41,16 +42,19 @@ pub struct Registry {
     manifest: Manifest,
     /// The MCP Apps views, sorted by URI.
     resources: Vec<&'static UiResourceRegistration>,
+    /// The prompts, sorted by name.
+    prompts: Vec<&'static PromptRegistration>,
 }
 
 impl Registry {
-    /// Every tool registered with `#[mcp_tool]` in the binary, and every MCP Apps view declared
-    /// with [`ui_resource!`](crate::ui_resource).
+    /// Every tool registered with `#[mcp_tool]` in the binary, every prompt registered with
+    /// `#[mcp_prompt]`, and every MCP Apps view declared with [`ui_resource!`](crate::ui_resource).
     pub fn collect() -> Result<Registry, RegistryError> {
         Registry::from_parts(
             inventory::iter::<ToolRegistration>,
             inventory::iter::<UiResourceRegistration>,
-        )
+        )?
+        .with_prompts(inventory::iter::<PromptRegistration>)
     }
 
     /// The tools linked into the binary whose names `keep` accepts, and every view; the other
@@ -69,7 +73,23 @@ impl Registry {
                 .into_iter()
                 .filter(|r| keep(r.name)),
             inventory::iter::<UiResourceRegistration>,
-        )
+        )?
+        .with_prompts(inventory::iter::<PromptRegistration>)
+    }
+
+    /// The same registry, serving these prompts too.
+    #[doc(hidden)]
+    pub fn with_prompts(
+        mut self,
+        prompts: impl IntoIterator<Item = &'static PromptRegistration>,
+    ) -> Result<Registry, RegistryError> {
+        let mut conflicts = Vec::new();
+        self.prompts = prompts::sorted(self.prompts.into_iter().chain(prompts), &mut conflicts);
+        if conflicts.is_empty() {
+            Ok(self)
+        } else {
+            Err(RegistryError::new(conflicts))
+        }
     }
 
     /// A registry of the given registrations only, without UI resources: generated code and
@@ -149,7 +169,9 @@ impl Registry {
                 Err(other) => unreachable!("a valid canonical name namespaces: {other}"),
             }
         }
-        Registry::assemble(tools, self.resources, conflicts)
+        let mut registry = Registry::assemble(tools, self.resources, conflicts)?;
+        registry.prompts = self.prompts;
+        Ok(registry)
     }
 
     /// [`namespaced`](Registry::namespaced) when `namespaced` says so, this registry otherwise.
@@ -219,6 +241,7 @@ impl Registry {
             tools,
             manifest,
             resources,
+            prompts: Vec::new(),
         })
     }
 
@@ -258,6 +281,21 @@ impl Registry {
     /// The view with this URI.
     pub fn ui_resource(&self, uri: &str) -> Option<&'static UiResource> {
         resources::find(&self.resources, uri).map(|r| &r.resource)
+    }
+
+    /// The prompts, sorted by name.
+    pub(crate) fn prompts(&self) -> &[&'static PromptRegistration] {
+        &self.prompts
+    }
+
+    /// The prompt with this name.
+    pub(crate) fn prompt(&self, name: &str) -> Option<&'static PromptRegistration> {
+        prompts::find(&self.prompts, name)
+    }
+
+    /// The names of the prompts, sorted.
+    pub fn prompt_names(&self) -> impl ExactSizeIterator<Item = &'static str> + '_ {
+        self.prompts.iter().map(|p| p.name)
     }
 }
 

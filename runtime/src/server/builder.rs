@@ -403,6 +403,17 @@ impl Server {
                 }
             }
         }
+        for prompt in registry.prompts() {
+            for state in prompt.states {
+                if !self.states.contains(state) {
+                    conflicts.push(Conflict::MissingPromptState {
+                        prompt: prompt.name.to_owned(),
+                        state: (state.name)(),
+                        location: prompt.location,
+                    });
+                }
+            }
+        }
         if !conflicts.is_empty() {
             return Err(RegistryError::new(conflicts).into());
         }

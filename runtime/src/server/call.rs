@@ -275,7 +275,7 @@ async fn run(tool: &Tool, arguments: Value, ctx: Context) -> Value {
     call_result(tool, output)
 }
 
-fn panic_message(payload: &(dyn Any + Send)) -> String {
+pub(super) fn panic_message(payload: &(dyn Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
         (*s).to_owned()
     } else if let Some(s) = payload.downcast_ref::<String>() {

@@ -9,9 +9,9 @@ use serde_json::{Value, json};
 
 use super::call::{Caller, Calls};
 use super::listing::Listing;
-use super::resources;
 use super::service::{Service, Sink, Step};
 use super::session::{Era, Session};
+use super::{prompts, resources};
 use crate::apps;
 use crate::catalog::{self, Audience, Catalog, Progressive};
 use crate::context::ClientRequestError;
@@ -46,6 +46,8 @@ pub(crate) struct Dispatcher {
     discover: Vec<u8>,
     /// The `_meta` of every stateless-era result: who answers.
     result_meta: Arc<Value>,
+    /// The application state tools and prompts take.
+    states: Arc<States>,
     calls: Calls,
 }
 
@@ -118,7 +120,7 @@ impl Dispatcher {
         Dispatcher {
             calls: Calls::new(
                 Arc::clone(&registry),
-                states,
+                Arc::clone(&states),
                 progressive,
                 client_request_timeout,
             ),
@@ -132,6 +134,7 @@ impl Dispatcher {
             ttl_ms,
             discover: serde_json::to_vec(&discover).expect("a JSON value serialises"),
             result_meta: Arc::new(result_meta),
+            states,
         }
     }
 
@@ -184,7 +187,9 @@ impl Dispatcher {
                 | "logging/setLevel"
                 | "resources/list"
                 | "resources/read"
-                | "resources/templates/list",
+                | "resources/templates/list"
+                | "prompts/list"
+                | "prompts/get",
                 None,
             ) => jsonrpc::error(
                 &id,
@@ -205,6 +210,17 @@ impl Dispatcher {
                 &Wire::Handshake,
                 self.ttl_ms,
             ),
+            (method @ ("prompts/list" | "prompts/get"), Some(_)) => {
+                return prompts::answer(
+                    &self.registry,
+                    &self.states,
+                    id,
+                    method,
+                    &params,
+                    Wire::Handshake,
+                    self.ttl_ms,
+                );
+            }
             ("tools/call", Some(version)) => {
                 let caller = Caller {
                     log_level: Arc::clone(session.log_level()),
@@ -267,6 +283,17 @@ impl Dispatcher {
             "tools/list" => return self.list_tools(&id, &params, &wire, &envelope.client),
             "resources/list" | "resources/read" | "resources/templates/list" => {
                 resources::answer(&self.registry, &id, method, &params, &wire, self.ttl_ms)
+            }
+            "prompts/list" | "prompts/get" => {
+                return prompts::answer(
+                    &self.registry,
+                    &self.states,
+                    id,
+                    method,
+                    &params,
+                    wire,
+                    self.ttl_ms,
+                );
             }
             "tools/call" => {
                 // Log messages only when the request asks for them, at the level it names.
@@ -367,12 +394,16 @@ impl Service for Dispatcher {
     }
 }
 
-/// What the server offers, in both eras: with views, resources and the MCP Apps extension too.
+/// What the server offers, in both eras: with views, resources and the MCP Apps extension too;
+/// with prompts, prompts.
 fn capabilities(registry: &Registry) -> Value {
     let mut capabilities = json!({ "tools": { "listChanged": false }, "logging": {} });
     if registry.ui_resources().len() > 0 {
         capabilities["resources"] = json!({ "listChanged": false });
         capabilities["extensions"] = apps::server_capability();
+    }
+    if !registry.prompts().is_empty() {
+        capabilities["prompts"] = json!({ "listChanged": false });
     }
     capabilities
 }

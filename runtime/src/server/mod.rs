@@ -13,6 +13,7 @@ mod dispatch;
 pub mod http;
 mod limits;
 mod listing;
+mod prompts;
 mod resources;
 mod service;
 mod session;

@@ -22,7 +22,7 @@ use super::tool::{Json, Tool};
 use super::{Registry, resources};
 use crate::manifest::Manifest;
 use crate::names::CanonicalName;
-use crate::registration::{ToolRegistration, UiResourceRegistration};
+use crate::registration::{PromptRegistration, ToolRegistration, UiResourceRegistration};
 use crate::schema::check::{ArgumentCheck, OutputCheck};
 use index::{Entry, registration_head};
 
@@ -155,11 +155,13 @@ impl Registry {
             .filter_map(|tool| unenforced(tool.registration))
             .collect();
         let manifest = Manifest::from_shared(shared, ranges, notes);
-        Ok(Registry {
+        Registry {
             tools,
             manifest,
             resources,
-        })
+            prompts: Vec::new(),
+        }
+        .with_prompts(inventory::iter::<PromptRegistration>)
     }
 }
 

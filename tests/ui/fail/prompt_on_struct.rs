@@ -1,0 +1,7 @@
+use toolwright::mcp_prompt;
+
+/// A greeting.
+#[mcp_prompt]
+struct Greeting;
+
+fn main() {}
