@@ -105,15 +105,7 @@ impl Tool {
                 }
             }
         }
-        let name = match &attr.name {
-            Some(lit) => lit.value(),
-            None => func
-                .sig
-                .ident
-                .to_string()
-                .trim_start_matches("r#")
-                .to_owned(),
-        };
+        let name = name_of(attr.name.as_ref(), &func);
         let description = match &attr.description {
             Some(lit) => Some(lit.value()),
             None => docs::description(&func.attrs),
@@ -129,6 +121,19 @@ impl Tool {
             params,
             output,
         }
+    }
+}
+
+/// The name on the wire: the one given, or the function's (without `r#`).
+pub(crate) fn name_of(given: Option<&syn::LitStr>, func: &ItemFn) -> String {
+    match given {
+        Some(lit) => lit.value(),
+        None => func
+            .sig
+            .ident
+            .to_string()
+            .trim_start_matches("r#")
+            .to_owned(),
     }
 }
 

@@ -154,6 +154,7 @@ fn generate(tool: &Tool) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     let state_types = state_types(tool, &tw);
+    let location = location(&tw);
     let provider = match (&tool.attr.provider, &tool.package) {
         (Some(lit), _) => quote!(#lit),
         (None, Some(package)) => quote!(#package),
@@ -231,12 +232,7 @@ fn generate(tool: &Tool) -> TokenStream {
                     output_schema: __toolwright_output_schema,
                     states: #state_types,
                     handler: #handler,
-                    location: #tw::Location {
-                        file: ::core::file!(),
-                        line: ::core::line!(),
-                        column: ::core::column!(),
-                        module_path: ::core::module_path!(),
-                    },
+                    location: #location,
                 }
             }
         };
@@ -452,6 +448,18 @@ fn output(tool: &Tool, tw: &TokenStream) -> (TokenStream, TokenStream) {
                     )
                 }
             }
+        }
+    }
+}
+
+/// Where the attribute is, as the registration records it.
+pub(crate) fn location(tw: &TokenStream) -> TokenStream {
+    quote! {
+        #tw::Location {
+            file: ::core::file!(),
+            line: ::core::line!(),
+            column: ::core::column!(),
+            module_path: ::core::module_path!(),
         }
     }
 }

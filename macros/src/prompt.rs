@@ -14,7 +14,7 @@ use syn::{
 
 use crate::attr::parse_arg_attrs;
 use crate::errors::Errors;
-use crate::{check, docs, fallback, rules};
+use crate::{ast, check, docs, expand, fallback, rules};
 
 const OPTIONS: &[&str] = &["name", "title", "description", "crate"];
 
@@ -80,15 +80,7 @@ pub(crate) fn mcp_prompt(args: TokenStream, input: TokenStream) -> TokenStream {
     );
     let params = params(&mut func, &mut errors);
     let output = output(&func.sig, &mut errors);
-    let name = match &attr.name {
-        Some(lit) => lit.value(),
-        None => func
-            .sig
-            .ident
-            .to_string()
-            .trim_start_matches("r#")
-            .to_owned(),
-    };
+    let name = ast::name_of(attr.name.as_ref(), &func);
     if let Err(problem) = rules::tool_name(&name) {
         let span = attr
             .name
@@ -514,6 +506,7 @@ fn generate(
         Some(lit) => quote!(::core::option::Option::Some(#lit)),
         None => quote!(::core::option::Option::None),
     };
+    let location = expand::location(&tw);
     quote! {
         #func
 
@@ -530,12 +523,7 @@ fn generate(
                     arguments: &[#(#infos),*],
                     states: &[#(#states),*],
                     handler: #handler,
-                    location: #tw::Location {
-                        file: ::core::file!(),
-                        line: ::core::line!(),
-                        column: ::core::column!(),
-                        module_path: ::core::module_path!(),
-                    },
+                    location: #location,
                 }
             }
         };

@@ -211,15 +211,7 @@ impl Dispatcher {
                 self.ttl_ms,
             ),
             (method @ ("prompts/list" | "prompts/get"), Some(_)) => {
-                return prompts::answer(
-                    &self.registry,
-                    &self.states,
-                    id,
-                    method,
-                    &params,
-                    Wire::Handshake,
-                    self.ttl_ms,
-                );
+                return self.prompts(id, method, &params, Wire::Handshake);
             }
             ("tools/call", Some(version)) => {
                 let caller = Caller {
@@ -246,6 +238,19 @@ impl Dispatcher {
             ),
         };
         Step::Reply(reply)
+    }
+
+    /// A prompts request, in either era.
+    fn prompts(&self, id: Id, method: &str, params: &Value, wire: Wire) -> Step {
+        prompts::answer(
+            &self.registry,
+            &self.states,
+            id,
+            method,
+            params,
+            wire,
+            self.ttl_ms,
+        )
     }
 
     /// A request on a connection that opened with the 2026-07-28 envelope.
@@ -284,17 +289,7 @@ impl Dispatcher {
             "resources/list" | "resources/read" | "resources/templates/list" => {
                 resources::answer(&self.registry, &id, method, &params, &wire, self.ttl_ms)
             }
-            "prompts/list" | "prompts/get" => {
-                return prompts::answer(
-                    &self.registry,
-                    &self.states,
-                    id,
-                    method,
-                    &params,
-                    wire,
-                    self.ttl_ms,
-                );
-            }
+            "prompts/list" | "prompts/get" => return self.prompts(id, method, &params, wire),
             "tools/call" => {
                 // Log messages only when the request asks for them, at the level it names.
                 let threshold = envelope.log_level.map_or(LogLevel::OFF, |l| l as u8);
