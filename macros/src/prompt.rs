@@ -16,7 +16,7 @@ use crate::attr::parse_arg_attrs;
 use crate::errors::Errors;
 use crate::{ast, check, docs, expand, fallback, rules};
 
-const OPTIONS: &[&str] = &["name", "title", "description", "crate"];
+const OPTIONS: &[&str] = &["name", "title", "description", "complete", "crate"];
 
 #[derive(Default)]
 struct PromptAttr {
@@ -24,6 +24,9 @@ struct PromptAttr {
     title: Option<LitStr>,
     description: Option<LitStr>,
     krate: Option<Path>,
+    /// `complete(argument = completer, ...)`: each argument's name as written, and the path of
+    /// the function that completes it.
+    complete: Vec<(Ident, Path)>,
     seen: Vec<String>,
     /// An option could not be read; it may have been the description.
     incomplete: bool,
@@ -106,6 +109,18 @@ pub(crate) fn mcp_prompt(args: TokenStream, input: TokenStream) -> TokenStream {
              (`/// ...`) on the function, or `#[mcp_prompt(description = \"...\")]`",
         ));
     }
+    for (argument, _) in &attr.complete {
+        let named = params.iter().any(|p| match &p.role {
+            Role::Argument { name, .. } => argument == name,
+            Role::State { .. } => false,
+        });
+        if !named {
+            errors.push(syn::Error::new(
+                argument.span(),
+                format!("`complete` names `{argument}`, which is not an argument of this prompt"),
+            ));
+        }
+    }
     let mut names: Vec<&str> = Vec::new();
     for param in &params {
         if let Role::Argument { name, .. } = &param.role {
@@ -174,6 +189,24 @@ impl PromptAttr {
             )));
         }
         self.seen.push(key.clone());
+        if key == "complete" {
+            let usage = "`complete` names a completer for each argument: \
+                         `complete(tag = tag_names)`";
+            return meta.parse_nested_meta(|inner| {
+                let Some(argument) = inner.path.get_ident().cloned() else {
+                    return Err(inner.error(usage));
+                };
+                let value = inner.value().map_err(|_| inner.error(usage))?;
+                let path: Path = value.parse()?;
+                if self.complete.iter().any(|(a, _)| *a == argument) {
+                    return Err(inner.error(format!(
+                        "argument `{argument}` has a completer already; keep one"
+                    )));
+                }
+                self.complete.push((argument, path));
+                Ok(())
+            });
+        }
         if key == "crate" {
             let value = meta
                 .value()
@@ -430,11 +463,18 @@ fn generate(
                     None => quote!(::core::option::Option::None),
                 };
                 let required = !optional;
+                let complete = match attr.complete.iter().find(|(a, _)| *a == argument.as_str()) {
+                    Some((_, path)) => quote_spanned! {path.span()=>
+                        ::core::option::Option::Some::<#tw::Completer>(#path)
+                    },
+                    None => quote!(::core::option::Option::None),
+                };
                 infos.push(quote! {
                     #tw::ArgumentInfo {
                         name: #argument,
                         description: #description,
                         required: #required,
+                        complete: #complete,
                     }
                 });
             }

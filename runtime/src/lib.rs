@@ -242,8 +242,11 @@ pub use toolwright_macros::mcp_tool;
 ///
 /// Options: `name = "..."` (the function's name by default; 1 to 128 of `A-Z a-z 0-9 _ - .`,
 /// checked at compile time), `title = "..."`, `description = "..."` (the doc comment by
-/// default; a prompt needs one), `crate = path`. A server with prompts declares the `prompts`
-/// capability in both protocol eras.
+/// default; a prompt needs one), `complete(argument = function, ...)` (what suggests an
+/// argument's values as the user types it, `completion/complete`: a
+/// `fn(&Completion) -> Vec<String>`, see [`prompt::Completion`]), `crate = path`. A server
+/// with prompts declares the `prompts` capability in both protocol eras, and `completions`
+/// when an argument has a completer.
 pub use toolwright_macros::mcp_prompt;
 
 /// `serde`, re-exported for the code `#[mcp_tool]` generates and for users who prefer not to
@@ -379,8 +382,9 @@ pub mod __private {
         ToolError, parse_arguments, parse_literal_arguments, take_state,
     };
     pub use crate::prompt::{
-        ArgumentInfo, IntoPrompt, PromptArgument, PromptArguments, PromptError, PromptHandler,
-        PromptMessage, prompt_failed, read_argument, read_optional_argument, take_prompt_state,
+        ArgumentInfo, Completer, IntoPrompt, PromptArgument, PromptArguments, PromptError,
+        PromptHandler, PromptMessage, prompt_failed, read_argument, read_optional_argument,
+        take_prompt_state,
     };
     pub use crate::registration::{
         Annotations, InputSchema, Location, PromptRegistration, ToolRegistration,

@@ -168,6 +168,14 @@ impl States {
         value.downcast::<T>().ok()
     }
 
+    /// The state of type `T`, borrowed, if the server was given one.
+    pub(crate) fn get_ref<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.values
+            .get(&TypeId::of::<T>())?
+            .value
+            .downcast_ref::<T>()
+    }
+
     /// Whether the server was given a state of this type.
     pub(crate) fn contains(&self, ty: &StateType) -> bool {
         self.values.contains_key(&(ty.id)())

@@ -2,7 +2,7 @@
 //! (A binary of its own: `inventory` collects per binary.)
 
 use serde_json::{Value, json};
-use toolwright::prompt::PromptMessage;
+use toolwright::prompt::{Completion, PromptMessage};
 use toolwright::{Content, Server, State, mcp_prompt, mcp_tool};
 use toolwright_tests::stdio::{Client, PROTOCOL_VERSION, initialize_params};
 
@@ -21,8 +21,27 @@ fn hello() -> &'static str {
     "Hello!"
 }
 
+/// The tags that start with what was typed, for another `words` than `0`.
+fn tag_names(request: &Completion) -> Vec<String> {
+    assert_eq!(request.argument(), "tag");
+    if request.other("words") == Some("0") {
+        return Vec::new();
+    }
+    let tags = request.state::<Tags>().expect("the server has its tags");
+    tags.0
+        .iter()
+        .filter(|t| t.starts_with(request.value()))
+        .map(|t| (*t).to_owned())
+        .collect()
+}
+
+/// A hundred and one suggestions, whatever was typed.
+fn many(_: &Completion) -> Vec<String> {
+    (0..101).map(|n| format!("v{n}")).collect()
+}
+
 /// Summarise the notes that carry a tag.
-#[mcp_prompt(title = "Summarise a tag")]
+#[mcp_prompt(title = "Summarise a tag", complete(tag = tag_names))]
 async fn summarise(
     /// The tag whose notes to summarise.
     tag: &str,
@@ -50,7 +69,7 @@ async fn summarise(
 }
 
 /// Ask about a file.
-#[mcp_prompt(name = "ask-file")]
+#[mcp_prompt(name = "ask-file", complete(fileUri = many))]
 fn ask_file(
     /// The file.
     #[arg(rename = "fileUri")]
@@ -251,4 +270,100 @@ async fn a_prompt_whose_state_was_not_given_stops_the_server() {
         error.contains("takes `State<prompts::Tags>`, but the server was given no `prompts::Tags`"),
         "{error}"
     );
+}
+
+#[tokio::test]
+async fn an_argument_completes_from_its_completer() {
+    let client = server().test_client().await.unwrap();
+    let complete = |reference: Value, argument: Value, context: Value| {
+        let client = &client;
+        async move {
+            client
+                .request(
+                    "completion/complete",
+                    json!({"ref": reference, "argument": argument, "context": context}),
+                )
+                .await
+        }
+    };
+    let summarise = json!({"type": "ref/prompt", "name": "summarise"});
+    assert_eq!(
+        complete(
+            summarise.clone(),
+            json!({"name": "tag", "value": "h"}),
+            json!({})
+        )
+        .await
+        .unwrap(),
+        json!({"completion": {"values": ["home"], "total": 1, "hasMore": false}})
+    );
+    // The other arguments filled in reach the completer.
+    assert_eq!(
+        complete(
+            summarise.clone(),
+            json!({"name": "tag", "value": ""}),
+            json!({"arguments": {"words": "0"}})
+        )
+        .await
+        .unwrap()["completion"]["values"],
+        json!([])
+    );
+    // An argument without a completer has nothing to suggest.
+    assert_eq!(
+        complete(
+            summarise.clone(),
+            json!({"name": "words", "value": "1"}),
+            json!({})
+        )
+        .await
+        .unwrap()["completion"],
+        json!({"values": [], "total": 0, "hasMore": false})
+    );
+    // The first hundred, and how many there are.
+    let many = complete(
+        json!({"type": "ref/prompt", "name": "ask-file"}),
+        json!({"name": "fileUri", "value": ""}),
+        json!({}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(many["completion"]["values"].as_array().unwrap().len(), 100);
+    assert_eq!(many["completion"]["total"], 101);
+    assert_eq!(many["completion"]["hasMore"], true);
+    let refused = |reference: Value, argument: Value| async move {
+        let error = complete(reference, argument, json!({})).await.unwrap_err();
+        (error.code, error.message)
+    };
+    assert_eq!(
+        refused(
+            json!({"type": "ref/prompt", "name": "nope"}),
+            json!({"name": "x", "value": ""})
+        )
+        .await,
+        (-32602, "unknown prompt `nope`".to_owned())
+    );
+    assert_eq!(
+        refused(summarise.clone(), json!({"name": "topic", "value": ""})).await,
+        (
+            -32602,
+            "prompt `summarise` has no argument `topic`".to_owned()
+        )
+    );
+    assert_eq!(
+        refused(summarise, json!({"name": "tag"})).await,
+        (
+            -32602,
+            "`argument` needs a `name` and a `value` string".to_owned()
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_server_with_completers_declares_completions() {
+    let mut handshake = Client::with(server());
+    let initialized = handshake
+        .result(0, "initialize", initialize_params(PROTOCOL_VERSION))
+        .await;
+    assert_eq!(initialized["capabilities"]["completions"], json!({}));
+    handshake.finish().await;
 }

@@ -16,7 +16,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolwright::prompt::PromptMessage;
+use toolwright::prompt::{Completion, PromptMessage};
 use toolwright::{Content, Context, LogLevel, ToolResult, mcp_prompt, mcp_tool};
 
 /// A 1x1 red pixel.
@@ -266,7 +266,7 @@ fn test_simple_prompt() -> &'static str {
 }
 
 /// A prompt with required arguments.
-#[mcp_prompt]
+#[mcp_prompt(complete(arg1 = starting_with))]
 fn test_prompt_with_arguments(
     /// First test argument.
     arg1: &str,
@@ -274,6 +274,15 @@ fn test_prompt_with_arguments(
     arg2: &str,
 ) -> String {
     format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'")
+}
+
+/// Suggestions for `arg1`: a few words, those that start with what was typed.
+fn starting_with(request: &Completion) -> Vec<String> {
+    ["paris", "park", "party", "test", "testing"]
+        .into_iter()
+        .filter(|word| word.starts_with(request.value()))
+        .map(str::to_owned)
+        .collect()
 }
 
 /// A prompt that embeds a resource.

@@ -1,6 +1,6 @@
 //! Prompts: requests about the notebook a user picks from the client's menu.
 
-use toolwright::prompt::PromptMessage;
+use toolwright::prompt::{Completion, PromptMessage};
 use toolwright::{Content, State, mcp_prompt};
 
 use crate::Notebook;
@@ -10,7 +10,7 @@ const MAX_SUMMARISED: u32 = 50;
 
 /// Summarise the notes that carry a tag: the request, and each note (newest first) as an
 /// embedded resource the model reads.
-#[mcp_prompt(title = "Summarise a tag")]
+#[mcp_prompt(title = "Summarise a tag", complete(tag = tags_in_use))]
 pub fn summarise_tag(
     notebook: State<Notebook>,
     /// The tag whose notes to summarise; `list_tags` shows them.
@@ -46,4 +46,16 @@ pub fn summarise_tag(
         ))
     }));
     Ok(messages)
+}
+
+/// The tags in use that start with what the user typed, the most used first.
+fn tags_in_use(request: &Completion) -> Vec<String> {
+    let Some(notebook) = request.state::<Notebook>() else {
+        return Vec::new();
+    };
+    let typed = request.value().trim().to_lowercase();
+    let mut counts = notebook.tag_counts().unwrap_or_default();
+    counts.retain(|(tag, _)| tag.starts_with(&typed));
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    counts.into_iter().map(|(tag, _)| tag).collect()
 }

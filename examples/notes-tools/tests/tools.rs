@@ -162,6 +162,18 @@ async fn the_summary_prompt_embeds_a_tags_notes() {
         messages[1]["content"]["resource"],
         json!({"uri": "notes://2", "mimeType": "text/markdown", "text": "# Rent (note 2)\n\nb"})
     );
+    // The tag completes from the tags in use, the most used first.
+    let completed = client
+        .request(
+            "completion/complete",
+            json!({
+                "ref": {"type": "ref/prompt", "name": "summarise_tag"},
+                "argument": {"name": "tag", "value": ""}
+            }),
+        )
+        .await
+        .unwrap();
+    assert_eq!(completed["completion"]["values"], json!(["home", "work"]));
     let none = client
         .request(
             "prompts/get",

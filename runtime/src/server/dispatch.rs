@@ -189,7 +189,8 @@ impl Dispatcher {
                 | "resources/read"
                 | "resources/templates/list"
                 | "prompts/list"
-                | "prompts/get",
+                | "prompts/get"
+                | "completion/complete",
                 None,
             ) => jsonrpc::error(
                 &id,
@@ -210,6 +211,9 @@ impl Dispatcher {
                 &Wire::Handshake,
                 self.ttl_ms,
             ),
+            ("completion/complete", Some(_)) => {
+                prompts::complete(&self.registry, &self.states, &id, &params, &Wire::Handshake)
+            }
             (method @ ("prompts/list" | "prompts/get"), Some(_)) => {
                 return self.prompts(id, method, &params, Wire::Handshake);
             }
@@ -290,6 +294,9 @@ impl Dispatcher {
                 resources::answer(&self.registry, &id, method, &params, &wire, self.ttl_ms)
             }
             "prompts/list" | "prompts/get" => return self.prompts(id, method, &params, wire),
+            "completion/complete" => {
+                prompts::complete(&self.registry, &self.states, &id, &params, &wire)
+            }
             "tools/call" => {
                 // Log messages only when the request asks for them, at the level it names.
                 let threshold = envelope.log_level.map_or(LogLevel::OFF, |l| l as u8);
@@ -399,6 +406,9 @@ fn capabilities(registry: &Registry) -> Value {
     }
     if !registry.prompts().is_empty() {
         capabilities["prompts"] = json!({ "listChanged": false });
+    }
+    if prompts::completes(registry) {
+        capabilities["completions"] = json!({});
     }
     capabilities
 }

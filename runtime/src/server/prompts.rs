@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use super::call::panic_message;
 use super::service::Step;
 use crate::context::Context;
-use crate::prompt::{PromptArguments, PromptError, PromptHandler, PromptMessage};
+use crate::prompt::{Completion, PromptArguments, PromptError, PromptHandler, PromptMessage};
 use crate::protocol::jsonrpc::{self, INTERNAL_ERROR, INVALID_PARAMS, Id, METHOD_NOT_FOUND};
 use crate::protocol::{Wire, merge};
 use crate::registration::PromptRegistration;
@@ -63,6 +63,117 @@ pub(super) fn answer(
             Some(reply(prompt, &id, &wire, made))
         })),
     }
+}
+
+/// The most values one completion sends, as the protocol has it.
+const MAX_COMPLETIONS: usize = 100;
+
+/// Whether any prompt argument has a completer: the `completions` capability.
+pub(super) fn completes(registry: &Registry) -> bool {
+    registry
+        .prompts()
+        .iter()
+        .any(|p| p.arguments.iter().any(|a| a.complete.is_some()))
+}
+
+/// The answer to `completion/complete`: the values the argument's completer suggests for what
+/// the user typed, the first 100 of them, with how many there are. An argument without a
+/// completer has none to suggest.
+pub(super) fn complete(
+    registry: &Registry,
+    states: &Arc<States>,
+    id: &Id,
+    params: &Value,
+    wire: &Wire,
+) -> Vec<u8> {
+    if !completes(registry) {
+        return jsonrpc::error(
+            id,
+            METHOD_NOT_FOUND,
+            "method `completion/complete` is not supported",
+        );
+    }
+    let invalid = |message: String| jsonrpc::error(id, INVALID_PARAMS, &message);
+    let reference = params.get("ref");
+    let prompt = match reference
+        .and_then(|r| r.get("type"))
+        .and_then(Value::as_str)
+    {
+        Some("ref/prompt") => {
+            let Some(name) = reference
+                .and_then(|r| r.get("name"))
+                .and_then(Value::as_str)
+            else {
+                return invalid("`ref` of type `ref/prompt` needs a `name` string".to_owned());
+            };
+            match registry.prompt(name) {
+                Some(prompt) => prompt,
+                None => return invalid(format!("unknown prompt `{name}`")),
+            }
+        }
+        Some("ref/resource") => {
+            return invalid(
+                "this server has no resource templates whose parameters complete".to_owned(),
+            );
+        }
+        _ => {
+            return invalid(
+                "`ref` must be `{\"type\": \"ref/prompt\", \"name\": ...}` or a `ref/resource`"
+                    .to_owned(),
+            );
+        }
+    };
+    let argument = params.get("argument");
+    let (Some(name), Some(value)) = (
+        argument.and_then(|a| a.get("name")).and_then(Value::as_str),
+        argument
+            .and_then(|a| a.get("value"))
+            .and_then(Value::as_str),
+    ) else {
+        return invalid("`argument` needs a `name` and a `value` string".to_owned());
+    };
+    let Some(info) = prompt.arguments.iter().find(|a| a.name == name) else {
+        return invalid(format!("prompt `{}` has no argument `{name}`", prompt.name));
+    };
+    let arguments = params
+        .pointer("/context/arguments")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let values = match info.complete {
+        Some(completer) => {
+            let request = Completion {
+                argument: name.to_owned(),
+                value: value.to_owned(),
+                arguments,
+                states: Arc::clone(states),
+            };
+            match panic::catch_unwind(AssertUnwindSafe(|| completer(&request))) {
+                Ok(values) => values,
+                Err(payload) => {
+                    let message = panic_message(&*payload);
+                    tracing::error!(
+                        prompt = prompt.name,
+                        argument = name,
+                        message,
+                        "completer panicked"
+                    );
+                    return jsonrpc::error(
+                        id,
+                        INTERNAL_ERROR,
+                        &format!("the completer of `{name}` panicked: {message}"),
+                    );
+                }
+            }
+        }
+        None => Vec::new(),
+    };
+    let total = values.len();
+    let shown = &values[..total.min(MAX_COMPLETIONS)];
+    let result = json!({
+        "completion": { "values": shown, "total": total, "hasMore": total > MAX_COMPLETIONS }
+    });
+    jsonrpc::result(id, &wire.shape(result))
 }
 
 /// Every prompt on one page.
