@@ -4,8 +4,8 @@ use std::fmt;
 
 use bytes::Bytes;
 use serde::{Deserialize, Serialize, Serializer};
-use serde_json::Value;
 use serde_json::value::RawValue;
+use serde_json::{Number, Value};
 
 pub(crate) const PARSE_ERROR: i64 = -32700;
 pub(crate) const INVALID_REQUEST: i64 = -32600;
@@ -29,9 +29,11 @@ pub(crate) enum Id {
     /// No id could be read: what the answer to an unreadable message carries.
     Null,
     String(String),
-    /// A number as the client wrote it: JSON bounds no integer, and an id beyond 64 bits comes
-    /// back as sent, not as the float it would be read as.
-    Number(Box<str>),
+    /// A number `serde_json` holds exactly: any 64-bit integer.
+    Number(Number),
+    /// Any other number, as the client wrote it: JSON bounds no integer, and an id beyond 64
+    /// bits comes back as sent, not as the float it would be read as.
+    Raw(Box<str>),
 }
 
 impl Id {
@@ -40,11 +42,17 @@ impl Id {
     fn read(value: Value, line: &[u8]) -> Option<Id> {
         match value {
             Value::String(s) => Some(Id::String(s)),
-            Value::Number(n) if !n.is_f64() => Some(Id::Number(n.to_string().into())),
-            Value::Number(n) => {
-                Some(raw_id(line).unwrap_or_else(|| Id::Number(n.to_string().into())))
-            }
+            Value::Number(n) if !n.is_f64() => Some(Id::Number(n)),
+            Value::Number(n) => Some(raw_id(line).unwrap_or_else(|| Id::Raw(n.to_string().into()))),
             _ => None,
+        }
+    }
+
+    /// A number written as `text`: held exactly when it can be, kept as written otherwise.
+    fn number(text: &str) -> Id {
+        match serde_json::from_str::<Number>(text) {
+            Ok(n) if !n.is_f64() => Id::Number(n),
+            _ => Id::Raw(text.into()),
         }
     }
 
@@ -57,12 +65,15 @@ impl Id {
     }
 }
 
+/// The id as JSON, as a `serde_json::Value` of it would print: the key a call is known by, which
+/// `notifications/cancelled` names with its `requestId`.
 impl fmt::Display for Id {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Id::Null => f.write_str("null"),
-            Id::String(s) => write!(f, "{s:?}"),
-            Id::Number(n) => f.write_str(n),
+            Id::String(s) => f.write_str(&serde_json::to_string(s).map_err(|_| fmt::Error)?),
+            Id::Number(n) => n.fmt(f),
+            Id::Raw(text) => f.write_str(text),
         }
     }
 }
@@ -72,8 +83,10 @@ impl Serialize for Id {
         match self {
             Id::Null => serializer.serialize_unit(),
             Id::String(s) => serializer.serialize_str(s),
-            Id::Number(n) => {
-                let raw: &RawValue = serde_json::from_str(n).map_err(serde::ser::Error::custom)?;
+            Id::Number(n) => n.serialize(serializer),
+            Id::Raw(text) => {
+                let raw: &RawValue =
+                    serde_json::from_str(text).map_err(serde::ser::Error::custom)?;
                 raw.serialize(serializer)
             }
         }
@@ -95,7 +108,7 @@ fn raw_id(line: &[u8]) -> Option<Id> {
     let text = raw.get();
     match text.as_bytes().first()? {
         b'"' => serde_json::from_str(text).ok().map(Id::String),
-        b'-' | b'0'..=b'9' => Some(Id::Number(text.into())),
+        b'-' | b'0'..=b'9' => Some(Id::number(text)),
         _ => None,
     }
 }
@@ -409,14 +422,14 @@ mod tests {
             json!({"jsonrpc": "2.0", "id": "a\"b", "result": {"tools": []}})
         );
         let shared = Bytes::from_static(br#"{"tools":[]}"#);
-        let plain = SharedResult::new(&Id::Number("2".into()), shared.clone()).into_vec();
+        let plain = SharedResult::new(&Id::Number(2.into()), shared.clone()).into_vec();
         let value: Value = serde_json::from_slice(&plain).unwrap();
         assert_eq!(
             value,
             json!({"jsonrpc": "2.0", "id": 2, "result": {"tools": []}})
         );
         let bytes =
-            SharedResult::with_members(&Id::Number("3".into()), shared, br#""ttlMs":5,"a":{}"#)
+            SharedResult::with_members(&Id::Number(3.into()), shared, br#""ttlMs":5,"a":{}"#)
                 .into_vec();
         let value: Value = serde_json::from_slice(&bytes).unwrap();
         assert_eq!(
@@ -443,7 +456,7 @@ mod tests {
         ] {
             let line = format!(r#"{{"jsonrpc": "2.0", "id": {id}, "method": "ping"}}"#);
             let read = request_id(&line);
-            assert_eq!(read, Id::Number(id.into()));
+            assert_eq!(read.to_string(), id);
             let answer = String::from_utf8(result(&read, &json!({}))).unwrap();
             assert_eq!(
                 answer,
@@ -456,6 +469,11 @@ mod tests {
             request_id(r#"{"jsonrpc": "2.0", "id": "a\u0062", "method": "ping"}"#),
             Id::String("ab".into())
         );
+        // A call is known by its id as JSON, as `notifications/cancelled` names it.
+        for id in [json!("tab\tand\u{1}"), json!(-3), json!(u64::MAX)] {
+            let line = json!({"jsonrpc": "2.0", "id": id, "method": "ping"}).to_string();
+            assert_eq!(request_id(&line).to_string(), id.to_string());
+        }
     }
 
     #[test]

@@ -131,12 +131,7 @@ impl TestClient {
 
     /// Sends any request of the session and waits for its result.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, RpcError> {
-        let id = Id::Number(
-            self.next_id
-                .fetch_add(1, Ordering::Relaxed)
-                .to_string()
-                .into(),
-        );
+        let id = Id::Number(self.next_id.fetch_add(1, Ordering::Relaxed).into());
         let message = Incoming::Request {
             id,
             method: method.to_owned(),

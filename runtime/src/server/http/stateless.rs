@@ -220,7 +220,7 @@ mod tests {
 
     #[test]
     fn statuses_follow_the_error_code() {
-        let error = |code| jsonrpc::error(&Id::Number("1".into()), code, "x");
+        let error = |code| jsonrpc::error(&Id::Number(1.into()), code, "x");
         assert_eq!(status(&error(METHOD_NOT_FOUND)), StatusCode::NOT_FOUND);
         for code in [
             HEADER_MISMATCH,
@@ -232,7 +232,7 @@ mod tests {
         assert_eq!(status(&error(-32603)), StatusCode::OK);
         assert_eq!(
             status(&jsonrpc::result(
-                &Id::Number("1".into()),
+                &Id::Number(1.into()),
                 &json!({"error": 1})
             )),
             StatusCode::OK
