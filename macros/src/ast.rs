@@ -201,7 +201,7 @@ impl Param {
 /// `Some(by_ref)` when the type is written `Name` or `&Name` (any path ending in `Name`, with
 /// generics when `generics` says so): a parameter the runtime supplies, `Context` or
 /// `State<T>`. The expansion then asserts that it is toolwright's.
-fn supplied_param(ty: &Type, name: &str, generics: bool) -> Option<bool> {
+pub(crate) fn supplied_param(ty: &Type, name: &str, generics: bool) -> Option<bool> {
     let (inner, by_ref) = match ty {
         Type::Reference(TypeReference {
             elem,
@@ -311,26 +311,41 @@ impl Output {
         if is_unit(ty) {
             return Output::Unit;
         }
-        if let Type::Path(TypePath {
-            qself: None, path, ..
-        }) = ty
-            && let Some(last) = path.segments.last()
-            && last.ident == "Result"
-            && let PathArguments::AngleBracketed(args) = &last.arguments
-            && let Some(GenericArgument::Type(ok)) = args.args.first()
-        {
-            let error = match args.args.get(1) {
-                Some(GenericArgument::Type(error)) => Some(Box::new(error.clone())),
-                _ => None,
-            };
+        if let Some((ok, error)) = result_parts(ty) {
             return Output::Result {
                 ok: (!is_unit(ok)).then(|| ok.clone()),
-                error,
+                error: error.cloned().map(Box::new),
                 span: ty.span(),
             };
         }
         Output::Value(ty.clone())
     }
+}
+
+/// `T` and, when written, `E` of a type named `Result` (any path, so `anyhow::Result<T>` and
+/// `io::Result<T>` count).
+pub(crate) fn result_parts(ty: &Type) -> Option<(&Type, Option<&Type>)> {
+    let Type::Path(TypePath {
+        qself: None, path, ..
+    }) = ty
+    else {
+        return None;
+    };
+    let last = path.segments.last()?;
+    let PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    if last.ident != "Result" {
+        return None;
+    }
+    let Some(GenericArgument::Type(ok)) = args.args.first() else {
+        return None;
+    };
+    let error = match args.args.get(1) {
+        Some(GenericArgument::Type(error)) => Some(error),
+        _ => None,
+    };
+    Some((ok, error))
 }
 
 fn is_unit(ty: &Type) -> bool {

@@ -71,7 +71,7 @@ const TOOL_OPTIONS: &[&str] = &[
 
 const ARG_OPTIONS: &[&str] = &["default", "rename", "flatten"];
 
-fn expected(options: &[&str]) -> String {
+pub(crate) fn expected(options: &[&str]) -> String {
     let quoted: Vec<String> = options.iter().map(|o| format!("`{o}`")).collect();
     quoted.join(", ")
 }
@@ -159,7 +159,7 @@ fn option_name(meta: &ParseNestedMeta<'_>) -> syn::Result<String> {
 }
 
 /// After a mistake, consume the option's value so the options after it are still read.
-fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+pub(crate) fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     if meta.input.peek(Token![=]) {
         meta.value()?.parse::<Expr>()?;
     } else if meta.input.peek(syn::token::Paren) {
@@ -168,7 +168,7 @@ fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     Ok(())
 }
 
-fn string_value(meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<LitStr> {
+pub(crate) fn string_value(meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<LitStr> {
     let value = meta
         .value()
         .map_err(|_| meta.error(format!("`{key}` takes a string: `{key} = \"...\"`")))?;

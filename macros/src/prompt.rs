@@ -12,7 +12,7 @@ use syn::{
     Type, TypePath, TypeReference,
 };
 
-use crate::attr::parse_arg_attrs;
+use crate::attr::{self, parse_arg_attrs};
 use crate::errors::Errors;
 use crate::{ast, check, docs, expand, fallback, rules};
 
@@ -153,6 +153,7 @@ fn parse_attr(args: TokenStream, errors: &mut Errors) -> PromptAttr {
         if let Err(err) = attr.option(&meta) {
             errors.push(err);
             attr.incomplete = true;
+            attr::skip_value(&meta)?;
         }
         Ok(())
     });
@@ -173,14 +174,10 @@ impl PromptAttr {
                 .map(ToString::to_string)
                 .unwrap_or_default()
         };
-        let expected = OPTIONS
-            .iter()
-            .map(|o| format!("`{o}`"))
-            .collect::<Vec<_>>()
-            .join(", ");
         if !OPTIONS.contains(&key.as_str()) {
             return Err(meta.error(format!(
-                "unknown `mcp_prompt` option `{key}`; expected one of {expected}"
+                "unknown `mcp_prompt` option `{key}`; expected one of {}",
+                attr::expected(OPTIONS)
             )));
         }
         if self.seen.contains(&key) {
@@ -214,10 +211,7 @@ impl PromptAttr {
             self.krate = Some(value.call(Path::parse_mod_style)?);
             return Ok(());
         }
-        let value: LitStr = meta
-            .value()
-            .and_then(|v| v.parse())
-            .map_err(|_| meta.error(format!("`{key}` takes a string: `{key} = \"...\"`")))?;
+        let value = attr::string_value(meta, &key)?;
         match key.as_str() {
             "name" => self.name = Some(value),
             "title" => self.title = Some(value),
@@ -273,6 +267,30 @@ fn params(func: &mut ItemFn, errors: &mut Errors) -> Vec<Param> {
             ));
         }
         let ty = (*pat_type.ty).clone();
+        // The parameters the runtime supplies, by the name of their type, as for tools.
+        if ast::supplied_param(&ty, "Context", true).is_some() {
+            errors.push(syn::Error::new_spanned(
+                &ty,
+                "a prompt takes no `Context`: it makes messages from its arguments and state, \
+                 and sends nothing to the client",
+            ));
+            continue;
+        }
+        if let Some(by_ref) = ast::supplied_param(&ty, "State", true) {
+            if let Some(span) = attr.span {
+                errors.push(syn::Error::new(
+                    span,
+                    "a `State` parameter is supplied by the runtime and takes no `#[arg]`; \
+                     remove the attribute",
+                ));
+            }
+            params.push(Param {
+                ident,
+                ty,
+                role: Role::State { by_ref },
+            });
+            continue;
+        }
         let (inner, by_ref) = match &ty {
             Type::Reference(TypeReference {
                 elem,
@@ -288,31 +306,6 @@ fn params(func: &mut ItemFn, errors: &mut Errors) -> Vec<Param> {
             }
             other => (other.clone(), false),
         };
-        if last_segment(&inner).is_some_and(|s| s.ident == "Context") {
-            errors.push(syn::Error::new_spanned(
-                &ty,
-                "a prompt takes no `Context`: it makes messages from its arguments and state, \
-                 and sends nothing to the client",
-            ));
-            continue;
-        }
-        if last_segment(&inner)
-            .is_some_and(|s| s.ident == "State" && !matches!(s.arguments, PathArguments::None))
-        {
-            if let Some(span) = attr.span {
-                errors.push(syn::Error::new(
-                    span,
-                    "a `State` parameter is supplied by the runtime and takes no `#[arg]`; \
-                     remove the attribute",
-                ));
-            }
-            params.push(Param {
-                ident,
-                ty,
-                role: Role::State { by_ref },
-            });
-            continue;
-        }
         let (read, optional) = match option_inner(&inner) {
             Some(inner) => (inner.clone(), true),
             None => (inner, false),
@@ -380,18 +373,10 @@ fn output(sig: &syn::Signature, errors: &mut Errors) -> Option<Output> {
             return None;
         }
     };
-    if let Some(segment) = last_segment(&ty)
-        && segment.ident == "Result"
-        && let PathArguments::AngleBracketed(args) = &segment.arguments
-        && let Some(GenericArgument::Type(ok)) = args.args.first()
-    {
-        let error = match args.args.get(1) {
-            Some(GenericArgument::Type(error)) => Some(Box::new(error.clone())),
-            _ => None,
-        };
+    if let Some((ok, error)) = ast::result_parts(&ty) {
         return Some(Output::Result {
             ok: ok.clone(),
-            error,
+            error: error.cloned().map(Box::new),
         });
     }
     Some(Output::Value(ty))
