@@ -85,7 +85,7 @@ pub(crate) struct Peer {
     pub(crate) session: Option<Arc<SessionState>>,
     /// The first capability a request of the call needed and the client had not declared: a
     /// call that then fails is answered, in 2026-07-28, as needing it.
-    pub(crate) refused_capability: Arc<OnceLock<&'static str>>,
+    pub(crate) refused_capability: OnceLock<&'static str>,
 }
 
 impl Context {
@@ -113,6 +113,11 @@ impl Context {
     /// application state (pass a `State` to the function yourself).
     pub fn detached(tool: &str) -> Context {
         Context::new(tool, None, CancellationToken::new(), None, Arc::default())
+    }
+
+    /// The first capability a request of the call needed and the client had not declared.
+    pub(crate) fn refused_capability(&self) -> Option<&'static str> {
+        self.inner.peer.as_ref()?.refused_capability.get().copied()
     }
 
     /// The server's application state, for the `State` parameters of generated code.

@@ -117,7 +117,6 @@ impl Calls {
                 &format!("request id {id} is already in use by a call under way"),
             ));
         }
-        let refused_capability = Arc::new(OnceLock::new());
         let peer = Peer {
             outgoing: sink.clone(),
             log_level: caller.log_level,
@@ -130,7 +129,7 @@ impl Calls {
             session_id: session.id(),
             // 2026-07-28 has no sessions: each request's session ends with it.
             session: (!wire.is_stateless()).then(|| Arc::clone(session.state())),
-            refused_capability: Arc::clone(&refused_capability),
+            refused_capability: OnceLock::new(),
         };
         let progress_token = params.pointer("/_meta/progressToken").cloned();
         let ctx = Context::new(
@@ -140,6 +139,8 @@ impl Calls {
             Some(peer),
             Arc::clone(&self.states),
         );
+        // Kept to read, once the tool has returned, what its requests to the client met.
+        let called = ctx.clone();
         let registry = Arc::clone(&self.registry);
         let session = Arc::clone(session);
         let wire_name = name.to_owned();
@@ -154,7 +155,7 @@ impl Calls {
                 result = run(tool, arguments, ctx) => Some(result),
             };
             session.end_call(&key);
-            outcome.map(|result| match refused_capability.get() {
+            outcome.map(|result| match called.refused_capability() {
                 Some(capability) if wire.is_stateless() && result["isError"] == true => {
                     missing_capability(&id, &wire_name, capability)
                 }
