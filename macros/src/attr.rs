@@ -186,7 +186,7 @@ pub(crate) fn string_value(meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result
 }
 
 /// `key` alone means true; `key = true` and `key = false` say it outright.
-fn flag(meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<Flag> {
+pub(crate) fn flag(meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<Flag> {
     let span = meta.path.segments[0].ident.span();
     if !meta.input.peek(Token![=]) {
         return Ok(Flag { value: true, span });
@@ -205,7 +205,10 @@ fn flag(meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<Flag> {
 }
 
 /// A list of string literals, and the list's span.
-fn string_list(meta: &ParseNestedMeta<'_>, usage: &str) -> syn::Result<(Span, Vec<LitStr>)> {
+pub(crate) fn string_list(
+    meta: &ParseNestedMeta<'_>,
+    usage: &str,
+) -> syn::Result<(Span, Vec<LitStr>)> {
     let value = meta.value().map_err(|_| meta.error(usage))?;
     let expr: Expr = value.parse()?;
     let Expr::Array(array) = expr else {

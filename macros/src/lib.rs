@@ -14,7 +14,10 @@ mod expand;
 mod fallback;
 mod json;
 mod prompt;
+mod resource;
 mod rules;
+mod strings;
+mod template;
 
 /// Turns a free function into an MCP tool.
 ///
@@ -32,4 +35,13 @@ pub fn mcp_tool(args: TokenStream, input: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn mcp_prompt(args: TokenStream, input: TokenStream) -> TokenStream {
     prompt::mcp_prompt(args.into(), input.into()).into()
+}
+
+/// Turns a free function into an MCP resource, or a template of resources.
+///
+/// The full reference, with examples, is on `toolwright::mcp_resource`, which re-exports this
+/// attribute.
+#[proc_macro_attribute]
+pub fn mcp_resource(args: TokenStream, input: TokenStream) -> TokenStream {
+    resource::mcp_resource(args.into(), input.into()).into()
 }

@@ -6,6 +6,7 @@
 //! stays short; the whole catalog is still there, ranked by [`SearchIndex`], and every tool can
 //! be called, by `call_tool` or directly by name.
 
+use std::collections::BTreeSet;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
@@ -151,17 +152,22 @@ pub(crate) enum Audience {
 }
 
 /// The tools `tools/list` shows `audience`, each its JSON, in order: in progressive mode the
-/// meta-tools and then the core tools; `None` for the manifest's tools as they are.
+/// meta-tools and then the core tools, never one of the `disabled`; `None` for the manifest's
+/// tools as they are.
 pub(crate) fn listed(
     progressive: Option<&Progressive>,
     registry: &Registry,
     audience: Audience,
+    disabled: &BTreeSet<String>,
 ) -> Option<Vec<Vec<u8>>> {
-    let shown = |tool: &Tool| match (progressive.is_some(), audience) {
-        (false, Audience::Apps) => true,
-        (false, Audience::Model) => !tool.is_app_only(),
-        (true, Audience::Apps) => tool.is_core() || tool.is_app_only(),
-        (true, Audience::Model) => tool.is_core() && !tool.is_app_only(),
+    let shown = |tool: &Tool| {
+        let shown = match (progressive.is_some(), audience) {
+            (false, Audience::Apps) => true,
+            (false, Audience::Model) => !tool.is_app_only(),
+            (true, Audience::Apps) => tool.is_core() || tool.is_app_only(),
+            (true, Audience::Model) => tool.is_core() && !tool.is_app_only(),
+        };
+        shown && !disabled.contains(tool.wire_name())
     };
     let meta = match progressive {
         Some(progressive) => progressive.descriptors.to_vec(),
@@ -289,9 +295,9 @@ impl Progressive {
             .collect()
     }
 
-    /// Runs `search_tools`: one page of the tools that match, or a tool error naming what is
-    /// wrong with the arguments.
-    pub(crate) fn search(&self, arguments: Value) -> ToolResult {
+    /// Runs `search_tools`: one page of the tools that match, the `disabled` left out, or a
+    /// tool error naming what is wrong with the arguments.
+    pub(crate) fn search(&self, arguments: Value, disabled: &BTreeSet<String>) -> ToolResult {
         let search: Search = match read(SEARCH_TOOL, &self.search_check, arguments) {
             Ok(search) => search,
             Err(refused) => return refused,
@@ -307,7 +313,8 @@ impl Progressive {
                 distinct.len()
             ));
         }
-        let hits = self.ranked(&search.query);
+        let mut hits = self.ranked(&search.query);
+        hits.retain(|(tool, _)| !disabled.contains(tool.wire_name()));
         let tools: Vec<Value> = hits
             .iter()
             .skip(search.offset)
@@ -585,7 +592,7 @@ mod tests {
             "limit": MAX_LIMIT,
             "offset": u64::MAX,
         });
-        assert!(!catalog.search(at_limits).is_error());
+        assert!(!catalog.search(at_limits, &BTreeSet::new()).is_error());
         let defaults = [
             json!({}),
             json!({"query": null, "detail": null, "limit": null, "offset": null}),
@@ -609,7 +616,7 @@ mod tests {
         // Words are counted as the search splits them: `listNotes` is two.
         let camel = |pairs: u32| {
             let query: Vec<String> = (0..pairs).map(|n| format!("x{n}Y{n}")).collect();
-            catalog.search(json!({"query": query.join(" ")}))
+            catalog.search(json!({"query": query.join(" ")}), &BTreeSet::new())
         };
         assert!(!camel(8).is_error());
         assert_eq!(
@@ -623,7 +630,7 @@ mod tests {
     #[cfg(feature = "validate")]
     fn search_arguments_are_checked_by_the_schema_search_tools_declares() {
         let catalog = empty();
-        let refused = |arguments: Value| error_text(&catalog.search(arguments));
+        let refused = |arguments: Value| error_text(&catalog.search(arguments, &BTreeSet::new()));
         assert_eq!(
             refused(json!({"limit": 0})),
             "invalid arguments for tool `search_tools`: argument `limit`: 0 is less than the \

@@ -1,4 +1,5 @@
-//! A tool result built by hand: several content blocks, binary content, resources.
+//! A tool result built by hand (several content blocks, binary content, resources), and what a
+//! resource holds.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
@@ -108,7 +109,7 @@ pub enum Content {
     /// A resource embedded in the result.
     Resource {
         /// The resource.
-        resource: EmbeddedResource,
+        resource: ResourceContents,
     },
     /// A link to a resource the client may read.
     ResourceLink {
@@ -125,21 +126,110 @@ pub enum Content {
     },
 }
 
-/// The contents of an embedded resource: text or binary.
+/// What a resource holds, as `resources/read` returns it and a tool or a prompt embeds it: text
+/// or bytes, with the resource's URI and media type.
+///
+/// A resource function ([`#[mcp_resource]`](crate::mcp_resource)) returns it to say more than
+/// its text: a media type of its own, several contents, `_meta`. Its URI is the one read, unless
+/// [`with_uri`](ResourceContents::with_uri) names another.
+///
+/// ```
+/// use toolwright::content::ResourceContents;
+///
+/// let contents = ResourceContents::text("# Groceries\n- tea").with_mime_type("text/markdown");
+/// assert_eq!(contents.as_text(), Some("# Groceries\n- tea"));
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct EmbeddedResource {
-    /// The resource's URI.
-    pub uri: String,
-    /// Its media type.
+pub struct ResourceContents {
+    uri: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
+    mime_type: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<String>,
+    /// The bytes, base64-encoded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    blob: Option<String>,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<serde_json::Map<String, Value>>,
+}
+
+impl ResourceContents {
     /// Text contents.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
-    /// Binary contents, base64-encoded.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub blob: Option<String>,
+    pub fn text(text: impl Into<String>) -> ResourceContents {
+        ResourceContents {
+            uri: String::new(),
+            mime_type: None,
+            text: Some(text.into()),
+            blob: None,
+            meta: None,
+        }
+    }
+
+    /// Binary contents, sent base64-encoded.
+    pub fn blob(bytes: impl AsRef<[u8]>) -> ResourceContents {
+        ResourceContents {
+            uri: String::new(),
+            mime_type: None,
+            text: None,
+            blob: Some(BASE64.encode(bytes)),
+            meta: None,
+        }
+    }
+
+    /// The same contents under another URI than the one read (a resource read as several).
+    #[must_use]
+    pub fn with_uri(mut self, uri: impl Into<String>) -> ResourceContents {
+        self.uri = uri.into();
+        self
+    }
+
+    /// The same contents with this media type, such as `text/markdown` or `image/png`.
+    #[must_use]
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> ResourceContents {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// The same contents with `_meta[key] = value`.
+    #[must_use]
+    pub fn with_meta(mut self, key: impl Into<String>, value: Value) -> ResourceContents {
+        self.meta
+            .get_or_insert_with(Default::default)
+            .insert(key.into(), value);
+        self
+    }
+
+    /// The URI; empty until the server fills in the one read.
+    pub fn uri(&self) -> &str {
+        &self.uri
+    }
+
+    /// The media type, if one is set.
+    pub fn mime_type(&self) -> Option<&str> {
+        self.mime_type.as_deref()
+    }
+
+    /// The text, for text contents.
+    pub fn as_text(&self) -> Option<&str> {
+        self.text.as_deref()
+    }
+
+    /// The bytes, base64-encoded, for binary contents.
+    pub fn as_blob_base64(&self) -> Option<&str> {
+        self.blob.as_deref()
+    }
+
+    /// Fills in what the resource's declaration says and the contents leave out: the URI read,
+    /// the declared media type.
+    pub(crate) fn complete(&mut self, uri: &str, mime_type: Option<&str>) {
+        if self.uri.is_empty() {
+            uri.clone_into(&mut self.uri);
+        }
+        if self.mime_type.is_none() {
+            self.mime_type = mime_type.map(str::to_owned);
+        }
+    }
 }
 
 impl From<String> for Content {
@@ -186,14 +276,11 @@ impl Content {
         mime_type: impl Into<String>,
         text: impl Into<String>,
     ) -> Content {
-        Content::Resource {
-            resource: EmbeddedResource {
-                uri: uri.into(),
-                mime_type: Some(mime_type.into()),
-                text: Some(text.into()),
-                blob: None,
-            },
-        }
+        Content::resource(
+            ResourceContents::text(text)
+                .with_uri(uri)
+                .with_mime_type(mime_type),
+        )
     }
 
     /// An embedded binary resource from its bytes.
@@ -202,14 +289,17 @@ impl Content {
         mime_type: impl Into<String>,
         bytes: impl AsRef<[u8]>,
     ) -> Content {
-        Content::Resource {
-            resource: EmbeddedResource {
-                uri: uri.into(),
-                mime_type: Some(mime_type.into()),
-                text: None,
-                blob: Some(BASE64.encode(bytes)),
-            },
-        }
+        Content::resource(
+            ResourceContents::blob(bytes)
+                .with_uri(uri)
+                .with_mime_type(mime_type),
+        )
+    }
+
+    /// An embedded resource: the contents (their URI set with
+    /// [`with_uri`](ResourceContents::with_uri)).
+    pub fn resource(contents: ResourceContents) -> Content {
+        Content::Resource { resource: contents }
     }
 
     /// A link to a resource.

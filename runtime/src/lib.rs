@@ -83,6 +83,7 @@ pub mod build;
 pub mod catalog;
 #[cfg(feature = "cli")]
 pub mod cli;
+pub mod completion;
 pub mod content;
 mod context;
 mod handler;
@@ -92,11 +93,13 @@ pub mod prompt;
 mod protocol;
 mod registration;
 pub mod registry;
+pub mod resource;
 mod rules;
 mod schema;
 pub mod search;
 mod server;
 pub mod state;
+mod template;
 
 pub use catalog::Catalog;
 pub use content::{Content, ToolResult};
@@ -106,7 +109,7 @@ pub use schema::profile;
 #[cfg(feature = "http")]
 pub use server::http;
 pub use server::testing;
-pub use server::{Error, Server};
+pub use server::{ChangeError, Error, Server, ServerHandle};
 pub use state::State;
 
 /// Turns a free function into an MCP tool.
@@ -244,10 +247,62 @@ pub use toolwright_macros::mcp_tool;
 /// checked at compile time), `title = "..."`, `description = "..."` (the doc comment by
 /// default; a prompt needs one), `complete(argument = function, ...)` (what suggests an
 /// argument's values as the user types it, `completion/complete`: a
-/// `fn(&Completion) -> Vec<String>`, see [`prompt::Completion`]), `crate = path`. A server
+/// `fn(&Completion) -> Vec<String>`, see [`completion::Completion`]), `crate = path`. A server
 /// with prompts declares the `prompts` capability in both protocol eras, and `completions`
 /// when an argument has a completer.
 pub use toolwright_macros::mcp_prompt;
+
+/// Turns a free function into an MCP resource (a fixed URI) or a template of resources (a URI
+/// template whose variables are the function's parameters), read with `resources/read`.
+///
+/// ```
+/// use toolwright::mcp_resource;
+/// use toolwright::resource::Json;
+///
+/// /// The tags in use, most used first.
+/// #[mcp_resource(uri = "notes://tags", mime_type = "application/json")]
+/// fn tags() -> Json<Vec<&'static str>> {
+///     Json(vec!["home", "work"])
+/// }
+///
+/// /// One note, as Markdown.
+/// #[mcp_resource(uri = "notes://{id}", mime_type = "text/markdown", changes)]
+/// fn note(
+///     /// The note's id.
+///     id: u64,
+/// ) -> Option<String> {
+///     (id == 1).then(|| "# Groceries\n- tea".to_owned())
+/// }
+/// ```
+///
+/// - `uri` is a URI (`notes://tags`, listed by `resources/list`) or an RFC 6570 URI template
+///   (`notes://{id}`, listed by `resources/templates/list`). A variable `{name}` matches text
+///   without `/`, `?`, `#` or the other reserved characters; `{+name}` matches any text, slashes
+///   included (`file:///{+path}`). Each value is percent-decoded. Checked at compile time: a
+///   malformed template, a variable no parameter takes or a parameter that is no variable is an
+///   error on the offending token.
+/// - Each parameter is a variable, named after it (`#[arg(rename = "...")]` renames it), read
+///   from its text as `String` (or `&str`) or any type that implements `FromStr`. A value that
+///   does not parse means the URI names no resource: `notes://abc` is not a note. `State<T>`
+///   (or `&State<T>`) is application state, as for tools, checked at start.
+/// - It returns text (`String`, `&str`), bytes (`Vec<u8>`, sent base64-encoded),
+///   [`Json`](resource::Json), [`ResourceContents`](content::ResourceContents) or a `Vec` of them,
+///   or `Option` of any of these: `None` is "resource not found" (-32002, or -32602 in
+///   2026-07-28, with the URI in `data`). A type named `Result` with an error that implements
+///   `Display` too, whose `Err` is answered as an internal error (-32603) with its text. A panic
+///   is answered the same way, and the server keeps serving.
+/// - `async fn` and plain `fn` both work; a plain `fn` runs on the runtime and must not block.
+///
+/// Options: `name = "..."` (the function's name by default), `title = "..."`, `description =
+/// "..."` (the doc comment by default), `mime_type = "..."` (applied to contents that set none),
+/// `audience = ["user", "assistant"]` and `priority = 0.0..=1.0` (the protocol's annotations),
+/// `changes` (the resource changes while the server runs: clients may subscribe to it, and
+/// under 2026-07-28 its contents are cached for no time; without it, a resource promises not to
+/// change while the server runs), `complete(variable = function, ...)` (suggests a variable's
+/// values as the user types it, see [`completion::Completion`]), `crate = path`. A server with
+/// resources declares the `resources` capability in both protocol eras, with `subscribe` when
+/// one changes.
+pub use toolwright_macros::mcp_resource;
 
 /// `serde`, re-exported for the code `#[mcp_tool]` generates and for users who prefer not to
 /// depend on it directly (derive with `#[serde(crate = "toolwright::serde")]`).
@@ -375,6 +430,7 @@ macro_rules! __register_tool {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::apps::{ToolUi, Visibility};
+    pub use crate::completion::Completer;
     pub use crate::content::ToolResult;
     pub use crate::context::Context;
     pub use crate::handler::{
@@ -382,13 +438,17 @@ pub mod __private {
         ToolError, parse_arguments, parse_literal_arguments, take_state,
     };
     pub use crate::prompt::{
-        ArgumentInfo, Completer, IntoPrompt, PromptArgument, PromptArguments, PromptError,
-        PromptHandler, PromptMessage, prompt_failed, read_argument, read_optional_argument,
+        ArgumentInfo, IntoPrompt, PromptArgument, PromptArguments, PromptError, PromptHandler,
+        PromptMessage, Role, prompt_failed, read_argument, read_optional_argument,
         take_prompt_state,
     };
     pub use crate::registration::{
-        Annotations, InputSchema, Location, PromptRegistration, ToolRegistration,
-        UiResourceRegistration,
+        Annotations, InputSchema, Location, PromptRegistration, ResourceRegistration,
+        ToolRegistration, UiResourceRegistration,
+    };
+    pub use crate::resource::{
+        IntoContents, Read, ResourceAnnotations, ResourceError, ResourceHandler, ResourceRequest,
+        VariableInfo, read_variable, resource_failed, take_resource_state,
     };
     pub use crate::state::{FromState, StateType};
     pub use inventory;

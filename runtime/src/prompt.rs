@@ -10,6 +10,7 @@ use std::str::FromStr;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+use crate::completion::Completer;
 use crate::content::Content;
 use crate::context::Context;
 use crate::handler::BoxFuture;
@@ -163,9 +164,6 @@ pub enum PromptHandler {
     Async(fn(PromptArguments, Context) -> BoxFuture<Made>),
 }
 
-/// Suggests values for a prompt argument as the user types it (`completion/complete`).
-pub type Completer = fn(&Completion) -> Vec<String>;
-
 /// One argument of a prompt, as `prompts/list` describes it.
 #[derive(Clone, Copy, Debug)]
 pub struct ArgumentInfo {
@@ -177,56 +175,6 @@ pub struct ArgumentInfo {
     pub required: bool,
     /// What suggests its values, if anything does.
     pub complete: Option<Completer>,
-}
-
-/// What a completer is asked: the argument being typed, what the user typed so far, the other
-/// arguments already filled in, and the server's application state.
-///
-/// ```
-/// use toolwright::prompt::Completion;
-///
-/// /// The languages a review can be in, starting with what the user typed.
-/// fn languages(request: &Completion) -> Vec<String> {
-///     ["english", "french", "german"]
-///         .into_iter()
-///         .filter(|l| l.starts_with(&request.value().to_lowercase()))
-///         .map(str::to_owned)
-///         .collect()
-/// }
-/// ```
-///
-/// Name it in the prompt's attribute, `#[mcp_prompt(complete(language = languages))]`. The
-/// client shows the first 100 values and says how many there are. A completer runs on the
-/// server's runtime while the user types: keep it quick, and filter by [`value`](Self::value)
-/// itself.
-pub struct Completion {
-    pub(crate) argument: String,
-    pub(crate) value: String,
-    pub(crate) arguments: PromptArguments,
-    pub(crate) states: std::sync::Arc<crate::state::States>,
-}
-
-impl Completion {
-    /// The argument being completed.
-    pub fn argument(&self) -> &str {
-        &self.argument
-    }
-
-    /// What the user has typed so far.
-    pub fn value(&self) -> &str {
-        &self.value
-    }
-
-    /// Another argument the user already filled in, to narrow the suggestions.
-    pub fn other(&self, name: &str) -> Option<&str> {
-        self.arguments.get(name).and_then(Value::as_str)
-    }
-
-    /// The server's application state of type `T` ([`Server::state`](crate::Server::state)),
-    /// if it was given one.
-    pub fn state<T: Send + Sync + 'static>(&self) -> Option<&T> {
-        self.states.get_ref::<T>()
-    }
 }
 
 impl ArgumentInfo {

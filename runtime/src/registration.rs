@@ -1,5 +1,6 @@
-//! The records `#[mcp_tool]` and [`ui_resource!`](crate::ui_resource) submit to the
-//! linker-collected registry: everything known of a tool or a view at compile time.
+//! The records `#[mcp_tool]`, `#[mcp_prompt]`, `#[mcp_resource]` and
+//! [`ui_resource!`](crate::ui_resource) submit to the linker-collected registry: everything known
+//! of a tool, a prompt, a resource or a view at compile time.
 //!
 //! Generated code builds them through `__private`; they are not an API, so that the record can
 //! change with the macro without breaking anyone. What a registry makes of them is public:
@@ -12,6 +13,7 @@ use schemars::{Schema, SchemaGenerator};
 use crate::apps::{ToolUi, UiResource};
 use crate::handler::Handler;
 use crate::prompt::{ArgumentInfo, PromptHandler};
+use crate::resource::{ResourceAnnotations, ResourceHandler, VariableInfo};
 use crate::state::StateType;
 
 /// One tool, as `#[mcp_tool]` registers it.
@@ -79,6 +81,35 @@ pub struct PromptRegistration {
 }
 
 inventory::collect!(PromptRegistration);
+
+/// One resource, or one template of resources, as `#[mcp_resource]` registers it.
+#[derive(Debug)]
+pub struct ResourceRegistration {
+    /// Its URI, or its URI template (RFC 6570), which the macro checked.
+    pub uri: &'static str,
+    /// Its name, for programs.
+    pub name: &'static str,
+    /// A display name for people.
+    pub title: Option<&'static str>,
+    /// What it holds.
+    pub description: Option<&'static str>,
+    /// The media type of its contents.
+    pub mime_type: Option<&'static str>,
+    /// Whom it is for, and how much it matters.
+    pub annotations: ResourceAnnotations,
+    /// The template's variables, in the template's order; none for a fixed URI.
+    pub variables: &'static [VariableInfo],
+    /// Whether it changes while the server runs, so that clients may subscribe to it.
+    pub changes: bool,
+    /// The application state types it takes (`State<T>` parameters).
+    pub states: &'static [StateType],
+    /// Reads it.
+    pub handler: ResourceHandler,
+    /// Where it is defined, for error messages.
+    pub location: Location,
+}
+
+inventory::collect!(ResourceRegistration);
 
 #[cfg(test)]
 impl ToolRegistration {

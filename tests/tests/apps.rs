@@ -136,9 +136,9 @@ async fn the_server_declares_resources_and_the_extension() {
     assert_eq!(
         response["result"]["capabilities"],
         json!({
-            "tools": {"listChanged": false},
+            "tools": {"listChanged": true},
             "logging": {},
-            "resources": {"listChanged": false},
+            "resources": {"listChanged": true},
             "extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}},
         })
     );
@@ -446,7 +446,7 @@ fn two_views_with_one_uri_stop_the_server() {
             ]
         ),
         [
-            "two UI resources have the URI `ui://tally/view.html`: one at src/views.rs:3:1, one at \
+            "two resources have the URI `ui://tally/view.html`: one at src/views.rs:3:1, one at \
           src/views.rs:9:1; keep one"
         ]
     );

@@ -177,7 +177,7 @@ async fn discover_then_list_then_call_in_the_stateless_era() {
             "id": 1,
             "result": {
                 "supportedVersions": ["2026-07-28"],
-                "capabilities": {"tools": {"listChanged": false}, "logging": {}},
+                "capabilities": {"tools": {"listChanged": true}, "logging": {}},
                 "instructions": "Add, then greet.",
                 "ttlMs": 300_000,
                 "cacheScope": "public",

@@ -805,25 +805,117 @@ async fn a_token_is_required_when_set() {
 }
 
 #[tokio::test]
-async fn get_and_other_methods_are_405() {
-    let http = Http::start().await;
+async fn a_get_opens_the_session_stream_that_tells_what_changes() {
+    let server = Server::new("http-tests", "0.0.1");
+    let handle = server.handle();
+    let http = Http::with(server).await;
     let session = http.initialize().await;
-    let answer = read(
-        http.client
-            .get(&http.url)
-            .header("accept", "text/event-stream")
-            .header("mcp-session-id", &session),
-    )
-    .await;
-    assert_eq!(answer.status, StatusCode::METHOD_NOT_ALLOWED);
-    assert_eq!(answer.header("allow"), Some("GET, POST, DELETE"));
+    let stream = http
+        .client
+        .get(&http.url)
+        .header(ACCEPT, "text/event-stream")
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), StatusCode::OK);
+    assert_eq!(
+        stream.headers()[CONTENT_TYPE],
+        HeaderValue::from_static("text/event-stream")
+    );
+    handle.disable_tool("add").unwrap();
+    let events = read_events(stream, 2).await;
+    // A priming event, for the client to resume from; then the change.
+    assert_eq!(events[0].1, "");
+    let told: Value = serde_json::from_str(&events[1].1).unwrap();
+    assert_eq!(
+        told,
+        json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {}})
+    );
+    let listed = http.in_session(&session, &tools_list(1)).await.json();
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(!names.contains(&"add"), "{names:?}");
+    // Without a session, a GET names none.
+    let answer = http.get(&[("mcp-protocol-version", "2025-11-25")]).await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
     let answer = read(http.client.put(&http.url)).await;
     assert_eq!(answer.status, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(answer.header("allow"), Some("GET, POST, DELETE"));
     // Only `/mcp` is served.
     let other = http.url.replace("/mcp", "/other");
     assert_eq!(
         read(http.client.post(&other)).await.status,
         StatusCode::NOT_FOUND
+    );
+    http.stop().await;
+}
+
+#[tokio::test]
+async fn subscriptions_listen_streams_what_it_asked_for_tagged_with_its_id() {
+    let server = Server::new("http-tests", "0.0.1");
+    let handle = server.handle();
+    let http = Http::with(server).await;
+    let listen = enveloped(
+        41,
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true, "promptsListChanged": true}}),
+    );
+    let response = http
+        .client
+        .post(&http.url)
+        .header(ACCEPT, "application/json, text/event-stream")
+        .header(CONTENT_TYPE, "application/json")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "subscriptions/listen")
+        .body(listen.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    handle.disable_tool("add").unwrap();
+    handle.enable_tool("add").unwrap();
+    let events = read_events(response, 3).await;
+    let data: Vec<Value> = events
+        .iter()
+        .map(|(_, data)| serde_json::from_str(data).unwrap())
+        .collect();
+    // This server has no prompts: the acknowledgement says what it will tell.
+    assert_eq!(
+        data[0],
+        json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {
+            "_meta": {"io.modelcontextprotocol/subscriptionId": 41},
+            "notifications": {"toolsListChanged": true}
+        }})
+    );
+    for told in &data[1..] {
+        assert_eq!(
+            *told,
+            json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {
+                "_meta": {"io.modelcontextprotocol/subscriptionId": 41}
+            }})
+        );
+    }
+    // A malformed filter is refused.
+    let refused = http
+        .stateless(
+            &enveloped(
+                42,
+                "subscriptions/listen",
+                json!({"notifications": {"toolsListChanged": 1}}),
+            ),
+            &[],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        refused.json()["error"]["message"],
+        "`notifications.toolsListChanged` must be a boolean, not 1"
     );
     http.stop().await;
 }

@@ -2,7 +2,8 @@
 //! (A binary of its own: `inventory` collects per binary.)
 
 use serde_json::{Value, json};
-use toolwright::prompt::{Completion, PromptMessage};
+use toolwright::completion::Completion;
+use toolwright::prompt::PromptMessage;
 use toolwright::{Content, Server, State, mcp_prompt, mcp_tool};
 use toolwright_tests::stdio::{Client, PROTOCOL_VERSION, initialize_params};
 
@@ -224,7 +225,7 @@ async fn both_eras_declare_prompts_and_2026_lists_carry_caching_hints() {
         .await;
     assert_eq!(
         initialized["capabilities"]["prompts"],
-        json!({"listChanged": false})
+        json!({"listChanged": true})
     );
     handshake.finish().await;
 
@@ -238,7 +239,7 @@ async fn both_eras_declare_prompts_and_2026_lists_carry_caching_hints() {
         .await;
     assert_eq!(
         discover["capabilities"]["prompts"],
-        json!({"listChanged": false})
+        json!({"listChanged": true})
     );
     let listed = stdio
         .result(2, "prompts/list", json!({"_meta": meta}))

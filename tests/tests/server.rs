@@ -182,7 +182,7 @@ async fn initialize_echoes_a_known_version_and_offers_the_newest_otherwise() {
                 "id": 1,
                 "result": {
                     "protocolVersion": answered,
-                    "capabilities": {"tools": {"listChanged": false}, "logging": {}},
+                    "capabilities": {"tools": {"listChanged": true}, "logging": {}},
                     "serverInfo": {"name": "test-server", "version": "0.0.1"},
                     "instructions": "Add, then greet."
                 }

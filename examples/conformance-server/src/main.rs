@@ -12,12 +12,15 @@
 //! `.ci/conformance-expected-failures.yml` and `.ci/conformance-alpha-expected-failures.yml`.
 //! Sampling and elicitation go through [`Context::sample_text`] and [`Context::elicit`].
 
+mod resources;
+
 use std::process::ExitCode;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolwright::prompt::{Completion, PromptMessage};
-use toolwright::{Content, Context, LogLevel, ToolResult, mcp_prompt, mcp_tool};
+use toolwright::completion::Completion;
+use toolwright::prompt::PromptMessage;
+use toolwright::{ChangeError, Content, Context, LogLevel, ToolResult, mcp_prompt, mcp_tool};
 
 /// A 1x1 red pixel.
 const PNG: &[u8] = include_bytes!("pixel.png");
@@ -257,6 +260,36 @@ async fn test_logging_tool(ctx: Context) -> &'static str {
         tokio::time::sleep(STEP).await;
     }
     "Logging tool executed successfully"
+}
+
+/// Tests that clients listening for tool list changes are told: takes `test_dynamic_tool` out
+/// of the list and puts it back.
+#[mcp_tool]
+fn test_trigger_tool_change(ctx: Context) -> Result<&'static str, ChangeError> {
+    ctx.server().disable_tool("test_dynamic_tool")?;
+    ctx.server().enable_tool("test_dynamic_tool")?;
+    Ok("Mutation triggered")
+}
+
+/// Tests that clients listening for prompt list changes are told: takes `test_dynamic_prompt`
+/// out of the list and puts it back.
+#[mcp_tool]
+fn test_trigger_prompt_change(ctx: Context) -> Result<&'static str, ChangeError> {
+    ctx.server().disable_prompt("test_dynamic_prompt")?;
+    ctx.server().enable_prompt("test_dynamic_prompt")?;
+    Ok("Mutation triggered")
+}
+
+/// A tool that `test_trigger_tool_change` takes out of the list and puts back.
+#[mcp_tool(read_only)]
+fn test_dynamic_tool() -> &'static str {
+    "This tool comes and goes."
+}
+
+/// A prompt that `test_trigger_prompt_change` takes out of the list and puts back.
+#[mcp_prompt]
+fn test_dynamic_prompt() -> &'static str {
+    "This prompt comes and goes."
 }
 
 /// A simple prompt without arguments.

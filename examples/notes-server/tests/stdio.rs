@@ -210,7 +210,7 @@ fn notes_over_stdio_survive_a_restart() {
         init["serverInfo"],
         json!({"name": "notes-server", "version": env!("CARGO_PKG_VERSION")})
     );
-    assert_eq!(init["capabilities"]["tools"], json!({"listChanged": false}));
+    assert_eq!(init["capabilities"]["tools"], json!({"listChanged": true}));
     assert!(
         init["instructions"]
             .as_str()

@@ -9,7 +9,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 use toolwright::apps::UiResource;
-use toolwright::{State, mcp_tool};
+use toolwright::{Context, State, mcp_tool};
 
 use crate::notebook::{Note, Notebook, NotesError};
 
@@ -84,6 +84,7 @@ pub fn show_board(
     blocking
 )]
 pub fn move_note(
+    ctx: &Context,
     notebook: State<Notebook>,
     /// The note to move.
     id: u64,
@@ -93,6 +94,7 @@ pub fn move_note(
     to: Option<String>,
 ) -> Result<Board, NotesError> {
     notebook.retag(id, &Vec::from_iter(to), &Vec::from_iter(from))?;
+    crate::edit::changed(ctx, id);
     Ok(board(&notebook.all(None)?, None))
 }
 

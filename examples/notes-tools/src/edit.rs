@@ -3,9 +3,15 @@
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use toolwright::{State, mcp_tool};
+use toolwright::{Context, State, mcp_tool};
 
 use crate::notebook::{Note, Notebook, NotesError};
+use crate::resources;
+
+/// Tells the clients that subscribed to the note's resource that it changed.
+pub(crate) fn changed(ctx: &Context, id: u64) {
+    ctx.server().resource_updated(&resources::uri(id));
+}
 
 /// Add a note to the notebook and return it with its new id.
 #[mcp_tool(destructive = false, idempotent = false, open_world = false, core, tags = ["notes", "write"], blocking)]
@@ -24,6 +30,7 @@ pub fn add_note(
 /// Change a note's title, body, or both. Fields left out stay as they are.
 #[mcp_tool(destructive, idempotent, open_world = false, tags = ["notes", "write"], blocking)]
 pub fn update_note(
+    ctx: &Context,
     notebook: State<Notebook>,
     /// The note to change.
     id: u64,
@@ -32,31 +39,39 @@ pub fn update_note(
     /// The new body, replacing the old one whole.
     body: Option<String>,
 ) -> Result<Note, NotesError> {
-    notebook.update(id, title.as_deref(), body)
+    let note = notebook.update(id, title.as_deref(), body)?;
+    changed(ctx, id);
+    Ok(note)
 }
 
 /// File a note under more tags. Tags it already has are kept once.
 #[mcp_tool(destructive = false, idempotent, open_world = false, tags = ["notes", "tags", "write"], blocking)]
 pub fn tag_note(
+    ctx: &Context,
     notebook: State<Notebook>,
     /// The note to tag.
     id: u64,
     /// Tags to add; stored lowercase.
     tags: &[String],
 ) -> Result<Note, NotesError> {
-    notebook.retag(id, tags, &[])
+    let note = notebook.retag(id, tags, &[])?;
+    changed(ctx, id);
+    Ok(note)
 }
 
 /// Remove tags from a note. Tags the note does not have are ignored.
 #[mcp_tool(destructive, idempotent, open_world = false, tags = ["notes", "tags", "write"], blocking)]
 pub fn untag_note(
+    ctx: &Context,
     notebook: State<Notebook>,
     /// The note to untag.
     id: u64,
     /// Tags to remove.
     tags: &[String],
 ) -> Result<Note, NotesError> {
-    notebook.retag(id, &[], tags)
+    let note = notebook.retag(id, &[], tags)?;
+    changed(ctx, id);
+    Ok(note)
 }
 
 /// What `delete_note` removed.
@@ -73,11 +88,14 @@ pub struct Deleted {
 /// There is no undo: check the id with `get_note` first when in doubt.
 #[mcp_tool(destructive, idempotent = false, open_world = false, tags = ["notes", "write"], blocking)]
 pub fn delete_note(
+    ctx: &Context,
     notebook: State<Notebook>,
     /// The note to delete.
     id: u64,
 ) -> Result<Deleted, NotesError> {
     let note = notebook.delete(id)?;
+    // Subscribers read it again, and find it gone.
+    changed(ctx, id);
     Ok(Deleted {
         id,
         title: note.title,

@@ -2,8 +2,9 @@
 //! kept in SQLite.
 //!
 //! The tools live in three modules, [`edit`], [`read`] and [`board`] (an MCP Apps view of the
-//! notebook), beside a prompt in [`prompts`], and take the [`Notebook`] as application state: a
-//! server names this crate and gives it one.
+//! notebook), beside a prompt in [`prompts`] and a resource per note in [`resources`]
+//! (`notes://{id}`), and take the [`Notebook`] as application state: a server names this crate
+//! and gives it one.
 //!
 //! ```no_run
 //! use notes_tools::Notebook;
@@ -20,6 +21,7 @@ pub mod edit;
 mod notebook;
 pub mod prompts;
 pub mod read;
+pub mod resources;
 
 pub use notebook::{
     MAX_BODY_CHARS, MAX_TAG_CHARS, MAX_TAGS, MAX_TITLE_CHARS, Note, Notebook, NotesError,

@@ -96,7 +96,20 @@ impl Notebook {
                 connection.busy_timeout(BUSY_TIMEOUT)?;
                 // The write-ahead log lets servers read while one writes; `FULL` syncs it at
                 // every commit, so an answered change survives a crash of the machine too.
-                connection.pragma_update(None, "journal_mode", "WAL")?;
+                // Switching a new file to it can be refused at once, without the busy timeout,
+                // while another server switches it: wait and try again.
+                let started = std::time::Instant::now();
+                loop {
+                    match connection.pragma_update(None, "journal_mode", "WAL") {
+                        Err(rusqlite::Error::SqliteFailure(error, _))
+                            if error.code == rusqlite::ErrorCode::DatabaseBusy
+                                && started.elapsed() < BUSY_TIMEOUT =>
+                        {
+                            std::thread::sleep(std::time::Duration::from_millis(10));
+                        }
+                        outcome => break outcome?,
+                    }
+                }
                 connection.pragma_update(None, "synchronous", "FULL")?;
                 connection
             }
@@ -300,6 +313,18 @@ impl Notebook {
             f(id, &title, &body, tags.as_deref().unwrap_or(""));
         }
         Ok(())
+    }
+
+    /// The ids, newest first and `limit` at most, whose decimal digits start with `prefix`.
+    pub fn ids_starting_with(&self, prefix: &str, limit: u32) -> Result<Vec<u64>, NotesError> {
+        if !prefix.bytes().all(|b| b.is_ascii_digit()) {
+            return Ok(Vec::new());
+        }
+        ids(
+            &self.lock(),
+            "SELECT id FROM notes WHERE CAST(id AS TEXT) LIKE ?1 || '%' ORDER BY id DESC LIMIT ?2",
+            params![prefix, limit],
+        )
     }
 
     /// Every tag in use, with how many notes carry it, by tag.

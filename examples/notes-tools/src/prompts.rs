@@ -1,6 +1,7 @@
 //! Prompts: requests about the notebook a user picks from the client's menu.
 
-use toolwright::prompt::{Completion, PromptMessage};
+use toolwright::completion::Completion;
+use toolwright::prompt::PromptMessage;
 use toolwright::{Content, State, mcp_prompt};
 
 use crate::Notebook;

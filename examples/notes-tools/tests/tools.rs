@@ -187,3 +187,96 @@ async fn the_summary_prompt_embeds_a_tags_notes() {
          in use"
     );
 }
+
+#[tokio::test]
+async fn each_note_is_a_resource_that_tells_its_subscribers_when_it_changes() {
+    let client = client().await;
+    client
+        .call(
+            "add_note",
+            json!({"title": "Groceries", "body": "Milk, eggs", "tags": ["home"]}),
+        )
+        .await
+        .unwrap();
+    let read = client
+        .request("resources/read", json!({"uri": "notes://1"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        read,
+        json!({"contents": [{
+            "uri": "notes://1",
+            "mimeType": "text/markdown",
+            "text": "# Groceries\n\nTags: `home`\n\nMilk, eggs"
+        }]})
+    );
+    let templates = client
+        .request("resources/templates/list", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        templates["resourceTemplates"][0]["uriTemplate"],
+        "notes://{id}"
+    );
+    let missing = client
+        .request("resources/read", json!({"uri": "notes://9"}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (missing.code, missing.data),
+        (-32002, Some(json!({"uri": "notes://9"})))
+    );
+
+    // A subscriber is told of each change to the note, and of nothing else.
+    client
+        .request("resources/subscribe", json!({"uri": "notes://1"}))
+        .await
+        .unwrap();
+    client
+        .call("tag_note", json!({"id": 1, "tags": ["shop"]}))
+        .await
+        .unwrap();
+    client
+        .call("add_note", json!({"title": "Other", "body": "x"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        client.sent(),
+        [json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/resources/updated",
+            "params": {"uri": "notes://1"}
+        })]
+    );
+    client
+        .request("resources/unsubscribe", json!({"uri": "notes://1"}))
+        .await
+        .unwrap();
+    client.call("delete_note", json!({"id": 1})).await.unwrap();
+    assert_eq!(client.sent(), Vec::<Value>::new());
+}
+
+#[tokio::test]
+async fn a_note_id_completes_from_the_ids_in_use() {
+    let client = client().await;
+    for title in ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"] {
+        client
+            .call("add_note", json!({"title": title, "body": ""}))
+            .await
+            .unwrap();
+    }
+    let completed = client
+        .request(
+            "completion/complete",
+            json!({
+                "ref": {"type": "ref/resource", "uri": "notes://{id}"},
+                "argument": {"name": "id", "value": "1"}
+            }),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        completed["completion"]["values"],
+        json!(["12", "11", "10", "1"])
+    );
+}

@@ -31,7 +31,7 @@
 //! through `resources/list` and `resources/read` as `text/html;profile=mcp-app` with its sandbox
 //! under `_meta.ui`, and adds `_meta.ui` to the tool in `tools/list`. At start, a tool whose
 //! `ui` names no registered resource stops the server with [`Conflict::MissingUiResource`], and
-//! two resources with one URI with [`Conflict::DuplicateUiResource`].
+//! two resources with one URI with [`Conflict::DuplicateResource`].
 //!
 //! # Who sees what
 //!
@@ -54,7 +54,7 @@
 //! malformed visibility hides the tool from the model.
 //!
 //! [`Conflict::MissingUiResource`]: crate::registry::Conflict::MissingUiResource
-//! [`Conflict::DuplicateUiResource`]: crate::registry::Conflict::DuplicateUiResource
+//! [`Conflict::DuplicateResource`]: crate::registry::Conflict::DuplicateResource
 
 use serde_json::{Map, Value, json};
 

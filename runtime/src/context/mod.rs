@@ -12,6 +12,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 use crate::protocol::LogLevel;
+use crate::server::ServerHandle;
 use crate::state::{SessionState, States};
 
 pub use requests::ClientRequestError;
@@ -57,6 +58,8 @@ struct Inner {
     /// The server's application state.
     states: Arc<States>,
     last_progress: Mutex<Option<f64>>,
+    /// The server the call runs on.
+    server: ServerHandle,
 }
 
 /// The way back to the client: the connection's outgoing messages and its log level, what the
@@ -104,8 +107,24 @@ impl Context {
                 peer,
                 states,
                 last_progress: Mutex::new(None),
+                server: ServerHandle::default(),
             }),
         }
+    }
+
+    /// The same new context, on `server`.
+    pub(crate) fn with_server(mut self, server: ServerHandle) -> Context {
+        Arc::get_mut(&mut self.inner)
+            .expect("a context is given its server before it is shared")
+            .server = server;
+        self
+    }
+
+    /// The server the call runs on: to tell the clients that a resource changed
+    /// ([`ServerHandle::resource_updated`]), or to disable and enable tools, prompts and
+    /// resources. A detached context's handle is on no server: it tells nobody.
+    pub fn server(&self) -> &ServerHandle {
+        &self.inner.server
     }
 
     /// A context connected to no client, for calling a tool function directly (in a test, say):

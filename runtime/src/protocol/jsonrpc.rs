@@ -56,6 +56,19 @@ impl Id {
         }
     }
 
+    /// The id as a JSON value, for a message that names it in its `params` (a
+    /// subscription's id): exact for strings and 64-bit integers, the nearest number otherwise.
+    pub(crate) fn to_value(&self) -> Value {
+        match self {
+            Id::Null => Value::Null,
+            Id::String(s) => Value::String(s.clone()),
+            Id::Number(n) => Value::Number(n.clone()),
+            Id::Raw(text) => {
+                serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_string()))
+            }
+        }
+    }
+
     /// The id as a string, if it is one.
     pub(crate) fn as_str(&self) -> Option<&str> {
         match self {

@@ -74,8 +74,9 @@ pub enum Conflict {
         /// The URIs that are declared, for a typo.
         declared: Vec<String>,
     },
-    /// Two UI resources have one URI.
-    DuplicateUiResource {
+    /// Two resources (views, or resources of `#[mcp_resource]`) have one URI, or two templates
+    /// are written alike.
+    DuplicateResource {
         /// The URI.
         uri: String,
         /// Where the first is declared.
@@ -109,6 +110,22 @@ pub enum Conflict {
         state: &'static str,
         /// Where the prompt is defined.
         location: Location,
+    },
+    /// A resource takes application state (`State<T>`) of a type the server was not given.
+    MissingResourceState {
+        /// The resource's URI or URI template.
+        resource: String,
+        /// The state's type.
+        state: &'static str,
+        /// Where the resource is defined.
+        location: Location,
+    },
+    /// A tool, prompt or resource disabled before the server served, which it does not have.
+    UnknownDisabled {
+        /// `tool`, `prompt` or `resource`.
+        kind: &'static str,
+        /// The name, or the resource's URI, as given.
+        name: String,
     },
     /// A schema that is not valid JSON Schema 2020-12.
     InvalidSchema {
@@ -174,9 +191,9 @@ impl fmt::Display for Conflict {
                     declared => write!(f, " (declared: {})", declared.join(", ")),
                 }
             }
-            Conflict::DuplicateUiResource { uri, first, second } => write!(
+            Conflict::DuplicateResource { uri, first, second } => write!(
                 f,
-                "two UI resources have the URI `{uri}`: one at {first}, one at {second}; keep one"
+                "two resources have the URI `{uri}`: one at {first}, one at {second}; keep one"
             ),
             Conflict::MissingState {
                 tool,
@@ -206,6 +223,20 @@ impl fmt::Display for Conflict {
                 "prompt `{prompt}` at {location} takes `State<{state}>`, but the server was given \
                  no `{state}`: give it one before serving, with `.state(value)`, or \
                  `.state_from(future)` to build it at start"
+            ),
+            Conflict::MissingResourceState {
+                resource,
+                state,
+                location,
+            } => write!(
+                f,
+                "resource `{resource}` at {location} takes `State<{state}>`, but the server was \
+                 given no `{state}`: give it one before serving, with `.state(value)`, or \
+                 `.state_from(future)` to build it at start"
+            ),
+            Conflict::UnknownDisabled { kind, name } => write!(
+                f,
+                "the server was asked to disable the {kind} `{name}`, which it does not have"
             ),
             Conflict::EmbeddedMismatch { tool, problem } => {
                 write!(f, "tool `{tool}`: {problem}")

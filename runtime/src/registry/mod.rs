@@ -20,7 +20,10 @@ use serde_json::Value;
 use crate::apps::UiResource;
 use crate::manifest::Manifest;
 use crate::names::NameError;
-use crate::registration::{PromptRegistration, ToolRegistration, UiResourceRegistration};
+use crate::registration::{
+    PromptRegistration, ResourceRegistration, ToolRegistration, UiResourceRegistration,
+};
+pub(crate) use resources::{Fixed, Found, Resources};
 use tool::Json;
 
 pub use crate::registration::{Annotations, Location};
@@ -40,21 +43,18 @@ const PARALLEL_FROM: usize = 64;
 pub struct Registry {
     tools: Vec<Tool>,
     manifest: Manifest,
-    /// The MCP Apps views, sorted by URI.
-    resources: Vec<&'static UiResourceRegistration>,
+    /// The MCP Apps views and the resources of `#[mcp_resource]`.
+    resources: Resources,
     /// The prompts, sorted by name.
     prompts: Vec<&'static PromptRegistration>,
 }
 
 impl Registry {
     /// Every tool registered with `#[mcp_tool]` in the binary, every prompt registered with
-    /// `#[mcp_prompt]`, and every MCP Apps view declared with [`ui_resource!`](crate::ui_resource).
+    /// `#[mcp_prompt]`, every resource registered with `#[mcp_resource]`, and every MCP Apps
+    /// view declared with [`ui_resource!`](crate::ui_resource).
     pub fn collect() -> Result<Registry, RegistryError> {
-        Registry::from_parts(
-            inventory::iter::<ToolRegistration>,
-            inventory::iter::<UiResourceRegistration>,
-        )?
-        .with_prompts(inventory::iter::<PromptRegistration>)
+        Registry::collect_where(|_| true)
     }
 
     /// The tools linked into the binary whose names `keep` accepts, and every view; the other
@@ -74,7 +74,8 @@ impl Registry {
                 .filter(|r| keep(r.name)),
             inventory::iter::<UiResourceRegistration>,
         )?
-        .with_prompts(inventory::iter::<PromptRegistration>)
+        .with_prompts(inventory::iter::<PromptRegistration>)?
+        .with_resources(inventory::iter::<ResourceRegistration>)
     }
 
     /// The same registry, serving these prompts too.
@@ -85,6 +86,28 @@ impl Registry {
     ) -> Result<Registry, RegistryError> {
         let mut conflicts = Vec::new();
         self.prompts = prompts::sorted(self.prompts.into_iter().chain(prompts), &mut conflicts);
+        if conflicts.is_empty() {
+            Ok(self)
+        } else {
+            Err(RegistryError::new(conflicts))
+        }
+    }
+
+    /// The same registry, serving these resources too.
+    #[doc(hidden)]
+    pub fn with_resources(
+        mut self,
+        resources: impl IntoIterator<Item = &'static ResourceRegistration>,
+    ) -> Result<Registry, RegistryError> {
+        let mut conflicts = Vec::new();
+        let old = std::mem::take(&mut self.resources);
+        let functions = old.functions().chain(resources);
+        self.resources = Resources::new(
+            old.view_registrations(),
+            functions,
+            &self.tools,
+            &mut conflicts,
+        );
         if conflicts.is_empty() {
             Ok(self)
         } else {
@@ -141,7 +164,7 @@ impl Registry {
                 Err(mut found) => conflicts.append(&mut found),
             }
         }
-        Registry::assemble(tools, resources.into_iter().collect(), conflicts)
+        Registry::assemble(tools, resources, conflicts)
     }
 
     /// The same tools, each on the wire as `<provider>__<tool>`, for a server that serves the
@@ -169,9 +192,10 @@ impl Registry {
                 Err(other) => unreachable!("a valid canonical name namespaces: {other}"),
             }
         }
-        let mut registry = Registry::assemble(tools, self.resources, conflicts)?;
+        let views: Vec<_> = self.resources.view_registrations().collect();
+        let mut registry = Registry::assemble(tools, views, conflicts)?;
         registry.prompts = self.prompts;
-        Ok(registry)
+        registry.with_resources(self.resources.functions().collect::<Vec<_>>())
     }
 
     /// [`namespaced`](Registry::namespaced) when `namespaced` says so, this registry otherwise.
@@ -197,7 +221,7 @@ impl Registry {
     /// the manifest, which then holds the one copy of each tool's JSON.
     fn assemble(
         mut tools: Vec<Tool>,
-        resources: Vec<&'static UiResourceRegistration>,
+        resources: impl IntoIterator<Item = &'static UiResourceRegistration>,
         mut conflicts: Vec<Conflict>,
     ) -> Result<Registry, RegistryError> {
         // Link order varies between builds; the name (then the place) does not.
@@ -220,7 +244,7 @@ impl Registry {
                 });
             }
         }
-        let resources = resources::sorted(resources, &tools, &mut conflicts);
+        let resources = Resources::new(resources, [], &tools, &mut conflicts);
         if !conflicts.is_empty() {
             return Err(RegistryError::new(conflicts));
         }
@@ -274,13 +298,18 @@ impl Registry {
     }
 
     /// The MCP Apps views, sorted by URI.
-    pub fn ui_resources(&self) -> impl ExactSizeIterator<Item = &'static UiResource> + '_ {
-        self.resources.iter().map(|r| &r.resource)
+    pub fn ui_resources(&self) -> impl Iterator<Item = &'static UiResource> + '_ {
+        self.resources.views()
     }
 
     /// The view with this URI.
     pub fn ui_resource(&self, uri: &str) -> Option<&'static UiResource> {
-        resources::find(&self.resources, uri).map(|r| &r.resource)
+        self.resources.view(uri)
+    }
+
+    /// The resources: the views and those of `#[mcp_resource]`.
+    pub(crate) fn resources(&self) -> &Resources {
+        &self.resources
     }
 
     /// The prompts, sorted by name.

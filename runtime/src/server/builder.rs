@@ -14,6 +14,7 @@ use super::dispatch::{Dispatcher, Settings};
 use super::limits::{
     DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_SHUTDOWN_GRACE, Limits,
 };
+use super::live::ServerHandle;
 use super::service::Service;
 use super::stdio;
 use crate::catalog::{self, Catalog};
@@ -58,6 +59,8 @@ pub struct Server {
     /// The application state given, and the state to build at start.
     states: States,
     pending: Vec<PendingState>,
+    /// The handle its tools reach it by, and its author may hold.
+    handle: ServerHandle,
 }
 
 /// A state built at start, by [`Server::state_from`]: its type, and what builds it.
@@ -114,7 +117,24 @@ impl Server {
             embedded: None,
             states: States::default(),
             pending: Vec::new(),
+            handle: ServerHandle::default(),
         }
+    }
+
+    /// A handle on the server, to disable and enable its tools, prompts and resources while it
+    /// runs and to tell clients that a resource changed; see [`ServerHandle`]. Take it before
+    /// serving, and keep it (a task of the application, a watcher of files): every clone is the
+    /// same handle, and tools reach it too, through their [`Context`](crate::Context::server).
+    ///
+    /// ```no_run
+    /// let server = toolwright::server!();
+    /// let handle = server.handle();
+    /// // Served without `beta_search` until it is enabled.
+    /// handle.disable_tool("beta_search").unwrap();
+    /// # let _ = server;
+    /// ```
+    pub fn handle(&self) -> ServerHandle {
+        self.handle.clone()
     }
 
     /// The name it introduces itself with.
@@ -414,6 +434,20 @@ impl Server {
                 }
             }
         }
+        for (kind, name) in self.handle.live().attach(&registry) {
+            conflicts.push(Conflict::UnknownDisabled { kind, name });
+        }
+        for resource in registry.resources().functions() {
+            for state in resource.states {
+                if !self.states.contains(state) {
+                    conflicts.push(Conflict::MissingResourceState {
+                        resource: resource.uri.to_owned(),
+                        state: (state.name)(),
+                        location: resource.location,
+                    });
+                }
+            }
+        }
         if !conflicts.is_empty() {
             return Err(RegistryError::new(conflicts).into());
         }
@@ -442,6 +476,7 @@ impl Server {
             client_request_timeout: self.client_request_timeout,
             catalog: self.catalog,
             states: Arc::new(self.states),
+            server: self.handle,
         };
         Ok(Arc::new(Dispatcher::new(registry, settings)))
     }

@@ -12,6 +12,7 @@ use futures_util::FutureExt as _;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::live::ServerHandle;
 use super::service::{Sink, Step};
 use super::session::Session;
 use crate::apps;
@@ -36,6 +37,8 @@ pub(super) struct Calls {
     progressive: Option<Progressive>,
     /// How long a call waits for the client to answer a request of its own.
     client_request_timeout: Duration,
+    /// Which tools are disabled, and the handle tools reach the server by.
+    server: ServerHandle,
 }
 
 /// Who a call answers to: the log level its messages must pass, what the client declared, and
@@ -64,13 +67,20 @@ impl Calls {
         states: Arc<States>,
         progressive: Option<Progressive>,
         client_request_timeout: Duration,
+        server: ServerHandle,
     ) -> Calls {
         Calls {
             registry,
             states,
             progressive,
             client_request_timeout,
+            server,
         }
+    }
+
+    /// The progressive catalog, in that mode.
+    pub(super) fn progressive(&self) -> Option<&Progressive> {
+        self.progressive.as_ref()
     }
 
     /// Handles a `tools/call`: an answer at once for a call that runs nothing, or the call to
@@ -138,7 +148,8 @@ impl Calls {
             cancellation.clone(),
             Some(peer),
             Arc::clone(&self.states),
-        );
+        )
+        .with_server(self.server.clone());
         // Kept to read, once the tool has returned, what its requests to the client met.
         let called = ctx.clone();
         let registry = Arc::clone(&self.registry);
@@ -201,8 +212,15 @@ impl Calls {
                 Ok(())
             }
         };
+        let disabled = self.server.live().disabled();
+        // A disabled tool is unknown until it is enabled again.
+        let get = |name: &str| {
+            self.registry
+                .get(name)
+                .filter(|_| !disabled.tools.contains(name))
+        };
         let Some(progressive) = &self.progressive else {
-            return match self.registry.get(name) {
+            return match get(name) {
                 Some(tool) => direct(tool).map(|()| (tool, arguments)),
                 None => Err(NotRun::Protocol(format!("unknown tool `{name}`"))),
             };
@@ -211,12 +229,14 @@ impl Calls {
             format!("unknown tool `{name}`: `{SEARCH_TOOL}` finds the tools this server has")
         };
         match name {
-            SEARCH_TOOL => Err(NotRun::Answered(progressive.search(arguments))),
+            SEARCH_TOOL => Err(NotRun::Answered(
+                progressive.search(arguments, &disabled.tools),
+            )),
             CALL_TOOL => {
                 let (name, arguments) = progressive
                     .unwrap_call(arguments)
                     .map_err(NotRun::Answered)?;
-                match self.registry.get(&name) {
+                match get(&name) {
                     Some(tool) if tool.is_app_only() => Err(NotRun::Answered(ToolResult::error(
                         format!("{}not through `{CALL_TOOL}`", for_views(tool)),
                     ))),
@@ -224,7 +244,7 @@ impl Calls {
                     None => Err(NotRun::Answered(ToolResult::error(unknown(&name)))),
                 }
             }
-            name => match self.registry.get(name) {
+            name => match get(name) {
                 Some(tool) => direct(tool).map(|()| (tool, arguments)),
                 None => Err(NotRun::Protocol(unknown(name))),
             },
@@ -232,9 +252,6 @@ impl Calls {
     }
 }
 
-/// Runs the tool, catching a panic, and shapes what it produced into a `CallToolResult`. The
-/// call is already a task of its own; dropping this future (the call was cancelled) drops the
-/// tool's future with it.
 /// The answer, in 2026-07-28, to a call that failed after the tool asked the client for what
 /// needs a capability the client did not declare.
 fn missing_capability(id: &Id, tool: &str, capability: &str) -> Vec<u8> {
@@ -249,6 +266,9 @@ fn missing_capability(id: &Id, tool: &str, capability: &str) -> Vec<u8> {
     )
 }
 
+/// Runs the tool, catching a panic, and shapes what it produced into a `CallToolResult`. The
+/// call is already a task of its own; dropping this future (the call was cancelled) drops the
+/// tool's future with it.
 async fn run(tool: &Tool, arguments: Value, ctx: Context) -> Value {
     let caught = match tool.handler() {
         Handler::Async(handler) => {

@@ -8,12 +8,13 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::call::{Caller, Calls};
-use super::listing::Listing;
+use super::listing::ToolLists;
+use super::live::{Live, ServerHandle};
 use super::service::{Service, Sink, Step};
 use super::session::{Era, Session};
-use super::{prompts, resources};
+use super::{completion, listen, prompts, resources};
 use crate::apps;
-use crate::catalog::{self, Audience, Catalog, Progressive};
+use crate::catalog::{Catalog, Progressive};
 use crate::context::ClientRequestError;
 use crate::protocol::jsonrpc::{
     self, INVALID_PARAMS, INVALID_REQUEST, Id, Incoming, METHOD_NOT_FOUND,
@@ -32,12 +33,11 @@ pub(crate) struct Dispatcher {
     name: String,
     version: String,
     instructions: Option<String>,
-    /// The `tools/list` results, serialised at start: every tool, as clients that declared MCP
-    /// Apps see them.
-    listing: Listing,
-    /// The `tools/list` results without the tools only views may call, for the other clients;
-    /// `None` when there are no such tools.
-    model_listing: Option<Listing>,
+    /// The `tools/list` results, serialised at start and again when a tool is disabled or
+    /// enabled.
+    tools: ToolLists,
+    /// What changes while the server runs, and who is told.
+    live: Arc<Live>,
     /// What the server offers, in both eras.
     capabilities: Value,
     /// How long stateless-era clients may cache a list, in milliseconds.
@@ -66,6 +66,8 @@ pub(crate) struct Settings {
     pub(crate) catalog: Catalog,
     /// The application state tools take.
     pub(crate) states: Arc<States>,
+    /// The handle on the server, which its tools reach and its author may hold.
+    pub(crate) server: ServerHandle,
 }
 
 impl Dispatcher {
@@ -80,6 +82,7 @@ impl Dispatcher {
             client_request_timeout,
             catalog,
             states,
+            server,
         } = settings;
         let result_meta = json!({ SERVER_INFO_KEY: { "name": name, "version": version } });
         let ttl_ms = u64::try_from(cache_ttl.as_millis()).unwrap_or(u64::MAX);
@@ -106,30 +109,28 @@ impl Dispatcher {
         let registry = Arc::new(registry);
         let progressive =
             (catalog == Catalog::Progressive).then(|| Progressive::new(Arc::clone(&registry)));
-        let listing_for = |audience| {
-            let listed = catalog::listed(progressive.as_ref(), &registry, audience);
-            Listing::new(
-                registry.manifest(),
-                listed.as_deref(),
-                page_size,
-                &cacheable,
-            )
-        };
-        let listing = listing_for(Audience::Apps);
-        let model_listing = app_only.then(|| listing_for(Audience::Model));
+        let live = Arc::clone(server.live());
+        let tools = ToolLists::new(
+            Arc::clone(&registry),
+            progressive.as_ref(),
+            page_size,
+            cacheable,
+            &live,
+        );
         Dispatcher {
             calls: Calls::new(
                 Arc::clone(&registry),
                 Arc::clone(&states),
                 progressive,
                 client_request_timeout,
+                server,
             ),
             registry,
             name,
             version,
             instructions,
-            listing,
-            model_listing,
+            tools,
+            live,
             capabilities,
             ttl_ms,
             discover: serde_json::to_vec(&discover).expect("a JSON value serialises"),
@@ -177,7 +178,7 @@ impl Dispatcher {
         }
         let reply = match (method, initialized) {
             ("ping", _) => jsonrpc::result(&id, &json!({})),
-            ("initialize", None) => self.initialize(session, &id, &params),
+            ("initialize", None) => self.initialize(session, &id, &params, sink),
             ("initialize", Some(_)) => {
                 jsonrpc::error(&id, INVALID_REQUEST, "the session is already initialized")
             }
@@ -188,6 +189,8 @@ impl Dispatcher {
                 | "resources/list"
                 | "resources/read"
                 | "resources/templates/list"
+                | "resources/subscribe"
+                | "resources/unsubscribe"
                 | "prompts/list"
                 | "prompts/get"
                 | "completion/complete",
@@ -201,19 +204,21 @@ impl Dispatcher {
                 return self.list_tools(&id, &params, &Wire::Handshake, &session.client());
             }
             (
-                method @ ("resources/list" | "resources/read" | "resources/templates/list"),
+                method @ ("resources/list"
+                | "resources/read"
+                | "resources/templates/list"
+                | "resources/subscribe"
+                | "resources/unsubscribe"),
                 Some(_),
-            ) => resources::answer(
+            ) => return self.resources(session, id, method, &params, Wire::Handshake),
+            ("completion/complete", Some(_)) => completion::complete(
                 &self.registry,
+                &self.states,
+                &self.live,
                 &id,
-                method,
                 &params,
                 &Wire::Handshake,
-                self.ttl_ms,
             ),
-            ("completion/complete", Some(_)) => {
-                prompts::complete(&self.registry, &self.states, &id, &params, &Wire::Handshake)
-            }
             (method @ ("prompts/list" | "prompts/get"), Some(_)) => {
                 return self.prompts(id, method, &params, Wire::Handshake);
             }
@@ -244,17 +249,36 @@ impl Dispatcher {
         Step::Reply(reply)
     }
 
+    /// A resources request, in either era.
+    fn resources(
+        &self,
+        session: &Arc<Session>,
+        id: Id,
+        method: &str,
+        params: &Value,
+        wire: Wire,
+    ) -> Step {
+        resources::Answer {
+            registry: &self.registry,
+            states: &self.states,
+            disabled: &self.live.disabled().resources,
+            session,
+            wire,
+            ttl_ms: self.ttl_ms,
+        }
+        .answer(id, method, params)
+    }
+
     /// A prompts request, in either era.
     fn prompts(&self, id: Id, method: &str, params: &Value, wire: Wire) -> Step {
-        prompts::answer(
-            &self.registry,
-            &self.states,
-            id,
-            method,
-            params,
+        let served = prompts::Answer {
+            registry: &self.registry,
+            states: &self.states,
+            disabled: &self.live.disabled().prompts,
             wire,
-            self.ttl_ms,
-        )
+            ttl_ms: self.ttl_ms,
+        };
+        prompts::answer(served, id, method, params)
     }
 
     /// A request on a connection that opened with the 2026-07-28 envelope.
@@ -291,12 +315,28 @@ impl Dispatcher {
             "server/discover" => jsonrpc::result_bytes(&id, &self.discover),
             "tools/list" => return self.list_tools(&id, &params, &wire, &envelope.client),
             "resources/list" | "resources/read" | "resources/templates/list" => {
-                resources::answer(&self.registry, &id, method, &params, &wire, self.ttl_ms)
+                return self.resources(session, id, method, &params, wire);
             }
             "prompts/list" | "prompts/get" => return self.prompts(id, method, &params, wire),
-            "completion/complete" => {
-                prompts::complete(&self.registry, &self.states, &id, &params, &wire)
+            "subscriptions/listen" => {
+                return listen::listen(
+                    &self.live,
+                    &self.registry,
+                    session,
+                    id,
+                    &params,
+                    sink,
+                    &wire,
+                );
             }
+            "completion/complete" => completion::complete(
+                &self.registry,
+                &self.states,
+                &self.live,
+                &id,
+                &params,
+                &wire,
+            ),
             "tools/call" => {
                 // Log messages only when the request asks for them, at the level it names.
                 let threshold = envelope.log_level.map_or(LogLevel::OFF, |l| l as u8);
@@ -327,7 +367,7 @@ impl Dispatcher {
         Step::Reply(reply)
     }
 
-    fn initialize(&self, session: &Session, id: &Id, params: &Value) -> Vec<u8> {
+    fn initialize(&self, session: &Session, id: &Id, params: &Value, sink: &Sink) -> Vec<u8> {
         let Some(requested) = params.get("protocolVersion").and_then(Value::as_str) else {
             return jsonrpc::error(
                 id,
@@ -347,6 +387,10 @@ impl Dispatcher {
                 info: params.get("clientInfo").cloned().map(Arc::new),
             },
         );
+        // Told of changes on the connection (stdio); over HTTP, on the stream its GET opens,
+        // which replaces this sink.
+        session.listener().set_sink(sink.clone());
+        self.live.register(session.listener());
         let client = params.pointer("/clientInfo/name").and_then(Value::as_str);
         tracing::info!(client, requested, version, "session initialized");
         let mut result = json!({
@@ -360,17 +404,25 @@ impl Dispatcher {
         jsonrpc::result(id, &result)
     }
 
-    /// The tool list the client sees: with the tools only views call if it declared MCP Apps.
+    /// The tool list the client sees: with the tools only views call if it declared MCP Apps,
+    /// without those disabled.
     fn list_tools(&self, id: &Id, params: &Value, wire: &Wire, client: &Client) -> Step {
-        let listing = match &self.model_listing {
-            Some(listing) if !client.has_apps() => listing,
-            _ => &self.listing,
-        };
-        listing.answer(id, params, wire)
+        self.tools.answer(
+            id,
+            params,
+            wire,
+            client,
+            self.calls.progressive(),
+            &self.live,
+        )
     }
 }
 
 impl Service for Dispatcher {
+    fn stop(&self) {
+        self.live.stop();
+    }
+
     fn handle(&self, session: &Arc<Session>, message: Incoming, sink: &Sink) -> Step {
         match message {
             Incoming::Response { id, outcome } => {
@@ -396,18 +448,25 @@ impl Service for Dispatcher {
     }
 }
 
-/// What the server offers, in both eras: with views, resources and the MCP Apps extension too;
-/// with prompts, prompts.
+/// What the server offers, in both eras: with resources, resources (to subscribe to when one
+/// changes); with views, the MCP Apps extension too; with prompts, prompts; with completers,
+/// completions. Every list may change, through the server's handle.
 fn capabilities(registry: &Registry) -> Value {
-    let mut capabilities = json!({ "tools": { "listChanged": false }, "logging": {} });
-    if registry.ui_resources().len() > 0 {
-        capabilities["resources"] = json!({ "listChanged": false });
+    let mut capabilities = json!({ "tools": { "listChanged": true }, "logging": {} });
+    let resources = registry.resources();
+    if !resources.is_empty() {
+        capabilities["resources"] = json!({ "listChanged": true });
+        if resources.functions().any(|r| r.changes) {
+            capabilities["resources"]["subscribe"] = json!(true);
+        }
+    }
+    if registry.ui_resources().next().is_some() {
         capabilities["extensions"] = apps::server_capability();
     }
     if !registry.prompts().is_empty() {
-        capabilities["prompts"] = json!({ "listChanged": false });
+        capabilities["prompts"] = json!({ "listChanged": true });
     }
-    if prompts::completes(registry) {
+    if completion::completes(registry) {
         capabilities["completions"] = json!({});
     }
     capabilities
@@ -469,6 +528,7 @@ mod tests {
                 client_request_timeout: Duration::from_secs(5),
                 catalog,
                 states: Arc::default(),
+                server: ServerHandle::default(),
             },
         )
     }
@@ -571,7 +631,7 @@ mod tests {
         assert_eq!(initialized["result"]["instructions"], "Be kind.");
         assert_eq!(
             initialized["result"]["capabilities"],
-            json!({"tools": {"listChanged": false}, "logging": {}})
+            json!({"tools": {"listChanged": true}, "logging": {}})
         );
         let listed = connection.answer(request(3, "tools/list", json!({})));
         assert_eq!(listed["id"], 3);

@@ -5,13 +5,121 @@ use base64::Engine as _;
 use bytes::Bytes;
 use serde_json::Value;
 
+use std::sync::{Arc, RwLock};
+
+use super::live::Live;
 use super::service::Step;
+use crate::catalog::{self, Audience, Progressive};
 use crate::manifest::{Manifest, sha256_hex};
-use crate::protocol::Wire;
 use crate::protocol::jsonrpc::{self, INVALID_PARAMS, Id, SharedResult};
+use crate::protocol::{Client, Wire};
+use crate::registry::{Registry, Tool};
+
+/// The tool lists a server serves, made again when a tool is disabled or enabled.
+pub(super) struct ToolLists {
+    registry: Arc<Registry>,
+    page_size: Option<usize>,
+    /// What the stateless era adds to each page.
+    cacheable: Value,
+    /// Whether some tools are for views only, so that clients without views see another list.
+    app_only: bool,
+    current: RwLock<Arc<Lists>>,
+}
+
+/// The lists as they are for one set of disabled tools.
+struct Lists {
+    /// The [`Live::version`] they were made at.
+    version: u64,
+    /// Every tool, as clients that declared MCP Apps see them.
+    apps: Listing,
+    /// Without the tools only views may call, for the other clients; `None` when there are no
+    /// such tools.
+    model: Option<Listing>,
+}
+
+impl ToolLists {
+    pub(super) fn new(
+        registry: Arc<Registry>,
+        progressive: Option<&Progressive>,
+        page_size: Option<usize>,
+        cacheable: Value,
+        live: &Live,
+    ) -> ToolLists {
+        let app_only = registry.tools().iter().any(Tool::is_app_only);
+        let current = RwLock::new(Arc::new(Lists::new(
+            &registry,
+            progressive,
+            page_size,
+            &cacheable,
+            app_only,
+            live,
+        )));
+        ToolLists {
+            registry,
+            page_size,
+            cacheable,
+            app_only,
+            current,
+        }
+    }
+
+    /// The tool list the client sees, with the tools only views call if it declared MCP Apps:
+    /// made again first when a tool was disabled or enabled since it was last made.
+    pub(super) fn answer(
+        &self,
+        id: &Id,
+        params: &Value,
+        wire: &Wire,
+        client: &Client,
+        progressive: Option<&Progressive>,
+        live: &Live,
+    ) -> Step {
+        let mut lists = Arc::clone(&self.current.read().unwrap_or_else(|e| e.into_inner()));
+        if lists.version != live.version() {
+            lists = Arc::new(Lists::new(
+                &self.registry,
+                progressive,
+                self.page_size,
+                &self.cacheable,
+                self.app_only,
+                live,
+            ));
+            *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::clone(&lists);
+        }
+        let listing = match &lists.model {
+            Some(listing) if !client.has_apps() => listing,
+            _ => &lists.apps,
+        };
+        listing.answer(id, params, wire)
+    }
+}
+
+impl Lists {
+    /// The lists without the tools disabled now.
+    fn new(
+        registry: &Registry,
+        progressive: Option<&Progressive>,
+        page_size: Option<usize>,
+        cacheable: &Value,
+        app_only: bool,
+        live: &Live,
+    ) -> Lists {
+        let version = live.version();
+        let disabled = live.disabled().tools.clone();
+        let listing_for = |audience| {
+            let listed = catalog::listed(progressive, registry, audience, &disabled);
+            Listing::new(registry.manifest(), listed.as_deref(), page_size, cacheable)
+        };
+        Lists {
+            version,
+            apps: listing_for(Audience::Apps),
+            model: app_only.then(|| listing_for(Audience::Model)),
+        }
+    }
+}
 
 /// One tool list's pages.
-pub(super) struct Listing {
+struct Listing {
     /// Each page's result in the handshake era; a single page is the manifest's own bytes.
     pages: Vec<Bytes>,
     /// `cursors[i]` asks for page `i + 1`.
@@ -25,7 +133,7 @@ impl Listing {
     /// The pages of the manifest's tools, or, when `listed` says, of these tools instead (the
     /// progressive catalog's, or those a client without views sees). `cacheable` is what the
     /// stateless era adds to each page.
-    pub(super) fn new(
+    fn new(
         manifest: &Manifest,
         listed: Option<&[Vec<u8>]>,
         page_size: Option<usize>,
@@ -89,7 +197,7 @@ impl Listing {
 
     /// The answer to a `tools/list` request: the page its cursor asks for (the first without
     /// one), or the error for a cursor this server did not hand out.
-    pub(super) fn answer(&self, id: &Id, params: &Value, wire: &Wire) -> Step {
+    fn answer(&self, id: &Id, params: &Value, wire: &Wire) -> Step {
         let page = match params.get("cursor").filter(|c| !c.is_null()) {
             None => 0,
             Some(cursor) => match self.page_for(cursor) {

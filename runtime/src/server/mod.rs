@@ -8,11 +8,14 @@
 
 mod builder;
 mod call;
+mod completion;
 mod dispatch;
 #[cfg(feature = "http")]
 pub mod http;
 mod limits;
+mod listen;
 mod listing;
+mod live;
 mod prompts;
 mod resources;
 mod service;
@@ -21,6 +24,7 @@ mod stdio;
 pub mod testing;
 
 pub use builder::{Error, Server};
+pub use live::{ChangeError, ServerHandle};
 
 #[cfg(feature = "cli")]
 pub(crate) use builder::init_logging;

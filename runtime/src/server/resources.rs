@@ -1,12 +1,28 @@
-//! `resources/list`, `resources/read` and `resources/templates/list`: the MCP Apps views, the
-//! only resources a toolwright server has. They exist only when the server has a view; without
-//! one, the methods are unknown, as the capability is not declared.
+//! `resources/list`, `resources/templates/list`, `resources/read`, `resources/subscribe` and
+//! `resources/unsubscribe`: the MCP Apps views and the resources of `#[mcp_resource]`. They
+//! exist only when the server has a resource; without one, the methods are unknown, as the
+//! capability is not declared.
 
-use serde_json::{Value, json};
+use std::collections::BTreeSet;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::Arc;
 
-use crate::protocol::jsonrpc::{self, INVALID_PARAMS, Id, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND};
+use futures_util::FutureExt as _;
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::call::panic_message;
+use super::service::Step;
+use super::session::Session;
+use crate::context::Context;
+use crate::protocol::jsonrpc::{
+    self, INTERNAL_ERROR, INVALID_PARAMS, Id, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND,
+};
 use crate::protocol::{Wire, merge};
-use crate::registry::Registry;
+use crate::registration::ResourceRegistration;
+use crate::registry::{Fixed, Found, Registry};
+use crate::resource::{Read, ResourceHandler, ResourceRequest};
+use crate::state::States;
 
 /// Why a resources request has no result: a JSON-RPC error's code, message and data.
 struct Failure {
@@ -23,99 +39,317 @@ impl Failure {
             data: None,
         }
     }
+
+    /// The URI names no resource: "resource not found" in the handshake era, -32602 in
+    /// 2026-07-28, with the URI in `data` in both.
+    fn not_found(uri: &str, message: String, wire: &Wire) -> Failure {
+        Failure {
+            code: match wire {
+                Wire::Handshake => RESOURCE_NOT_FOUND,
+                Wire::Stateless { .. } => INVALID_PARAMS,
+            },
+            message,
+            data: Some(json!({ "uri": uri })),
+        }
+    }
+
+    fn reply(self, id: &Id) -> Vec<u8> {
+        match self.data {
+            Some(data) => jsonrpc::error_with_data(id, self.code, &self.message, &data),
+            None => jsonrpc::error(id, self.code, &self.message),
+        }
+    }
 }
 
-/// The answer to a resources request: the server's views, or "method not found" when it has
-/// none. Every result in 2026-07-28, a read's included, says how long (`ttl_ms`) it may be
-/// cached, and by whom: anyone, as the views do not change while the server runs nor differ
-/// between clients.
-pub(super) fn answer(
-    registry: &Registry,
-    id: &Id,
-    method: &str,
-    params: &Value,
-    wire: &Wire,
-    ttl_ms: u64,
-) -> Vec<u8> {
-    if registry.ui_resources().len() == 0 {
-        return jsonrpc::error(
-            id,
-            METHOD_NOT_FOUND,
-            &format!("method `{method}` is not supported"),
-        );
+/// What answering a resources request needs.
+pub(super) struct Answer<'a> {
+    pub(super) registry: &'a Registry,
+    pub(super) states: &'a Arc<States>,
+    /// The URIs (and URI templates) of the resources disabled now.
+    pub(super) disabled: &'a BTreeSet<String>,
+    pub(super) session: &'a Arc<Session>,
+    pub(super) wire: Wire,
+    /// How long a 2026-07-28 client may cache what does not change while the server runs.
+    pub(super) ttl_ms: u64,
+}
+
+impl Answer<'_> {
+    /// The answer to a resources request: at once for a list, a view or a plain `fn`, as a
+    /// call for an `async fn`. Every result in 2026-07-28, a read's included, says how long it
+    /// may be cached, and by whom: anyone, as resources do not differ between clients; a
+    /// resource that changes is cached for no time.
+    pub(super) fn answer(self, id: Id, method: &str, params: &Value) -> Step {
+        let resources = self.registry.resources();
+        if resources.is_empty() {
+            return Step::Reply(jsonrpc::error(
+                &id,
+                METHOD_NOT_FOUND,
+                &format!("method `{method}` is not supported"),
+            ));
+        }
+        let outcome = match method {
+            "resources/list" => self.list(params),
+            "resources/templates/list" => self.templates(params),
+            "resources/subscribe" | "resources/unsubscribe" => {
+                self.subscription(method == "resources/subscribe", params)
+            }
+            _ => return self.read(id, params),
+        };
+        Step::Reply(match outcome {
+            Ok(result) => jsonrpc::result(&id, &self.shape(result, true)),
+            Err(failure) => failure.reply(&id),
+        })
     }
-    let outcome = match method {
-        "resources/list" => list(registry, params),
-        "resources/read" => read(registry, params, wire),
-        _ => templates(params),
-    };
-    let outcome = outcome.map(|mut result| {
-        if wire.is_stateless() {
+
+    /// A result as the request's era has it, with caching hints in 2026-07-28.
+    fn shape(&self, mut result: Value, unchanging: bool) -> Value {
+        if self.wire.is_stateless() {
+            let ttl = if unchanging { self.ttl_ms } else { 0 };
             merge(
                 &mut result,
-                &json!({ "ttlMs": ttl_ms, "cacheScope": "public" }),
+                &json!({ "ttlMs": ttl, "cacheScope": "public" }),
             );
         }
-        result
-    });
-    match outcome {
-        Ok(result) => jsonrpc::result(id, &wire.shape(result)),
-        Err(Failure {
-            code,
-            message,
-            data: Some(data),
-        }) => jsonrpc::error_with_data(id, code, &message, &data),
-        Err(Failure { code, message, .. }) => jsonrpc::error(id, code, &message),
+        self.wire.shape(result)
     }
-}
 
-/// Every view on one page.
-fn list(registry: &Registry, params: &Value) -> Result<Value, Failure> {
-    if let Some(cursor) = params.get("cursor").filter(|c| !c.is_null()) {
-        return Err(Failure::invalid(format!(
-            "invalid cursor {cursor}: this server lists every resource on one page"
-        )));
-    }
-    let resources: Vec<Value> = registry.ui_resources().map(|r| r.listed()).collect();
-    Ok(json!({ "resources": resources }))
-}
-
-/// The view a `resources/read` names. One it has not is "resource not found" in the handshake
-/// era, and -32602 in 2026-07-28.
-fn read(registry: &Registry, params: &Value, wire: &Wire) -> Result<Value, Failure> {
-    let Some(uri) = params.get("uri").and_then(Value::as_str) else {
-        return Err(Failure::invalid(
-            "`resources/read` needs a `uri` string".to_owned(),
-        ));
-    };
-    match registry.ui_resource(uri) {
-        Some(resource) => Ok(resource.read()),
-        None => {
-            let known: Vec<String> = registry
-                .ui_resources()
-                .map(|r| format!("`{}`", r.uri()))
-                .collect();
-            Err(Failure {
-                code: match wire {
-                    Wire::Handshake => RESOURCE_NOT_FOUND,
-                    Wire::Stateless { .. } => INVALID_PARAMS,
-                },
-                message: format!(
-                    "resource not found: `{uri}`; this server has {}",
-                    known.join(", ")
-                ),
-                data: Some(json!({ "uri": uri })),
+    /// Every resource of a fixed URI, on one page.
+    fn list(&self, params: &Value) -> Result<Value, Failure> {
+        one_page(params, "resource")?;
+        let resources: Vec<Value> = self
+            .registry
+            .resources()
+            .fixed()
+            .iter()
+            .filter(|resource| !self.disabled.contains(resource.uri()))
+            .map(|resource| match resource {
+                Fixed::View(view) => view.resource.listed(),
+                Fixed::Function(resource) => listed(resource, "uri"),
             })
+            .collect();
+        Ok(json!({ "resources": resources }))
+    }
+
+    /// Every template, on one page, in the order of their URI templates.
+    fn templates(&self, params: &Value) -> Result<Value, Failure> {
+        one_page(params, "resource template")?;
+        let mut templates: Vec<&ResourceRegistration> = self
+            .registry
+            .resources()
+            .templates()
+            .iter()
+            .map(|t| t.registration)
+            .filter(|t| !self.disabled.contains(t.uri))
+            .collect();
+        templates.sort_by_key(|t| t.uri);
+        let templates: Vec<Value> = templates
+            .into_iter()
+            .map(|t| listed(t, "uriTemplate"))
+            .collect();
+        Ok(json!({ "resourceTemplates": templates }))
+    }
+
+    /// `resources/subscribe` (or, when `subscribe` is false, `resources/unsubscribe`) of a
+    /// resource that says it changes.
+    fn subscription(&self, subscribe: bool, params: &Value) -> Result<Value, Failure> {
+        let method = if subscribe {
+            "resources/subscribe"
+        } else {
+            "resources/unsubscribe"
+        };
+        let uri = uri_of(method, params)?;
+        let Some(found) = self.find(uri) else {
+            return Err(Failure::not_found(
+                uri,
+                format!("resource not found: `{uri}`; {}", self.known()),
+                &self.wire,
+            ));
+        };
+        let changes = match found {
+            Found::Fixed(Fixed::Function(resource)) => resource.changes,
+            Found::Template(template, _) => template.registration.changes,
+            Found::Fixed(Fixed::View(_)) => false,
+        };
+        if !changes {
+            return Err(Failure::invalid(format!(
+                "`{method}`: resource `{uri}` does not change while the server runs, so there is \
+                 nothing to be told about it"
+            )));
+        }
+        if subscribe {
+            self.session.subscribe(uri);
+        } else {
+            self.session.unsubscribe(uri);
+        }
+        Ok(json!({}))
+    }
+
+    /// The answer to `resources/read`.
+    fn read(self, id: Id, params: &Value) -> Step {
+        let uri = match uri_of("resources/read", params) {
+            Ok(uri) => uri.to_owned(),
+            Err(failure) => return Step::Reply(failure.reply(&id)),
+        };
+        let Some(found) = self.find(&uri) else {
+            let message = format!("resource not found: `{uri}`; {}", self.known());
+            return Step::Reply(Failure::not_found(&uri, message, &self.wire).reply(&id));
+        };
+        let (resource, variables) = match found {
+            Found::Fixed(Fixed::View(view)) => {
+                let result = self.shape(view.resource.read(), true);
+                return Step::Reply(jsonrpc::result(&id, &result));
+            }
+            Found::Fixed(Fixed::Function(resource)) => (resource, Vec::new()),
+            Found::Template(template, variables) => (template.registration, variables),
+        };
+        let request = ResourceRequest { uri, variables };
+        let ctx = Context::new(
+            resource.name,
+            None,
+            CancellationToken::new(),
+            None,
+            Arc::clone(self.states),
+        );
+        let answer = Contents {
+            wire: self.wire.clone(),
+            ttl_ms: self.ttl_ms,
+        };
+        match resource.handler {
+            ResourceHandler::Sync(handler) => {
+                let read = panic::catch_unwind(AssertUnwindSafe(|| handler(&request, ctx)));
+                Step::Reply(answer.reply(resource, &id, &request.uri, read))
+            }
+            ResourceHandler::Async(handler) => Step::Call(Box::pin(async move {
+                let uri = request.uri.clone();
+                let read = AssertUnwindSafe(handler(request, ctx)).catch_unwind().await;
+                Some(answer.reply(resource, &id, &uri, read))
+            })),
+        }
+    }
+
+    /// What `uri` names, unless it is disabled.
+    fn find(&self, uri: &str) -> Option<Found<'_>> {
+        let found = self.registry.resources().find(uri)?;
+        let declared = match &found {
+            Found::Fixed(resource) => resource.uri(),
+            Found::Template(template, _) => template.registration.uri,
+        };
+        (!self.disabled.contains(declared)).then_some(found)
+    }
+
+    /// What the server has, for a "not found" message.
+    fn known(&self) -> String {
+        let resources = self.registry.resources();
+        let fixed = resources.fixed().iter().map(Fixed::uri);
+        let templates = resources.templates().iter().map(|t| t.registration.uri);
+        let known: Vec<String> = fixed
+            .chain(templates)
+            .filter(|uri| !self.disabled.contains(*uri))
+            .map(|uri| format!("`{uri}`"))
+            .collect();
+        format!("this server has {}", known.join(", "))
+    }
+}
+
+/// What a read's answer needs once the function has run, which may be later, on a task.
+struct Contents {
+    wire: Wire,
+    ttl_ms: u64,
+}
+
+impl Contents {
+    /// The response to a `resources/read` of `resource` at `uri`: its contents, or the error
+    /// that says why there are none.
+    fn reply(
+        self,
+        resource: &ResourceRegistration,
+        id: &Id,
+        uri: &str,
+        read: std::thread::Result<Read>,
+    ) -> Vec<u8> {
+        match read {
+            Ok(Ok(mut contents)) => {
+                for content in &mut contents {
+                    content.complete(uri, resource.mime_type);
+                }
+                let mut result = json!({ "contents": contents });
+                if self.wire.is_stateless() {
+                    let ttl = if resource.changes { 0 } else { self.ttl_ms };
+                    merge(
+                        &mut result,
+                        &json!({ "ttlMs": ttl, "cacheScope": "public" }),
+                    );
+                }
+                jsonrpc::result(id, &self.wire.shape(result))
+            }
+            Ok(Err(error)) if error.is_not_found() => Failure::not_found(
+                uri,
+                format!("resource not found: `{uri}` ({}): {error}", resource.uri),
+                &self.wire,
+            )
+            .reply(id),
+            Ok(Err(error)) => jsonrpc::error_with_data(
+                id,
+                INTERNAL_ERROR,
+                &format!("resource `{uri}` could not be read: {error}"),
+                &json!({ "uri": uri }),
+            ),
+            Err(payload) => {
+                let message = panic_message(&*payload);
+                tracing::error!(resource = resource.uri, uri, message, "resource panicked");
+                jsonrpc::error_with_data(
+                    id,
+                    INTERNAL_ERROR,
+                    &format!("resource `{uri}` panicked while being read: {message}"),
+                    &json!({ "uri": uri }),
+                )
+            }
         }
     }
 }
 
-/// No templates: every view has a fixed URI.
-fn templates(params: &Value) -> Result<Value, Failure> {
-    if let Some(cursor) = params.get("cursor").filter(|c| !c.is_null()) {
-        return Err(Failure::invalid(format!(
-            "invalid cursor {cursor}: this server has no resource templates"
-        )));
+/// A resource or a template as a list describes it: `key` is `uri` or `uriTemplate`.
+fn listed(resource: &ResourceRegistration, key: &str) -> Value {
+    let mut entry = Map::new();
+    entry.insert(key.to_owned(), json!(resource.uri));
+    entry.insert("name".to_owned(), json!(resource.name));
+    if let Some(title) = resource.title {
+        entry.insert("title".to_owned(), json!(title));
     }
-    Ok(json!({ "resourceTemplates": [] }))
+    if let Some(description) = resource.description {
+        entry.insert("description".to_owned(), json!(description));
+    }
+    if let Some(mime_type) = resource.mime_type {
+        entry.insert("mimeType".to_owned(), json!(mime_type));
+    }
+    let annotations = resource.annotations;
+    let mut hints = Map::new();
+    if !annotations.audience.is_empty() {
+        hints.insert("audience".to_owned(), json!(annotations.audience));
+    }
+    if let Some(priority) = annotations.priority {
+        hints.insert("priority".to_owned(), json!(priority));
+    }
+    if !hints.is_empty() {
+        entry.insert("annotations".to_owned(), Value::Object(hints));
+    }
+    Value::Object(entry)
+}
+
+/// Refuses a cursor: every list is on one page.
+fn one_page(params: &Value, what: &str) -> Result<(), Failure> {
+    match params.get("cursor").filter(|c| !c.is_null()) {
+        Some(cursor) => Err(Failure::invalid(format!(
+            "invalid cursor {cursor}: this server lists every {what} on one page"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The `uri` a request of `method` names.
+fn uri_of<'p>(method: &str, params: &'p Value) -> Result<&'p str, Failure> {
+    params
+        .get("uri")
+        .and_then(Value::as_str)
+        .ok_or_else(|| Failure::invalid(format!("`{method}` needs a `uri` string")))
 }

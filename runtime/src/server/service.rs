@@ -15,6 +15,10 @@ use crate::protocol::jsonrpc::{Incoming, SharedResult};
 pub(crate) trait Service: Send + Sync + 'static {
     /// Handles one message from the client; what a call sends while it runs goes to `sink`.
     fn handle(&self, session: &Arc<Session>, message: Incoming, sink: &Sink) -> Step;
+
+    /// The transport is stopping: the streams that wait for changes (`subscriptions/listen`)
+    /// end, with their answer.
+    fn stop(&self);
 }
 
 /// Where the messages a call sends while it runs (progress, log messages, requests to the

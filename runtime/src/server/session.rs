@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::live::Listener;
 use crate::context::ClientRequests;
 use crate::protocol::{CLIENT_INFO_KEY, Client, LogLevel, has_envelope};
 use crate::state::SessionState;
@@ -34,6 +35,12 @@ pub(crate) struct Session {
     id: OnceLock<Arc<str>>,
     /// What the session's calls keep between them.
     state: Arc<SessionState>,
+    /// What the client is told when something changes, handshake era: every list, and the
+    /// resources it subscribed to.
+    listener: Arc<Listener>,
+    /// Cancelled when the client is gone: what waits on it (a `subscriptions/listen` stream)
+    /// ends.
+    closed: CancellationToken,
 }
 
 /// The protocol era a connection speaks.
@@ -56,6 +63,8 @@ impl Session {
             requests: Arc::new(ClientRequests::new()),
             id: OnceLock::new(),
             state: Arc::default(),
+            listener: Arc::new(Listener::session()),
+            closed: CancellationToken::new(),
         }
     }
 
@@ -72,6 +81,7 @@ impl Session {
     /// stop waiting.
     pub(crate) fn close(&self) {
         self.requests.close();
+        self.closed.cancel();
     }
 
     #[cfg(feature = "http")]
@@ -177,6 +187,26 @@ impl Session {
             }
             None => false,
         }
+    }
+
+    /// The client wants to be told when the resource at `uri` changes.
+    pub(super) fn subscribe(&self, uri: &str) {
+        self.listener.filter().uris.insert(uri.to_owned());
+    }
+
+    /// The client no longer wants to be told about `uri`.
+    pub(super) fn unsubscribe(&self, uri: &str) {
+        self.listener.filter().uris.remove(uri);
+    }
+
+    /// Completes when the client is gone.
+    pub(super) async fn closed(&self) {
+        self.closed.cancelled().await;
+    }
+
+    /// What the client is told of changes, in the handshake era.
+    pub(crate) fn listener(&self) -> &Arc<Listener> {
+        &self.listener
     }
 
     fn client_lock(&self) -> MutexGuard<'_, Client> {

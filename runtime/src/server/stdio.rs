@@ -125,8 +125,10 @@ where
             }
         }
     }
-    // Nobody is left to answer the requests calls sent to the client: they stop waiting.
+    // Nobody is left to answer the requests calls sent to the client: they stop waiting, and
+    // the streams that wait for changes end.
     session.close();
+    service.stop();
     let drained = tokio::time::timeout(limits.shutdown_grace, async {
         while calls.join_next().await.is_some() {}
     })

@@ -1,5 +1,5 @@
 use toolwright::mcp_prompt;
-use toolwright::prompt::Completion;
+use toolwright::completion::Completion;
 
 fn tags(_: &Completion) -> Vec<String> {
     Vec::new()

@@ -19,10 +19,12 @@ use bytes::Bytes;
 use super::conflict::{Conflict, RegistryError};
 use super::derived::unenforced;
 use super::tool::{Json, Tool};
-use super::{Registry, resources};
+use super::{Registry, Resources};
 use crate::manifest::Manifest;
 use crate::names::CanonicalName;
-use crate::registration::{PromptRegistration, ToolRegistration, UiResourceRegistration};
+use crate::registration::{
+    PromptRegistration, ResourceRegistration, ToolRegistration, UiResourceRegistration,
+};
 use crate::schema::check::{ArgumentCheck, OutputCheck};
 use index::{Entry, registration_head};
 
@@ -137,8 +139,9 @@ impl Registry {
         if cfg!(debug_assertions) && conflicts.is_empty() {
             conflicts.extend(compare_derived(&tools, namespaced));
         }
-        let resources = resources::sorted(
+        let resources = Resources::new(
             inventory::iter::<UiResourceRegistration>,
+            [],
             &tools,
             &mut conflicts,
         );
@@ -161,7 +164,8 @@ impl Registry {
             resources,
             prompts: Vec::new(),
         }
-        .with_prompts(inventory::iter::<PromptRegistration>)
+        .with_prompts(inventory::iter::<PromptRegistration>)?
+        .with_resources(inventory::iter::<ResourceRegistration>)
     }
 }
 

@@ -1,17 +1,16 @@
-//! The `/mcp` endpoint: sessions, and each POST's message through the service to a JSON
-//! answer, a stream of events, or `202 Accepted`; a GET resumes a stream.
+//! The `/mcp` endpoint: each POST's message through the service to a JSON
+//! answer, a stream of events, or `202 Accepted`; the sessions, in [`sessions`].
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Instant;
+use std::sync::{Arc, Mutex};
 
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::header::CONTENT_LENGTH;
-use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
+use axum::http::{HeaderMap, HeaderName, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use futures_util::StreamExt;
@@ -33,6 +32,10 @@ use crate::server::limits::Limits;
 use crate::server::service::{Service, Step};
 use crate::server::session::Session;
 
+mod sessions;
+
+use sessions::Entry;
+
 /// The header that names a session.
 const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 
@@ -41,10 +44,6 @@ const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 
 /// What `405 Method Not Allowed` says the endpoint takes.
 const ALLOWED: &str = "GET, POST, DELETE";
-
-/// The most sessions kept at once. A new one past it ends the session unused the longest, so a
-/// client that keeps opening sessions cannot exhaust memory.
-const MAX_SESSIONS: usize = 10_000;
 
 /// What every request to the endpoint shares.
 pub(super) struct Endpoint {
@@ -56,15 +55,10 @@ pub(super) struct Endpoint {
     calls: TaskTracker,
     /// Cancelled when calls still under way at the end of the grace period are to stop.
     stop: CancellationToken,
+    /// Cancelled when the server stops: the streams that only wait for changes end.
+    ending: CancellationToken,
     /// Numbers each event stream, so that event ids are unique.
     streams: AtomicU64,
-}
-
-struct Entry {
-    session: Arc<Session>,
-    /// The session's streams a client may resume.
-    replay: Arc<Replay>,
-    last_used: Instant,
 }
 
 /// How a call's answer reaches the client when it is a stream of events.
@@ -122,6 +116,7 @@ impl Endpoint {
             sessions: Mutex::new(HashMap::new()),
             calls: TaskTracker::new(),
             stop: CancellationToken::new(),
+            ending: CancellationToken::new(),
             streams: AtomicU64::new(0),
         })
     }
@@ -136,8 +131,11 @@ impl Endpoint {
         self.stop.cancel();
     }
 
-    fn sessions(&self) -> MutexGuard<'_, HashMap<String, Entry>> {
-        self.sessions.lock().unwrap_or_else(|e| e.into_inner())
+    /// Ends the streams that only wait for changes (the sessions' own, `subscriptions/listen`),
+    /// which would otherwise hold the server until the grace period is over.
+    pub(super) fn end_streams(&self) {
+        self.ending.cancel();
+        self.service.stop();
     }
 
     async fn post(&self, headers: &HeaderMap, body: Body) -> Result<Response, Rejection> {
@@ -249,124 +247,6 @@ impl Endpoint {
                 self.call(call, notifications, delivery, Some(id)).await
             }
         }
-    }
-
-    /// Resumes a stream after the event `Last-Event-ID` names: the events that followed it,
-    /// then the rest as they come, to the stream's end.
-    fn get(&self, headers: &HeaderMap) -> Result<Response, Rejection> {
-        access::protocol_version(headers)?;
-        let Some(last_event_id) = headers.get(LAST_EVENT_ID) else {
-            // No stream of the server's own is offered: the server sends nothing unasked.
-            return Err(Rejection::new(
-                StatusCode::METHOD_NOT_ALLOWED,
-                "GET only resumes a stream, with `Last-Event-ID`: this server offers no stream \
-                 of its own",
-            )
-            .with_header("allow", ALLOWED));
-        };
-        access::check_accept_events(headers)?;
-        let Some(session_id) = headers.get(SESSION_ID) else {
-            return Err(Rejection::new(
-                StatusCode::BAD_REQUEST,
-                "the `Mcp-Session-Id` header is missing: name the session of the stream",
-            ));
-        };
-        let Some((_, replay)) = self.session(session_id.to_str().unwrap_or("")) else {
-            return Err(Rejection::new(
-                StatusCode::NOT_FOUND,
-                "unknown or terminated session",
-            ));
-        };
-        let last_event_id = last_event_id.to_str().unwrap_or("");
-        let Some((log, from)) = replay.resume(last_event_id) else {
-            return Err(Rejection::new(
-                StatusCode::BAD_REQUEST,
-                format!(
-                    "event `{last_event_id}` is of no stream this session can resume: its \
-                     answer was delivered whole, or too many newer streams were kept since"
-                ),
-            ));
-        };
-        tracing::debug!(stream = log.stream(), from, "stream resumed");
-        Ok(log.reader(from, Some(replay), None).into_response())
-    }
-
-    /// Ends a session: later requests naming it get 404.
-    fn delete(&self, headers: &HeaderMap) -> Result<Response, Rejection> {
-        access::protocol_version(headers)?;
-        let Some(session_id) = headers.get(SESSION_ID) else {
-            return Err(Rejection::new(
-                StatusCode::BAD_REQUEST,
-                "the `Mcp-Session-Id` header is missing: name the session to end",
-            ));
-        };
-        let session_id = session_id.to_str().unwrap_or("");
-        match self.sessions().remove(session_id) {
-            Some(entry) => {
-                // Calls of the session waiting for the client's answers stop waiting.
-                entry.session.close();
-                tracing::info!("session ended by the client");
-                Ok(StatusCode::NO_CONTENT.into_response())
-            }
-            None => Err(Rejection::new(
-                StatusCode::NOT_FOUND,
-                "unknown or terminated session",
-            )),
-        }
-    }
-
-    fn session(&self, id: &str) -> Option<(Arc<Session>, Arc<Replay>)> {
-        let mut sessions = self.sessions();
-        let entry = sessions.get_mut(id)?;
-        entry.last_used = Instant::now();
-        Some((Arc::clone(&entry.session), Arc::clone(&entry.replay)))
-    }
-
-    /// Keeps the session a successful `initialize` started, and names it in the answer.
-    fn open_session(
-        &self,
-        session: Arc<Session>,
-        reply: Vec<u8>,
-        id: Option<&Id>,
-    ) -> Result<Response, Rejection> {
-        let succeeded = serde_json::from_slice::<Value>(&reply)
-            .is_ok_and(|reply| reply.get("result").is_some());
-        if !succeeded {
-            return Ok(json(StatusCode::OK, reply));
-        }
-        let session_id = new_session_id().map_err(|err| {
-            tracing::error!(error = %err, "no randomness for a session id");
-            Rejection::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "cannot start a session: the system gave no randomness",
-            )
-            .with_id(id)
-        })?;
-        {
-            let mut sessions = self.sessions();
-            if sessions.len() >= MAX_SESSIONS && !evict_one(&mut sessions) {
-                return Err(Rejection::new(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "too many sessions with calls under way: try again later",
-                )
-                .with_id(id));
-            }
-            session.set_id(&session_id);
-            sessions.insert(
-                session_id.clone(),
-                Entry {
-                    session,
-                    replay: Arc::default(),
-                    last_used: Instant::now(),
-                },
-            );
-        }
-        let mut response = json(StatusCode::OK, reply);
-        response.headers_mut().insert(
-            SESSION_ID,
-            HeaderValue::from_str(&session_id).expect("hex is a valid header value"),
-        );
-        Ok(response)
     }
 
     /// Reads the body, refusing it as soon as it passes the message size limit.
@@ -538,27 +418,6 @@ fn finish(log: &EventLog, ended: Result<Option<Vec<u8>>, oneshot::error::RecvErr
     log.end();
 }
 
-/// Ends the session unused the longest among those with no call under way. Returns whether
-/// there was one.
-fn evict_one(sessions: &mut HashMap<String, Entry>) -> bool {
-    let idle = sessions
-        .iter()
-        // A call under way holds the session too.
-        .filter(|(_, entry)| Arc::strong_count(&entry.session) == 1)
-        .min_by_key(|(_, entry)| entry.last_used)
-        .map(|(id, _)| id.clone());
-    match idle {
-        Some(id) => {
-            if let Some(entry) = sessions.remove(&id) {
-                entry.session.close();
-            }
-            tracing::info!("session ended: the most sessions are open");
-            true
-        }
-        None => false,
-    }
-}
-
 /// The response to a call the server stopped at the end of its grace period: the client would
 /// otherwise wait for one that never comes.
 fn stopped(id: &Id) -> Vec<u8> {
@@ -567,15 +426,4 @@ fn stopped(id: &Id) -> Vec<u8> {
         INTERNAL_ERROR,
         "the server stopped before the call finished",
     )
-}
-
-/// A random UUID (version 4, 122 random bits from the system), as 32 hex digits: visible ASCII,
-/// and not to be guessed.
-fn new_session_id() -> Result<String, getrandom::Error> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes)?;
-    Ok(uuid::Builder::from_random_bytes(bytes)
-        .into_uuid()
-        .simple()
-        .to_string())
 }

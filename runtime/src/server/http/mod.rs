@@ -229,6 +229,7 @@ impl HttpServer {
             "stopping: no new connections; calls under way may finish"
         );
         stopping.cancel();
+        endpoint.end_streams();
         let finished = async {
             let served = serving.await;
             endpoint.calls_finished().await;
