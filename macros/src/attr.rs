@@ -69,7 +69,7 @@ const TOOL_OPTIONS: &[&str] = &[
     "crate",
 ];
 
-const ARG_OPTIONS: &[&str] = &["default", "rename", "flatten"];
+const ARG_OPTIONS: &[&str] = &["default", "rename", "flatten", "header"];
 
 pub(crate) fn expected(options: &[&str]) -> String {
     let quoted: Vec<String> = options.iter().map(|o| format!("`{o}`")).collect();
@@ -235,6 +235,9 @@ pub(crate) struct ArgAttr {
     pub(crate) default: Option<Expr>,
     pub(crate) rename: Option<LitStr>,
     pub(crate) flatten: Option<Span>,
+    /// `header = "Name"`: the argument is mirrored in the HTTP header `Mcp-Param-Name`
+    /// (`x-mcp-header`).
+    pub(crate) header: Option<LitStr>,
     /// The first `#[arg]` attribute, for errors about the parameter as a whole.
     pub(crate) span: Option<Span>,
 }
@@ -285,6 +288,7 @@ impl ArgAttr {
                 self.default = Some(value.parse()?);
             }
             "rename" => self.rename = Some(string_value(meta, "rename")?),
+            "header" => self.header = Some(string_value(meta, "header")?),
             "flatten" => {
                 if meta.input.peek(Token![=]) {
                     return Err(meta.error("`flatten` stands alone: `#[arg(flatten)]`"));

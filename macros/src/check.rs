@@ -299,9 +299,38 @@ fn literal_params(tool: &Tool, errors: &mut Errors) {
 
 fn params(tool: &Tool, errors: &mut Errors) {
     let mut properties: Vec<&str> = Vec::new();
+    let mut headers: Vec<String> = Vec::new();
     for (param, arg) in tool.arguments() {
+        if let Some(header) = &arg.attr.header {
+            let name = header.value();
+            if let Err(problem) = rules::header_name(&name) {
+                errors.push(syn::Error::new(
+                    header.span(),
+                    format!(
+                        "`{name}` cannot name a header: {problem}; the argument is mirrored in \
+                         `Mcp-Param-<header>`, whose name is an HTTP token: letters, digits and \
+                         `!#$%&'*+-.^_|~`"
+                    ),
+                ));
+            } else if headers.contains(&name.to_ascii_lowercase()) {
+                errors.push(syn::Error::new(
+                    header.span(),
+                    format!(
+                        "two arguments are mirrored in the header `Mcp-Param-{name}` (header \
+                         names ignore case); name another"
+                    ),
+                ));
+            }
+            headers.push(name.to_ascii_lowercase());
+        }
         if let Some(flatten) = arg.attr.flatten {
-            if arg.attr.rename.is_some() || arg.attr.default.is_some() {
+            if arg.attr.header.is_some() {
+                errors.push(syn::Error::new(
+                    flatten,
+                    "a flattened parameter is not an argument of its own, so no header can \
+                     mirror it; put `header` on the struct's field instead",
+                ));
+            } else if arg.attr.rename.is_some() || arg.attr.default.is_some() {
                 errors.push(syn::Error::new(
                     flatten,
                     "`flatten` merges the struct's fields into the arguments, so it \

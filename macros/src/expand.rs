@@ -63,6 +63,19 @@ fn generate(tool: &Tool) -> TokenStream {
         .iter()
         .filter_map(|(param, arg)| default_fn(param, arg));
     let argument_types: Vec<&syn::Type> = arguments.iter().map(|(_, arg)| &arg.field_ty).collect();
+    // An argument mirrored in a header is a string, an integer or a boolean: checked at its type.
+    let header_checks = arguments
+        .iter()
+        .filter(|(_, arg)| arg.attr.header.is_some())
+        .map(|(_, arg)| {
+            let ty = &arg.field_ty;
+            quote_spanned! {ty.span()=>
+                const _: fn() = || {
+                    fn mirrored<T: #tw::HeaderArgument>() {}
+                    mirrored::<#ty>();
+                };
+            }
+        });
     let input = quote!(__toolwright_input::<#(#argument_types),*>());
     let literal = tool.attr.input_schema.as_ref();
     let call_args = tool
@@ -206,6 +219,8 @@ fn generate(tool: &Tool) -> TokenStream {
         const _: () = {
             #input_items
 
+            #(#header_checks)*
+
             #output_schema
 
             #shim
@@ -258,7 +273,12 @@ fn field(param: &Param, arg: &Argument, type_param: &syn::Ident) -> TokenStream 
         quote!(#[serde(default = #path)])
     });
     let flatten = arg.attr.flatten.map(|_| quote!(#[serde(flatten)]));
-    quote!(#doc #rename #default #flatten #ident: #ty)
+    let header = arg
+        .attr
+        .header
+        .as_ref()
+        .map(|h| quote!(#[schemars(extend("x-mcp-header" = #h))]));
+    quote!(#doc #rename #default #flatten #header #ident: #ty)
 }
 
 fn default_fn_name(param: &Param) -> syn::Ident {

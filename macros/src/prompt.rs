@@ -20,6 +20,7 @@ const KIND: Kind = Kind {
     short: "argument",
     makes: "makes messages",
     optional: true,
+    context: true,
 };
 
 pub(crate) fn mcp_prompt(args: TokenStream, input: TokenStream) -> TokenStream {

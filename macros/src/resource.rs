@@ -33,6 +33,7 @@ const KIND: Kind = Kind {
     short: "variable",
     makes: "reads its contents",
     optional: false,
+    context: false,
 };
 
 /// The options only resources have.

@@ -29,6 +29,8 @@ pub(crate) struct Kind {
     /// Whether a parameter may be `Option<T>`: a prompt argument may be left out, a template
     /// variable is always in the URI.
     pub(crate) optional: bool,
+    /// Whether the item may take the `Context`: a prompt, to ask the client for input.
+    pub(crate) context: bool,
 }
 
 pub(crate) struct Param {
@@ -38,6 +40,8 @@ pub(crate) struct Param {
 }
 
 pub(crate) enum Role {
+    /// `Context` or `&Context`.
+    Context { by_ref: bool },
     /// `State<T>` or `&State<T>`.
     State { by_ref: bool },
     Text {
@@ -58,7 +62,7 @@ impl Param {
     pub(crate) fn text_name(&self) -> Option<&str> {
         match &self.role {
             Role::Text { name, .. } => Some(name),
-            Role::State { .. } => None,
+            Role::Context { .. } | Role::State { .. } => None,
         }
     }
 }
@@ -123,17 +127,41 @@ pub(crate) fn params(func: &mut ItemFn, kind: &Kind, errors: &mut Errors) -> Vec
                 format!("a {value} cannot be flattened: each parameter is one string"),
             ));
         }
-        let ty = (*pat_type.ty).clone();
-        // The parameters the runtime supplies, by the name of their type, as for tools.
-        if ast::supplied_param(&ty, "Context", true).is_some() {
-            errors.push(syn::Error::new_spanned(
-                &ty,
+        if let Some(header) = &attr.header {
+            errors.push(syn::Error::new(
+                header.span(),
                 format!(
-                    "a {item} takes no `Context`: it {} from its {}s and state, and sends \
-                     nothing to the client",
-                    kind.makes, kind.short
+                    "a {value} is not mirrored in a header: only a tool's arguments are \
+                     (`Mcp-Param-<header>`)"
                 ),
             ));
+        }
+        let ty = (*pat_type.ty).clone();
+        // The parameters the runtime supplies, by the name of their type, as for tools.
+        if let Some(by_ref) = ast::supplied_param(&ty, "Context", false) {
+            if !kind.context {
+                errors.push(syn::Error::new_spanned(
+                    &ty,
+                    format!(
+                        "a {item} takes no `Context`: it {} from its {}s and state, and sends \
+                         nothing to the client",
+                        kind.makes, kind.short
+                    ),
+                ));
+                continue;
+            }
+            if let Some(span) = attr.span {
+                errors.push(syn::Error::new(
+                    span,
+                    "a `Context` parameter is supplied by the runtime and takes no `#[arg]`; \
+                     remove the attribute",
+                ));
+            }
+            params.push(Param {
+                ident,
+                ty,
+                role: Role::Context { by_ref },
+            });
             continue;
         }
         if let Some(by_ref) = ast::supplied_param(&ty, "State", true) {
@@ -295,6 +323,20 @@ pub(crate) fn reads(
             param.ident.to_string().trim_start_matches("r#")
         );
         let by_ref = match &param.role {
+            Role::Context { by_ref } => {
+                // Through `IsContext` at the parameter's type, so that another type named
+                // `Context` is reported there, once.
+                let ty = match &param.ty {
+                    Type::Reference(r) => &*r.elem,
+                    other => other,
+                };
+                out.call_args.push(if *by_ref {
+                    quote_spanned!(ty.span()=> <#ty as #tw::IsContext>::from_ref(&__toolwright_ctx))
+                } else {
+                    quote_spanned!(ty.span()=> <#ty as #tw::IsContext>::from_context(__toolwright_ctx.clone()))
+                });
+                continue;
+            }
             Role::State { by_ref } => {
                 let ty = match &param.ty {
                     Type::Reference(r) => &*r.elem,

@@ -163,6 +163,38 @@ pub trait IsContext {
     fn from_ref(context: &Context) -> &Self;
 }
 
+/// A type an argument mirrored in an HTTP header (`#[arg(header = "...")]`) may have: the
+/// protocol mirrors strings, integers and booleans only.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be mirrored in a header",
+    label = "`#[arg(header = ...)]` mirrors strings, integers and booleans",
+    note = "take a `String` (or `&str`), an integer type or `bool`, or `Option` of one; remove \
+            `header` for other types"
+)]
+pub trait HeaderArgument {}
+
+macro_rules! header_arguments {
+    ($($ty:ty),*) => { $(impl HeaderArgument for $ty {})* };
+}
+
+header_arguments!(
+    String,
+    bool,
+    i8,
+    i16,
+    i32,
+    i64,
+    isize,
+    u8,
+    u16,
+    u32,
+    u64,
+    usize,
+    std::borrow::Cow<'_, str>
+);
+
+impl<T: HeaderArgument> HeaderArgument for Option<T> {}
+
 impl IsContext for Context {
     fn from_context(context: Context) -> Context {
         context

@@ -85,7 +85,7 @@ pub mod catalog;
 pub mod cli;
 pub mod completion;
 pub mod content;
-mod context;
+pub mod context;
 mod handler;
 pub mod manifest;
 pub mod names;
@@ -203,6 +203,7 @@ pub use state::State;
 /// | `#[arg(default = expr)]` | optional, with this default (shown as `"default"` in the schema); a string literal converts with `Into` |
 /// | `#[arg(rename = "...")]` | the property's name in the schema |
 /// | `#[arg(flatten)]` | the struct's fields become top-level arguments |
+/// | `#[arg(header = "Region")]` | the argument is mirrored in the HTTP header `Mcp-Param-Region` (`x-mcp-header`, SEP-2243): clients of protocol 2026-07-28 send it beside the body, so proxies and load balancers can route on it, and the server refuses a request whose header and argument differ (`400`, -32020). A string, an integer or a boolean; the name is an HTTP token, once per tool whatever its case |
 pub use toolwright_macros::mcp_tool;
 
 /// Turns a free function into an MCP prompt: a message template a user picks from the
@@ -235,7 +236,11 @@ pub use toolwright_macros::mcp_tool;
 ///   An argument that does not parse, a missing one and an unknown one are refused with -32602,
 ///   naming it.
 /// - A parameter whose type is named `State` (`State<T>` or `&State<T>`) is application state,
-///   as for tools, and is checked at start the same way. A prompt takes no `Context`.
+///   as for tools, and is checked at start the same way. A parameter whose type is named
+///   `Context` (or `&Context`) is the request's [`Context`], through which an `async` prompt
+///   asks the client for what it needs ([`Context::elicit`], [`Context::create_message`],
+///   [`Context::list_roots`]): requests to the client in the handshake era, an input-required
+///   result under protocol 2026-07-28 (see [`Keyed`](context::Keyed)).
 /// - It returns text (`String`, `&str`: one message from the user), a
 ///   [`PromptMessage`](prompt::PromptMessage), or `Vec<PromptMessage>`; a type named `Result`
 ///   with an error that implements `Display` too, whose `Err` is answered with -32602 and its
@@ -434,8 +439,8 @@ pub mod __private {
     pub use crate::content::ToolResult;
     pub use crate::context::Context;
     pub use crate::handler::{
-        BoxFuture, Handler, IntoOutput, IsContext, LiteralArgument, Output, ToolArgument,
-        ToolError, parse_arguments, parse_literal_arguments, take_state,
+        BoxFuture, Handler, HeaderArgument, IntoOutput, IsContext, LiteralArgument, Output,
+        ToolArgument, ToolError, parse_arguments, parse_literal_arguments, take_state,
     };
     pub use crate::prompt::{
         ArgumentInfo, IntoPrompt, PromptArgument, PromptArguments, PromptError, PromptHandler,

@@ -103,3 +103,20 @@ pub(crate) const fn ui_uri(uri: &str) -> Result<(), &'static str> {
     }
     Ok(())
 }
+
+/// Checks the name of a header that mirrors an argument (`x-mcp-header`, sent as
+/// `Mcp-Param-<name>`): an RFC 9110 token, 1 or more of `A-Z a-z 0-9 ! # $ % & ' * + - . ^ _ ` | ~`.
+/// `Err` says what is wrong, to follow "cannot name a header: ".
+pub(crate) fn header_name(name: &str) -> Result<(), NameProblem> {
+    if name.is_empty() {
+        return Err(NameProblem::Empty);
+    }
+    match name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(*c)))
+    {
+        Some(c) if c.is_whitespace() => Err(NameProblem::Whitespace),
+        Some(c) => Err(NameProblem::Character(c)),
+        None => Ok(()),
+    }
+}

@@ -320,32 +320,6 @@ async fn a_closed_connection_ends_the_wait() {
 }
 
 #[tokio::test]
-async fn protocol_2026_07_28_sends_no_requests_to_the_client() {
-    let mut client = Client::with(Server::new("test-server", "0.0.1"));
-    client
-        .send(
-            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-                "name": "ask_model",
-                "arguments": {"prompt": "Hi"},
-                "_meta": {
-                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                    "io.modelcontextprotocol/clientCapabilities": {"sampling": {}}
-                }
-            }}),
-        )
-        .await;
-    let answer = client.recv().await;
-    assert_eq!(answer["result"]["isError"], true, "{answer}");
-    assert_eq!(
-        answer["result"]["content"][0]["text"],
-        "`sampling/createMessage` cannot be sent under protocol 2026-07-28: that protocol \
-         replaces requests to the client with input-required results, which toolwright does not \
-         support yet"
-    );
-    client.finish().await;
-}
-
-#[tokio::test]
 async fn protocol_2026_07_28_refuses_a_call_that_fails_for_a_capability_not_declared() {
     let mut client = Client::with(Server::new("test-server", "0.0.1"));
     let call = |id: u64, name: &str, arguments: Value| {

@@ -52,6 +52,19 @@ mod tools {
         n
     }
 
+    /// Forecast the weather of a region, some days ahead.
+    #[mcp_tool(read_only)]
+    fn forecast(
+        /// The region, mirrored in `Mcp-Param-Region`.
+        #[arg(header = "Region")]
+        region: String,
+        /// How many days ahead, mirrored in `Mcp-Param-Days`.
+        #[arg(header = "Days")]
+        days: Option<u32>,
+    ) -> String {
+        format!("{region} in {} day(s): sun", days.unwrap_or(1))
+    }
+
     /// Answer after a while.
     #[mcp_tool]
     async fn slow(
@@ -431,6 +444,7 @@ async fn initialize_opens_a_session_that_later_requests_name() {
         [
             "add",
             "count_up",
+            "forecast",
             "hold",
             "poll_later",
             "session_id",
@@ -1219,7 +1233,7 @@ async fn a_2026_request_is_served_without_a_session() {
     assert_eq!(answer.json()["result"]["cacheScope"], "public");
     assert_eq!(
         answer.json()["result"]["tools"].as_array().unwrap().len(),
-        7
+        8
     );
 
     let call = enveloped(
@@ -1522,5 +1536,91 @@ async fn closing_a_2026_stream_cancels_the_call() {
         .await;
     assert!(gone.is_err(), "{gone:?}");
     assert!(!cancelled("kept").await, "the call was cancelled");
+    http.stop().await;
+}
+
+#[tokio::test]
+async fn mirrored_arguments_must_match_their_headers() {
+    let http = Http::start().await;
+    let call = |arguments: Value| {
+        enveloped(
+            7,
+            "tools/call",
+            json!({"name": "forecast", "arguments": arguments}),
+        )
+    };
+    let listed = http
+        .stateless(&enveloped(1, "tools/list", json!({})), &[])
+        .await
+        .json();
+    let forecast = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "forecast")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        forecast["inputSchema"]["properties"]["region"]["x-mcp-header"],
+        "Region"
+    );
+    let ok =
+        |answer: &Answer| answer.status == StatusCode::OK && answer.json()["result"].is_object();
+    // As the client sends them: plain, in base64, with the integer as decimal digits.
+    for (arguments, headers) in [
+        (
+            json!({"region": "Paris"}),
+            vec![("mcp-param-region", "Paris")],
+        ),
+        (
+            json!({"region": "Zürich"}),
+            vec![("Mcp-Param-Region", "=?base64?WsO8cmljaA==?=")],
+        ),
+        (
+            json!({"region": "Oslo", "days": 3}),
+            vec![("mcp-param-region", "Oslo"), ("mcp-param-days", "3")],
+        ),
+    ] {
+        let answer = http.stateless(&call(arguments.clone()), &headers).await;
+        assert!(ok(&answer), "{arguments} {headers:?}: {answer:?}");
+    }
+    for (arguments, headers, message) in [
+        (
+            json!({"region": "Paris"}),
+            vec![],
+            "header `Mcp-Param-Region` is missing: it mirrors the argument `region`, which is \"Paris\"",
+        ),
+        (
+            json!({"region": "Paris"}),
+            vec![("mcp-param-region", "Lyon")],
+            "header `Mcp-Param-Region` (`Lyon`) does not match the argument `region` it mirrors \
+             (\"Paris\")",
+        ),
+        (
+            json!({"region": "Paris"}),
+            vec![("mcp-param-region", "=?base64?UGFyaXM?=")],
+            "header `Mcp-Param-Region` holds `=?base64?...?=` around what is not canonical \
+             base64 of UTF-8",
+        ),
+        (
+            json!({"region": "Oslo", "days": 3}),
+            vec![("mcp-param-region", "Oslo"), ("mcp-param-days", "4")],
+            "header `Mcp-Param-Days` (`4`) does not match the argument `days` it mirrors (3)",
+        ),
+        (
+            json!({"region": "Oslo"}),
+            vec![("mcp-param-region", "Oslo"), ("mcp-param-days", "4")],
+            "header `Mcp-Param-Days` is sent, but the argument `days` it mirrors is not",
+        ),
+    ] {
+        let answer = http.stateless(&call(arguments.clone()), &headers).await;
+        assert_eq!(
+            answer.status,
+            StatusCode::BAD_REQUEST,
+            "{arguments} {headers:?}"
+        );
+        assert_eq!(answer.error(), (-32020, json!(7)));
+        assert_eq!(answer.json()["error"]["message"], message);
+    }
     http.stop().await;
 }

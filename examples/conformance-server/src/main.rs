@@ -12,6 +12,7 @@
 //! `.ci/conformance-expected-failures.yml` and `.ci/conformance-alpha-expected-failures.yml`.
 //! Sampling and elicitation go through [`Context::sample_text`] and [`Context::elicit`].
 
+mod inputs;
 mod resources;
 
 use std::process::ExitCode;
@@ -260,6 +261,17 @@ async fn test_logging_tool(ctx: Context) -> &'static str {
         tokio::time::sleep(STEP).await;
     }
     "Logging tool executed successfully"
+}
+
+/// Tests arguments mirrored in HTTP headers (SEP-2243): a client of protocol 2026-07-28 sends
+/// `region` as `Mcp-Param-Region` too, and the server refuses a request whose two differ.
+#[mcp_tool(read_only)]
+fn test_x_mcp_header(
+    /// The region, mirrored in the header `Mcp-Param-Region`.
+    #[arg(header = "Region")]
+    region: String,
+) -> String {
+    format!("Region: {region}")
 }
 
 /// Tests that clients listening for tool list changes are told: takes `test_dynamic_tool` out

@@ -1,5 +1,6 @@
 //! The context of one tool call: cancellation, progress and logging to the client, what the
-//! client declared, and requests to it (sampling, elicitation).
+//! client declared, and requests to it (sampling, elicitation, roots), as requests in the
+//! handshake era and input-required results in 2026-07-28.
 
 use std::fmt;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -14,10 +15,13 @@ use tokio_util::sync::CancellationToken;
 use crate::protocol::LogLevel;
 use crate::server::ServerHandle;
 use crate::state::{SessionState, States};
+use input::Answered;
 
+pub(crate) use input::{Inputs, StateKey, read as read_inputs, until_asked};
 pub use requests::ClientRequestError;
 pub(crate) use requests::ClientRequests;
 
+mod input;
 mod requests;
 
 /// The context of one tool call.
@@ -80,8 +84,9 @@ pub(crate) struct Peer {
     /// The protocol version the call speaks: the one `initialize` settled on, or 2026-07-28,
     /// which has no requests to the client.
     pub(crate) protocol_version: &'static str,
-    /// Protocol 2026-07-28, which has no requests to the client.
-    pub(crate) stateless: bool,
+    /// Under protocol 2026-07-28, which has no requests to the client, the answers the client
+    /// gave and the questions the call asks instead (input-required results).
+    pub(crate) inputs: Option<Arc<Inputs>>,
     /// The session's id, where the transport names sessions (HTTP in the handshake era).
     pub(crate) session_id: Option<Arc<str>>,
     /// What the session keeps between calls; `None` in 2026-07-28, which has no sessions.
@@ -256,9 +261,11 @@ impl Context {
     ///
     /// `params` are the request's, as the protocol has them: `messages`, `maxTokens`, and
     /// optionally `systemPrompt`, `modelPreferences`, `temperature`, ... The client must have
-    /// declared the `sampling` capability. The call waits for the answer until the client
-    /// request timeout (`Server::client_request_timeout`, 60 seconds by default) or until the
-    /// call is cancelled.
+    /// declared the `sampling` capability. In the handshake era the call waits for the answer
+    /// until the client request timeout (`Server::client_request_timeout`, 60 seconds by
+    /// default) or until the call is cancelled. Under protocol 2026-07-28, which has no
+    /// requests to the client, the call is answered with an input-required result that asks
+    /// this, and run again with the answer when the client calls again (see [`Keyed`]).
     ///
     /// A client that did not declare the capability gets
     /// [`ClientRequestError::MissingCapability`]. A tool may do without the answer and succeed;
@@ -267,8 +274,7 @@ impl Context {
     /// `data.requiredCapabilities`) rather than a tool error, as that protocol requires. The
     /// same holds for [`elicit`](Context::elicit).
     pub async fn create_message(&self, params: Value) -> Result<Value, ClientRequestError> {
-        self.request("sampling/createMessage", "sampling", params)
-            .await
+        self.request(SAMPLING, None, params).await
     }
 
     /// Asks the client's model for a completion of one user message, and returns its text:
@@ -292,13 +298,20 @@ impl Context {
         prompt: &str,
         max_tokens: u32,
     ) -> Result<String, ClientRequestError> {
-        const METHOD: &str = "sampling/createMessage";
-        let result = self
-            .create_message(json!({
-                "messages": [{ "role": "user", "content": { "type": "text", "text": prompt } }],
-                "maxTokens": max_tokens,
-            }))
-            .await?;
+        self.sample_text_as(None, prompt, max_tokens).await
+    }
+
+    async fn sample_text_as(
+        &self,
+        key: Option<&str>,
+        prompt: &str,
+        max_tokens: u32,
+    ) -> Result<String, ClientRequestError> {
+        let params = json!({
+            "messages": [{ "role": "user", "content": { "type": "text", "text": prompt } }],
+            "maxTokens": max_tokens,
+        });
+        let result = self.request(SAMPLING, key, params).await?;
         // One content block, or since 2025-11-25 a list of them.
         let blocks = match &result["content"] {
             Value::Array(blocks) => blocks.iter().collect(),
@@ -312,7 +325,7 @@ impl Context {
             .collect();
         if texts.is_empty() {
             return Err(ClientRequestError::InvalidResult {
-                method: METHOD,
+                method: SAMPLING.method,
                 problem: format!("it has no text content: {result}"),
             });
         }
@@ -328,16 +341,31 @@ impl Context {
     /// `elicitation` capability. The call waits as [`create_message`](Context::create_message)
     /// does.
     pub async fn elicit(&self, params: Value) -> Result<Value, ClientRequestError> {
-        self.request("elicitation/create", "elicitation", params)
-            .await
+        self.request(ELICITATION, None, params).await
+    }
+
+    /// Asks the client for the roots it shares (`roots/list`: the folders or files the user
+    /// works in) and returns its result, `roots`. The client must have declared the `roots`
+    /// capability. The call waits as [`create_message`](Context::create_message) does.
+    pub async fn list_roots(&self) -> Result<Value, ClientRequestError> {
+        self.request(ROOTS, None, json!({})).await
+    }
+
+    /// The same requests to the client, asked under `key`: the name of the question in a
+    /// protocol 2026-07-28 input-required result, which some clients show or match on (see
+    /// [`Keyed`]). Without a key, each question is named after its method and its place
+    /// among the call's questions: `elicit-1`, `sample-2`, `roots-3`.
+    pub fn keyed<'a>(&'a self, key: &'a str) -> Keyed<'a> {
+        Keyed { ctx: self, key }
     }
 
     async fn request(
         &self,
-        method: &'static str,
-        capability: &'static str,
+        asked: Asked,
+        key: Option<&str>,
         params: Value,
     ) -> Result<Value, ClientRequestError> {
+        let Asked { method, capability } = asked;
         let Some(peer) = &self.inner.peer else {
             return Err(ClientRequestError::NotConnected { method });
         };
@@ -350,8 +378,16 @@ impl Context {
             let _ = peer.refused_capability.set(capability);
             return Err(ClientRequestError::MissingCapability { capability, method });
         }
-        if peer.stateless {
-            return Err(ClientRequestError::Unsupported { method });
+        if let Some(inputs) = &peer.inputs {
+            let key = key.map_or_else(|| inputs.next_key(method), str::to_owned);
+            return match inputs.ask(&key, method, params) {
+                Answered::Answer(answer) => Ok(answer),
+                Answered::Malformed(problem) => {
+                    Err(ClientRequestError::InvalidResult { method, problem })
+                }
+                // The call stops here: the client is asked, and runs it again with the answer.
+                Answered::Asked => std::future::pending().await,
+            };
         }
         peer.requests
             .send(
@@ -380,6 +416,94 @@ impl Context {
             "notifications/message",
             json!({ "level": level, "logger": self.inner.tool, "data": data }),
         )
+    }
+}
+
+/// A request to the client, and the capability the client must have declared for it.
+#[derive(Clone, Copy)]
+struct Asked {
+    method: &'static str,
+    capability: &'static str,
+}
+
+const SAMPLING: Asked = Asked {
+    method: "sampling/createMessage",
+    capability: "sampling",
+};
+
+const ELICITATION: Asked = Asked {
+    method: "elicitation/create",
+    capability: "elicitation",
+};
+
+const ROOTS: Asked = Asked {
+    method: "roots/list",
+    capability: "roots",
+};
+
+/// The requests of a [`Context`] to the client, asked under a key of the tool's choosing: from
+/// [`Context::keyed`].
+///
+/// Under protocol 2026-07-28 a server asks the client by answering with the questions, each under
+/// a key, and the client calls again with the answers by key; the call is run again from the
+/// start, and each question the tool asks again is answered at once. Questions the tool asks
+/// side by side (`tokio::join!`) go to the client together. A tool that asks must ask the same
+/// questions, under the same keys, when it is run again with the same arguments, and do what
+/// must happen once (writing, sending) after its last question. In the handshake era the key
+/// is not sent: each question is a request to the client, as the protocol has them.
+///
+/// ```
+/// use serde_json::json;
+/// use toolwright::{ClientRequestError, Context, mcp_tool};
+///
+/// /// Greet the user by the name they give.
+/// #[mcp_tool]
+/// async fn greet(ctx: Context) -> Result<String, ClientRequestError> {
+///     let answer = ctx
+///         .keyed("user_name")
+///         .elicit(json!({
+///             "message": "What is your name?",
+///             "requestedSchema": {
+///                 "type": "object",
+///                 "properties": {"name": {"type": "string"}},
+///                 "required": ["name"]
+///             }
+///         }))
+///         .await?;
+///     Ok(format!("Hello, {}!", answer["content"]["name"].as_str().unwrap_or("you")))
+/// }
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Keyed<'a> {
+    ctx: &'a Context,
+    key: &'a str,
+}
+
+impl Keyed<'_> {
+    /// [`Context::create_message`], under this key.
+    pub async fn create_message(self, params: Value) -> Result<Value, ClientRequestError> {
+        self.ctx.request(SAMPLING, Some(self.key), params).await
+    }
+
+    /// [`Context::sample_text`], under this key.
+    pub async fn sample_text(
+        self,
+        prompt: &str,
+        max_tokens: u32,
+    ) -> Result<String, ClientRequestError> {
+        self.ctx
+            .sample_text_as(Some(self.key), prompt, max_tokens)
+            .await
+    }
+
+    /// [`Context::elicit`], under this key.
+    pub async fn elicit(self, params: Value) -> Result<Value, ClientRequestError> {
+        self.ctx.request(ELICITATION, Some(self.key), params).await
+    }
+
+    /// [`Context::list_roots`], under this key.
+    pub async fn list_roots(self) -> Result<Value, ClientRequestError> {
+        self.ctx.request(ROOTS, Some(self.key), json!({})).await
     }
 }
 

@@ -36,15 +36,6 @@ pub enum ClientRequestError {
         /// The request's method.
         method: &'static str,
     },
-    /// The connection speaks protocol 2026-07-28, which has no requests to the client.
-    #[error(
-        "`{method}` cannot be sent under protocol 2026-07-28: that protocol replaces requests to \
-         the client with input-required results, which toolwright does not support yet"
-    )]
-    Unsupported {
-        /// The request's method.
-        method: &'static str,
-    },
     /// The client answered with an error.
     #[error("the client answered with error {code}: {message}")]
     Client {

@@ -79,6 +79,16 @@ impl Wire {
         matches!(self, Wire::Stateless { .. })
     }
 
+    /// An input-required result (protocol 2026-07-28 only), of these members: they say their
+    /// `resultType`, and the server is named.
+    pub(crate) fn input_required(&self, members: serde_json::Map<String, Value>) -> Value {
+        let mut result = Value::Object(members);
+        if let Wire::Stateless { meta } = self {
+            result["_meta"] = (**meta).clone();
+        }
+        result
+    }
+
     /// A result as the request's era has it.
     pub(crate) fn shape(&self, mut result: Value) -> Value {
         if let Wire::Stateless { meta } = self {

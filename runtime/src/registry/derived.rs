@@ -102,6 +102,7 @@ impl Tool {
             check,
             output_check,
             notes,
+            mirrored: OnceLock::new(),
         })
     }
 }

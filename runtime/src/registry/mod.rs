@@ -28,7 +28,7 @@ use tool::Json;
 
 pub use crate::registration::{Annotations, Location};
 pub use conflict::{Conflict, RegistryError};
-pub use tool::Tool;
+pub use tool::{Mirrored, Tool};
 
 /// What to do about a registry without tools: usually a crate of tools the linker dropped.
 pub(crate) const NOT_LINKED: &str = "no MCP tool is registered in this binary. The linker keeps \

@@ -13,6 +13,7 @@ use crate::content::ToolResult;
 use crate::handler::Handler;
 use crate::names::CanonicalName;
 use crate::registration::{Annotations, Location, ToolRegistration};
+use crate::rules;
 use crate::schema::check::{ArgumentCheck, OutputCheck};
 use crate::state::StateType;
 
@@ -38,6 +39,19 @@ pub struct Tool {
     pub(super) output_check: OutputCheck,
     /// What the manifest says of this tool at start: why it is served as text only, say.
     pub(super) notes: Vec<String>,
+    /// The arguments its input schema mirrors in HTTP headers, read the first time they are
+    /// asked for.
+    pub(super) mirrored: OnceLock<Vec<Mirrored>>,
+}
+
+/// An argument the input schema mirrors in an HTTP header (`x-mcp-header`, SEP-2243): a client
+/// of protocol 2026-07-28 sends its value in `Mcp-Param-<header>` too.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mirrored {
+    /// The top-level property of the arguments.
+    pub property: String,
+    /// The header's name, after `Mcp-Param-`.
+    pub header: String,
 }
 
 /// Bytes of JSON, in a buffer that may hold others' too.
@@ -148,6 +162,32 @@ impl Tool {
         serde_json::from_slice(self.json()).expect("a tool's own JSON reads back")
     }
 
+    /// The arguments its input schema mirrors in HTTP headers (`x-mcp-header` on a top-level
+    /// property whose name is a token), in the schema's order.
+    pub fn mirrored(&self) -> &[Mirrored] {
+        self.mirrored.get_or_init(|| {
+            const KEY: &[u8] = b"\"x-mcp-header\"";
+            // Most tools mirror nothing: their JSON is not read for it.
+            if !self.json().windows(KEY.len()).any(|w| w == KEY) {
+                return Vec::new();
+            }
+            let Some(Value::Object(properties)) = self.input_schema().get("properties") else {
+                return Vec::new();
+            };
+            properties
+                .iter()
+                .filter_map(|(property, schema)| {
+                    let header = schema.get("x-mcp-header")?.as_str()?;
+                    rules::header_name(header).ok()?;
+                    Some(Mirrored {
+                        property: property.clone(),
+                        header: header.to_owned(),
+                    })
+                })
+                .collect()
+        })
+    }
+
     /// The tool as `tools/list` sends it: compact JSON, keys sorted.
     pub(crate) fn json(&self) -> &[u8] {
         &self.json.bytes[self.json.range.clone()]
@@ -232,6 +272,7 @@ mod tests {
             check: OnceLock::new(),
             output_check: OutputCheck::new(None).unwrap(),
             notes: Vec::new(),
+            mirrored: OnceLock::new(),
         };
         let error = tool.check_arguments(&json!({})).unwrap_err();
         assert!(

@@ -18,7 +18,7 @@ use super::session::Session;
 use crate::apps;
 use crate::catalog::{CALL_TOOL, Progressive, SEARCH_TOOL};
 use crate::content::ToolResult;
-use crate::context::{Context, Peer};
+use crate::context::{Context, Inputs, Peer, StateKey, read_inputs, until_asked};
 use crate::handler::{Handler, Output};
 use crate::protocol::jsonrpc::{
     self, INVALID_PARAMS, INVALID_REQUEST, Id, MISSING_CLIENT_CAPABILITY,
@@ -39,6 +39,75 @@ pub(super) struct Calls {
     client_request_timeout: Duration,
     /// Which tools are disabled, and the handle tools reach the server by.
     server: ServerHandle,
+    /// Seals the state of input-required results.
+    state_key: StateKey,
+}
+
+/// One round of a request of protocol 2026-07-28 that may ask the client questions
+/// (input-required results): the answers it was given, and what the next round's state is sealed
+/// for.
+pub(super) struct Round {
+    inputs: Arc<Inputs>,
+    /// `<method>:<name>`: the tool or prompt asked for.
+    target: String,
+    arguments: Value,
+}
+
+impl Round {
+    /// The round of a request to `method` for `name` with these arguments: none in the
+    /// handshake era. `Err` refuses the request (-32602): a state this server did not seal, or
+    /// answers that are not an object.
+    pub(super) fn read(
+        key: &StateKey,
+        wire: &Wire,
+        params: &Value,
+        method: &str,
+        name: &str,
+        arguments: &Value,
+    ) -> Result<Option<Round>, String> {
+        if !wire.is_stateless() {
+            return Ok(None);
+        }
+        let target = format!("{method}:{name}");
+        let inputs = read_inputs(key, params, &target, arguments)?;
+        Ok(Some(Round {
+            inputs: Arc::new(inputs),
+            target,
+            arguments: arguments.clone(),
+        }))
+    }
+
+    /// The answers and questions, for the run's context.
+    pub(super) fn inputs(&self) -> Arc<Inputs> {
+        Arc::clone(&self.inputs)
+    }
+
+    /// What the round is answered with instead of the run's result: the questions, when the
+    /// run stopped for them (it did not `finish`), or the error of an answer it was given that
+    /// does not answer its question. `None`: the run's result stands.
+    pub(super) fn settle(
+        self,
+        finished: bool,
+        key: &StateKey,
+        id: &Id,
+        wire: &Wire,
+    ) -> Option<Vec<u8>> {
+        if !finished {
+            let members = self.inputs.required(key, &self.target, &self.arguments);
+            return Some(jsonrpc::result(id, &wire.input_required(members)));
+        }
+        let problem = self.inputs.malformed()?;
+        Some(jsonrpc::error(id, INVALID_PARAMS, problem))
+    }
+}
+
+/// Where a request comes from: its session, where what it sends while it runs goes, the era it
+/// is answered in, and who asks.
+pub(super) struct Origin<'a> {
+    pub(super) session: &'a Arc<Session>,
+    pub(super) sink: &'a Sink,
+    pub(super) wire: Wire,
+    pub(super) caller: Caller,
 }
 
 /// Who a call answers to: the log level its messages must pass, what the client declared, and
@@ -68,6 +137,7 @@ impl Calls {
         progressive: Option<Progressive>,
         client_request_timeout: Duration,
         server: ServerHandle,
+        state_key: StateKey,
     ) -> Calls {
         Calls {
             registry,
@@ -75,6 +145,7 @@ impl Calls {
             progressive,
             client_request_timeout,
             server,
+            state_key,
         }
     }
 
@@ -83,17 +154,47 @@ impl Calls {
         self.progressive.as_ref()
     }
 
+    /// The way back to the client for a request from `origin`: its sink, what it declared, its
+    /// session's requests, and under 2026-07-28 the `inputs` its questions are answered from.
+    pub(super) fn peer(&self, origin: &Origin<'_>, inputs: Option<Arc<Inputs>>) -> Peer {
+        let Origin {
+            session,
+            sink,
+            wire,
+            caller,
+        } = origin;
+        Peer {
+            outgoing: (*sink).clone(),
+            log_level: Arc::clone(&caller.log_level),
+            client_capabilities: caller.client.capabilities.clone(),
+            client_info: caller.client.info.clone(),
+            requests: Arc::clone(session.requests()),
+            request_timeout: self.client_request_timeout,
+            protocol_version: caller.protocol_version,
+            inputs,
+            session_id: session.id(),
+            // 2026-07-28 has no sessions: each request's session ends with it.
+            session: (!wire.is_stateless()).then(|| Arc::clone(session.state())),
+            refused_capability: OnceLock::new(),
+        }
+    }
+
+    /// The handle tools reach the server by.
+    pub(super) fn server(&self) -> &ServerHandle {
+        &self.server
+    }
+
+    /// The key that seals the state of input-required results.
+    pub(super) fn state_key(&self) -> &StateKey {
+        &self.state_key
+    }
+
     /// Handles a `tools/call`: an answer at once for a call that runs nothing, or the call to
     /// run alongside other messages.
-    pub(super) fn call(
-        &self,
-        session: &Arc<Session>,
-        id: Id,
-        mut params: Value,
-        sink: &Sink,
-        wire: Wire,
-        caller: Caller,
-    ) -> Step {
+    pub(super) fn call(&self, origin: Origin<'_>, id: Id, mut params: Value) -> Step {
+        let caller = &origin.caller;
+        let wire = origin.wire.clone();
+        let session = origin.session;
         let (tool, arguments) = match self.resolve(&mut params, caller.client.has_apps()) {
             Ok(found) => found,
             Err(NotRun::Protocol(message)) => {
@@ -117,6 +218,17 @@ impl Calls {
             let result = serde_json::to_value(ToolResult::error(text)).expect("serialises");
             return Step::Reply(jsonrpc::result(&id, &wire.shape(result)));
         }
+        let round = match Round::read(
+            &self.state_key,
+            &wire,
+            &params,
+            "tools/call",
+            name,
+            &arguments,
+        ) {
+            Ok(round) => round,
+            Err(message) => return Step::Reply(jsonrpc::error(&id, INVALID_PARAMS, &message)),
+        };
 
         let key = id.to_string();
         let cancellation = CancellationToken::new();
@@ -127,20 +239,7 @@ impl Calls {
                 &format!("request id {id} is already in use by a call under way"),
             ));
         }
-        let peer = Peer {
-            outgoing: sink.clone(),
-            log_level: caller.log_level,
-            client_capabilities: caller.client.capabilities,
-            client_info: caller.client.info,
-            requests: Arc::clone(session.requests()),
-            request_timeout: self.client_request_timeout,
-            protocol_version: caller.protocol_version,
-            stateless: wire.is_stateless(),
-            session_id: session.id(),
-            // 2026-07-28 has no sessions: each request's session ends with it.
-            session: (!wire.is_stateless()).then(|| Arc::clone(session.state())),
-            refused_capability: OnceLock::new(),
-        };
+        let peer = self.peer(&origin, round.as_ref().map(Round::inputs));
         let progress_token = params.pointer("/_meta/progressToken").cloned();
         let ctx = Context::new(
             tool.name(),
@@ -155,18 +254,27 @@ impl Calls {
         let registry = Arc::clone(&self.registry);
         let session = Arc::clone(session);
         let wire_name = name.to_owned();
+        let state_key = self.state_key.clone();
         Step::Call(Box::pin(async move {
             let tool = registry
                 .get(&wire_name)
                 .expect("the registry does not change while serving");
+            let asking = round.as_ref().map(|round| &*round.inputs);
             // Cancellation first: a tool that notices it and returns sends no response either.
             let outcome = tokio::select! {
                 biased;
                 () = cancellation.cancelled() => None,
-                result = run(tool, arguments, ctx) => Some(result),
+                result = until_asked(run(tool, arguments, ctx), asking) => Some(result),
             };
             session.end_call(&key);
-            outcome.map(|result| match called.refused_capability() {
+            let result = outcome?;
+            if let Some(reply) =
+                round.and_then(|r| r.settle(result.is_some(), &state_key, &id, &wire))
+            {
+                return Some(reply);
+            }
+            let result = result.expect("a run stopped for questions is answered with them");
+            Some(match called.refused_capability() {
                 Some(capability) if wire.is_stateless() && result["isError"] == true => {
                     missing_capability(&id, &wire_name, capability)
                 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::call::{Caller, Calls};
+use super::call::{Caller, Calls, Origin};
 use super::listing::ToolLists;
 use super::live::{Live, ServerHandle};
 use super::service::{Service, Sink, Step};
@@ -15,7 +15,7 @@ use super::session::{Era, Session};
 use super::{completion, listen, prompts, resources};
 use crate::apps;
 use crate::catalog::{Catalog, Progressive};
-use crate::context::ClientRequestError;
+use crate::context::{ClientRequestError, StateKey};
 use crate::protocol::jsonrpc::{
     self, INVALID_PARAMS, INVALID_REQUEST, Id, Incoming, METHOD_NOT_FOUND,
     UNSUPPORTED_PROTOCOL_VERSION,
@@ -24,7 +24,7 @@ use crate::protocol::{
     Client, Envelope, HANDSHAKE_VERSIONS, LogLevel, SERVER_INFO_KEY, STATELESS_VERSIONS, Wire,
     has_envelope, merge,
 };
-use crate::registry::{Registry, Tool};
+use crate::registry::{Mirrored, Registry, Tool};
 use crate::state::States;
 
 /// What a server knows that does not change while it runs.
@@ -110,6 +110,7 @@ impl Dispatcher {
         let progressive =
             (catalog == Catalog::Progressive).then(|| Progressive::new(Arc::clone(&registry)));
         let live = Arc::clone(server.live());
+        let state_key = StateKey::random();
         let tools = ToolLists::new(
             Arc::clone(&registry),
             progressive.as_ref(),
@@ -124,6 +125,7 @@ impl Dispatcher {
                 progressive,
                 client_request_timeout,
                 server,
+                state_key.clone(),
             ),
             registry,
             name,
@@ -219,18 +221,13 @@ impl Dispatcher {
                 &params,
                 &Wire::Handshake,
             ),
-            (method @ ("prompts/list" | "prompts/get"), Some(_)) => {
-                return self.prompts(id, method, &params, Wire::Handshake);
+            (method @ ("prompts/list" | "prompts/get"), Some(version)) => {
+                let origin = handshake_origin(session, sink, version);
+                return self.prompts(origin, id, method, &params);
             }
             ("tools/call", Some(version)) => {
-                let caller = Caller {
-                    log_level: Arc::clone(session.log_level()),
-                    client: session.client(),
-                    protocol_version: version,
-                };
-                return self
-                    .calls
-                    .call(session, id, params, sink, Wire::Handshake, caller);
+                let origin = handshake_origin(session, sink, version);
+                return self.calls.call(origin, id, params);
             }
             ("logging/setLevel", Some(_)) => set_level(session, &id, &params),
             ("server/discover", _) => jsonrpc::error(
@@ -270,12 +267,13 @@ impl Dispatcher {
     }
 
     /// A prompts request, in either era.
-    fn prompts(&self, id: Id, method: &str, params: &Value, wire: Wire) -> Step {
+    fn prompts(&self, origin: Origin<'_>, id: Id, method: &str, params: &Value) -> Step {
         let served = prompts::Answer {
             registry: &self.registry,
             states: &self.states,
             disabled: &self.live.disabled().prompts,
-            wire,
+            calls: &self.calls,
+            origin,
             ttl_ms: self.ttl_ms,
         };
         prompts::answer(served, id, method, params)
@@ -317,7 +315,10 @@ impl Dispatcher {
             "resources/list" | "resources/read" | "resources/templates/list" => {
                 return self.resources(session, id, method, &params, wire);
             }
-            "prompts/list" | "prompts/get" => return self.prompts(id, method, &params, wire),
+            "prompts/list" | "prompts/get" => {
+                let origin = stateless_origin(session, sink, wire, envelope);
+                return self.prompts(origin, id, method, &params);
+            }
             "subscriptions/listen" => {
                 return listen::listen(
                     &self.live,
@@ -338,14 +339,8 @@ impl Dispatcher {
                 &wire,
             ),
             "tools/call" => {
-                // Log messages only when the request asks for them, at the level it names.
-                let threshold = envelope.log_level.map_or(LogLevel::OFF, |l| l as u8);
-                let caller = Caller {
-                    log_level: Arc::new(AtomicU8::new(threshold)),
-                    client: envelope.client,
-                    protocol_version: envelope.version,
-                };
-                return self.calls.call(session, id, params, sink, wire, caller);
+                let origin = stateless_origin(session, sink, wire, envelope);
+                return self.calls.call(origin, id, params);
             }
             "ping" => jsonrpc::error(
                 &id,
@@ -423,6 +418,13 @@ impl Service for Dispatcher {
         self.live.stop();
     }
 
+    fn mirrored(&self, name: &str) -> &[Mirrored] {
+        match self.registry.get(name) {
+            Some(tool) if !self.live.disabled().tools.contains(name) => tool.mirrored(),
+            _ => &[],
+        }
+    }
+
     fn handle(&self, session: &Arc<Session>, message: Incoming, sink: &Sink) -> Step {
         match message {
             Incoming::Response { id, outcome } => {
@@ -445,6 +447,45 @@ impl Service for Dispatcher {
                 Era::Stateless => self.stateless_request(session, id, &method, params, sink),
             },
         }
+    }
+}
+
+/// Where a request of the handshake era comes from, once `initialize` settled on `version`.
+fn handshake_origin<'a>(
+    session: &'a Arc<Session>,
+    sink: &'a Sink,
+    version: &'static str,
+) -> Origin<'a> {
+    Origin {
+        session,
+        sink,
+        wire: Wire::Handshake,
+        caller: Caller {
+            log_level: Arc::clone(session.log_level()),
+            client: session.client(),
+            protocol_version: version,
+        },
+    }
+}
+
+/// Where a request of protocol 2026-07-28 comes from: who it says asks, in its envelope.
+fn stateless_origin<'a>(
+    session: &'a Arc<Session>,
+    sink: &'a Sink,
+    wire: Wire,
+    envelope: Envelope,
+) -> Origin<'a> {
+    // Log messages only when the request asks for them, at the level it names.
+    let threshold = envelope.log_level.map_or(LogLevel::OFF, |l| l as u8);
+    Origin {
+        session,
+        sink,
+        wire,
+        caller: Caller {
+            log_level: Arc::new(AtomicU8::new(threshold)),
+            client: envelope.client,
+            protocol_version: envelope.version,
+        },
     }
 }
 

@@ -9,9 +9,9 @@ use futures_util::FutureExt as _;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::call::panic_message;
+use super::call::{Calls, Origin, Round, panic_message};
 use super::service::Step;
-use crate::context::Context;
+use crate::context::{Context, until_asked};
 use crate::prompt::{PromptArguments, PromptError, PromptHandler, PromptMessage};
 use crate::protocol::jsonrpc::{self, INTERNAL_ERROR, INVALID_PARAMS, Id, METHOD_NOT_FOUND};
 use crate::protocol::{Wire, merge};
@@ -25,7 +25,9 @@ pub(super) struct Answer<'a> {
     pub(super) states: &'a Arc<States>,
     /// The names of the prompts disabled now.
     pub(super) disabled: &'a BTreeSet<String>,
-    pub(super) wire: Wire,
+    /// What makes a prompt's context, as for a tool call.
+    pub(super) calls: &'a Calls,
+    pub(super) origin: Origin<'a>,
     /// How long a 2026-07-28 client may cache the list.
     pub(super) ttl_ms: u64,
 }
@@ -38,9 +40,11 @@ pub(super) fn answer(served: Answer<'_>, id: Id, method: &str, params: &Value) -
         registry,
         states,
         disabled,
-        wire,
+        calls,
+        origin,
         ttl_ms,
     } = served;
+    let wire = origin.wire.clone();
     if registry.prompts().is_empty() {
         return Step::Reply(jsonrpc::error(
             &id,
@@ -55,24 +59,46 @@ pub(super) fn answer(served: Answer<'_>, id: Id, method: &str, params: &Value) -
         Ok(found) => found,
         Err(message) => return Step::Reply(jsonrpc::error(&id, INVALID_PARAMS, &message)),
     };
+    let asked = Value::Object(arguments.clone());
+    let round = match Round::read(
+        calls.state_key(),
+        &wire,
+        params,
+        "prompts/get",
+        prompt.name,
+        &asked,
+    ) {
+        Ok(round) => round,
+        Err(message) => return Step::Reply(jsonrpc::error(&id, INVALID_PARAMS, &message)),
+    };
     let ctx = Context::new(
         prompt.name,
         None,
         CancellationToken::new(),
-        None,
+        Some(calls.peer(&origin, round.as_ref().map(Round::inputs))),
         Arc::clone(states),
-    );
+    )
+    .with_server(calls.server().clone());
     match prompt.handler {
         PromptHandler::Sync(handler) => {
             let made = panic::catch_unwind(AssertUnwindSafe(|| handler(&arguments, ctx)));
             Step::Reply(reply(prompt, &id, &wire, made))
         }
-        PromptHandler::Async(handler) => Step::Call(Box::pin(async move {
-            let made = AssertUnwindSafe(handler(arguments, ctx))
-                .catch_unwind()
-                .await;
-            Some(reply(prompt, &id, &wire, made))
-        })),
+        PromptHandler::Async(handler) => {
+            let state_key = calls.state_key().clone();
+            Step::Call(Box::pin(async move {
+                let made = AssertUnwindSafe(handler(arguments, ctx)).catch_unwind();
+                let inputs = round.as_ref().map(Round::inputs);
+                let made = until_asked(made, inputs.as_deref()).await;
+                if let Some(settled) =
+                    round.and_then(|r| r.settle(made.is_some(), &state_key, &id, &wire))
+                {
+                    return Some(settled);
+                }
+                let made = made.expect("a run stopped for questions is answered with them");
+                Some(reply(prompt, &id, &wire, made))
+            }))
+        }
     }
 }
 

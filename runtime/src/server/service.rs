@@ -9,12 +9,18 @@ use tokio::sync::mpsc::UnboundedSender;
 use super::session::Session;
 use crate::handler::BoxFuture;
 use crate::protocol::jsonrpc::{Incoming, SharedResult};
+use crate::registry::Mirrored;
 
 /// Handles the messages of a connection's [`Session`]. The dispatcher is the one implementation;
 /// transports hold it as `Arc<dyn Service>`.
 pub(crate) trait Service: Send + Sync + 'static {
     /// Handles one message from the client; what a call sends while it runs goes to `sink`.
     fn handle(&self, session: &Arc<Session>, message: Incoming, sink: &Sink) -> Step;
+
+    /// The arguments of tool `name` that a client of protocol 2026-07-28 mirrors in HTTP
+    /// headers (`Mcp-Param-*`), for the transport to check against the body; none for a tool
+    /// the server does not serve.
+    fn mirrored(&self, name: &str) -> &[Mirrored];
 
     /// The transport is stopping: the streams that wait for changes (`subscriptions/listen`)
     /// end, with their answer.

@@ -193,6 +193,7 @@ impl Tool {
             check: OnceLock::new(),
             output_check: OutputCheck::new(None).expect("no schema, nothing to compile"),
             notes: Vec::new(),
+            mirrored: OnceLock::new(),
         };
         if !cfg!(debug_assertions) {
             return Ok(tool);

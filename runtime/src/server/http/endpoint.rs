@@ -226,7 +226,11 @@ impl Endpoint {
                 return json(StatusCode::BAD_REQUEST, stateless::not_a_request());
             }
         };
-        if let Err(reply) = stateless::check_headers(headers, &id, &method, &params) {
+        let tool = (method == "tools/call")
+            .then(|| params.get("name").and_then(Value::as_str))
+            .flatten();
+        let mirrored = tool.map_or(&[][..], |name| self.service.mirrored(name));
+        if let Err(reply) = stateless::check_headers(headers, &id, &method, &params, mirrored) {
             return json(StatusCode::BAD_REQUEST, reply);
         }
         let session = Arc::new(Session::stateless());

@@ -14,6 +14,7 @@ use crate::protocol::jsonrpc::{
 use crate::protocol::{
     CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY, STATELESS_VERSIONS, has_envelope,
 };
+use crate::registry::Mirrored;
 
 /// The header that mirrors a request's `method`.
 const METHOD: HeaderName = HeaderName::from_static("mcp-method");
@@ -74,6 +75,7 @@ pub(super) fn check_headers(
     id: &Id,
     method: &str,
     params: &Value,
+    mirrored: &[Mirrored],
 ) -> Result<(), Vec<u8>> {
     let Some(meta) = params.pointer("/_meta").and_then(Value::as_object) else {
         return Ok(());
@@ -118,7 +120,64 @@ pub(super) fn check_headers(
             ));
         }
     }
+    for argument in mirrored {
+        check_mirrored(headers, params, argument).or_else(mismatch)?;
+    }
     Ok(())
+}
+
+/// Checks that `Mcp-Param-<header>` says what the argument does: there, once, with the same
+/// value (a string as is, a number numerically, a boolean as `true` or `false`), when the
+/// argument has one; absent when it has none.
+fn check_mirrored(headers: &HeaderMap, params: &Value, argument: &Mirrored) -> Result<(), String> {
+    let name = format!("Mcp-Param-{}", argument.header);
+    let values: Vec<_> = headers.get_all(name.as_str()).iter().collect();
+    let body = params
+        .pointer("/arguments")
+        .and_then(|a| a.get(&argument.property))
+        .filter(|v| !v.is_null());
+    let property = &argument.property;
+    let sent = match values.as_slice() {
+        [] => {
+            return match body {
+                Some(value) => Err(format!(
+                    "header `{name}` is missing: it mirrors the argument `{property}`, which is \
+                     {value}"
+                )),
+                None => Ok(()),
+            };
+        }
+        [value] => value
+            .to_str()
+            .map_err(|_| format!("header `{name}` holds characters a header value cannot"))?,
+        _ => return Err(format!("header `{name}` appears more than once")),
+    };
+    let Some(sent) = decode(sent.trim()) else {
+        return Err(format!(
+            "header `{name}` holds `=?base64?...?=` around what is not canonical base64 of UTF-8"
+        ));
+    };
+    let Some(value) = body else {
+        return Err(format!(
+            "header `{name}` is sent, but the argument `{property}` it mirrors is not"
+        ));
+    };
+    let same = match value {
+        Value::String(text) => *text == sent,
+        Value::Bool(flag) => sent == if *flag { "true" } else { "false" },
+        Value::Number(number) => sent
+            .parse::<f64>()
+            .is_ok_and(|n| number.as_f64() == Some(n)),
+        _ => false,
+    };
+    if same {
+        Ok(())
+    } else {
+        Err(format!(
+            "header `{name}` (`{sent}`) does not match the argument `{property}` it mirrors \
+             ({value})"
+        ))
+    }
 }
 
 fn shown(value: Option<&str>) -> String {
