@@ -61,7 +61,10 @@
 //! # Where things are
 //!
 //! The root holds what a tool's and a server's author write with; [`#[mcp_prompt]`](mcp_prompt)
-//! makes prompts as `#[mcp_tool]` makes tools, with their types in [`prompt`]. Tooling has
+//! makes prompts and [`#[mcp_resource]`](mcp_resource) resources as `#[mcp_tool]` makes tools,
+//! with their types in [`prompt`], [`resource`] and [`completion`] (what suggests their
+//! values); [`context`] holds what a call sees, [`Context`], and its questions to the client;
+//! [`ServerHandle`] changes what a running server serves and tells its clients. Tooling has
 //! modules of its own: [`registry`] (the tools a server serves, and what stops them),
 //! [`manifest`] (the manifest, its hashes, its diff), [`profile`] (a manifest rendered for a
 //! client's rules), [`names`] (canonical names), [`search`] (the progressive catalog's ranking,

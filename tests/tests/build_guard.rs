@@ -7,7 +7,16 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use serde_json::{Value, json};
 use toolwright::build::{Guard, GuardError, Outcome};
 use toolwright::manifest::Severity;
-use toolwright::mcp_tool;
+use toolwright::{mcp_prompt, mcp_tool};
+
+/// Plan a trip to a city.
+#[mcp_prompt]
+fn plan(
+    /// The city.
+    city: String,
+) -> String {
+    format!("Plan three days in {city}.")
+}
 
 /// Find a city's weather.
 #[mcp_tool(read_only)]
@@ -268,4 +277,30 @@ fn a_build_script_without_tools_is_told_to_link_them() {
          to; each must be under [build-dependencies] too"
     );
     assert!(!dir.snapshot().exists());
+}
+
+#[test]
+fn the_prompts_are_part_of_the_contract() {
+    let dir = Dir::new();
+    guard(&dir.snapshot(), "1.2.0").check().unwrap();
+    let snapshot = read(&dir.snapshot());
+    assert_eq!(
+        snapshot["prompts"],
+        json!([{"name": "plan", "description": "Plan a trip to a city.", "arguments": [
+            {"name": "city", "description": "The city.", "required": true}
+        ]}])
+    );
+    // As if `plan` took a budget too: a client that sends it is now refused.
+    edit(&dir.snapshot(), |snapshot| {
+        snapshot["prompts"][0]["arguments"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"name": "budget"}));
+    });
+    let err = guard(&dir.snapshot(), "1.2.1").check().unwrap_err();
+    let GuardError::Breaking { changes, .. } = &err else {
+        panic!("{err}");
+    };
+    let lines: Vec<String> = changes.iter().map(ToString::to_string).collect();
+    assert_eq!(lines, ["breaking: prompt plan: argument `budget` removed"]);
 }

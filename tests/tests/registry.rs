@@ -570,9 +570,31 @@ fn the_manifest_is_the_same_bytes_every_time() {
         "not strictly in byte order: {names:?}"
     );
     let text = String::from_utf8(bytes).unwrap();
+    // The notes tools' prompt, resource template and view come first, their keys sorted too.
     assert!(
-        text.starts_with(r#"{"tools":[{"description":"Say hello.","inputSchema":{"#),
+        text.starts_with(r#"{"prompts":[{"arguments":[{"description":"The tag whose"#),
         "keys are sorted and the JSON is compact: {text}"
+    );
+    let members: Vec<&String> = first
+        .manifest()
+        .as_json()
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(
+        members,
+        ["prompts", "resourceTemplates", "resources", "tools"]
+    );
+    // `tools/list` serves the tools alone.
+    let tools = std::str::from_utf8(first.manifest().tools_list_bytes()).unwrap();
+    assert!(
+        tools.starts_with(r#"{"tools":[{"description":"Say hello.","inputSchema":{"#),
+        "{tools}"
+    );
+    assert!(
+        text.ends_with(&tools[1..]),
+        "the tools come last, as they are listed"
     );
     assert!(!text.contains('\n'), "one line, as stdio needs");
 }

@@ -15,7 +15,9 @@ pub(crate) const TAIL: &[u8] = b"]}";
 
 pub use diff::{Change, Severity, diff};
 
-/// The manifest of a registry: `{ "tools": [...] }`, sorted by name, with its notes.
+/// The manifest of a registry: `{ "tools": [...] }`, sorted by name, with its notes; beside the
+/// tools, when the server has them, its `prompts` (by name), `resources` (by URI) and
+/// `resourceTemplates` (by URI template), as their lists describe them.
 ///
 /// Its bytes are the same across builds, link orders and runs: tools are sorted by name in byte
 /// order and every object's keys are sorted.
@@ -25,10 +27,17 @@ pub use diff::{Change, Severity, diff};
 /// pin a tool and notice when it changes under it.
 #[derive(Clone, Debug)]
 pub struct Manifest {
+    /// The tools: `{"tools":[...]}`, the `result` of `tools/list`.
     bytes: Bytes,
     /// Each tool's wire name and where its JSON lies in `bytes`.
     tools: Vec<(String, Range<usize>)>,
     notes: Vec<String>,
+    /// The members beside `tools`, serialised without braces (`"prompts":[...],...`); empty
+    /// when there are none, and the manifest is `bytes`.
+    beside: Vec<u8>,
+    /// The whole manifest, made the first time it is asked for, when it has members beside
+    /// `tools`.
+    whole: OnceLock<Vec<u8>>,
     /// Read back from `bytes` the first time it is asked for.
     json: OnceLock<Value>,
     /// Computed the first time they are asked for: serving needs neither.
@@ -69,15 +78,48 @@ impl Manifest {
             bytes,
             tools,
             notes,
+            beside: Vec::new(),
+            whole: OnceLock::new(),
             json: OnceLock::new(),
             sha256: OnceLock::new(),
             tool_sha256: OnceLock::new(),
         }
     }
 
+    /// Sets what the manifest lists beside its tools, each list in its order: prompts,
+    /// resources, resource templates; an empty one is left out.
+    pub(crate) fn set_beside(
+        &mut self,
+        prompts: &[Value],
+        resources: &[Value],
+        templates: &[Value],
+    ) {
+        // Keys in code point order, as in every object of the manifest; `tools` comes last.
+        let mut beside = Vec::new();
+        for (key, list) in [
+            ("prompts", prompts),
+            ("resourceTemplates", templates),
+            ("resources", resources),
+        ] {
+            if list.is_empty() {
+                continue;
+            }
+            if !beside.is_empty() {
+                beside.push(b',');
+            }
+            serde_json::to_writer(&mut beside, key).expect("a string serialises");
+            beside.push(b':');
+            serde_json::to_writer(&mut beside, list).expect("a JSON value serialises");
+        }
+        self.beside = beside;
+        self.whole = OnceLock::new();
+        self.json = OnceLock::new();
+        self.sha256 = OnceLock::new();
+    }
+
     /// The SHA-256 of the whole manifest's bytes, in lowercase hex.
     pub fn sha256(&self) -> &str {
-        self.sha256.get_or_init(|| sha256_hex(&self.bytes))
+        self.sha256.get_or_init(|| sha256_hex(self.as_bytes()))
     }
 
     /// The SHA-256 of one tool's canonical JSON, by wire name, in lowercase hex.
@@ -95,26 +137,42 @@ impl Manifest {
     /// The manifest as JSON.
     pub fn as_json(&self) -> &Value {
         self.json.get_or_init(|| {
-            serde_json::from_slice(&self.bytes).expect("the manifest's own bytes read back")
+            serde_json::from_slice(self.as_bytes()).expect("the manifest's own bytes read back")
         })
     }
 
-    /// The manifest as compact JSON: the `result` of `tools/list`.
+    /// The manifest as compact JSON. Without prompts or resources it is the `result` of
+    /// `tools/list` ([`tools_list_bytes`](Manifest::tools_list_bytes)).
     pub fn as_bytes(&self) -> &[u8] {
+        if self.beside.is_empty() {
+            return &self.bytes;
+        }
+        self.whole.get_or_init(|| {
+            let mut whole = Vec::with_capacity(self.beside.len() + self.bytes.len() + 1);
+            whole.push(b'{');
+            whole.extend_from_slice(&self.beside);
+            whole.push(b',');
+            whole.extend_from_slice(&self.bytes[1..]);
+            whole
+        })
+    }
+
+    /// The tools alone, as compact JSON: the `result` of `tools/list`, `{"tools":[...]}`.
+    pub fn tools_list_bytes(&self) -> &[u8] {
         &self.bytes
     }
 
-    /// The bytes, shared.
+    /// The tools' bytes, shared.
     pub(crate) fn shared_bytes(&self) -> Bytes {
         self.bytes.clone()
     }
 
-    /// Where each tool's JSON lies in [`as_bytes`](Manifest::as_bytes), in name order.
+    /// Where each tool's JSON lies in [`tools_list_bytes`](Manifest::tools_list_bytes), in name order.
     pub(crate) fn tool_ranges(&self) -> impl Iterator<Item = Range<usize>> + '_ {
         self.tools.iter().map(|(_, range)| range.clone())
     }
 
-    /// Each tool's compact JSON, in name order: slices of [`as_bytes`](Manifest::as_bytes).
+    /// Each tool's compact JSON, in name order: slices of [`tools_list_bytes`](Manifest::tools_list_bytes).
     pub(crate) fn tool_bytes(&self) -> impl ExactSizeIterator<Item = &[u8]> {
         self.tools
             .iter()

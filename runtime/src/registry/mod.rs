@@ -23,7 +23,8 @@ use crate::names::NameError;
 use crate::registration::{
     PromptRegistration, ResourceRegistration, ToolRegistration, UiResourceRegistration,
 };
-pub(crate) use resources::{Fixed, Found, Resources};
+pub(crate) use prompts::descriptor as prompt_descriptor;
+pub(crate) use resources::{Fixed, Found, Resources, Template};
 use tool::Json;
 
 pub use crate::registration::{Annotations, Location};
@@ -87,6 +88,7 @@ impl Registry {
         let mut conflicts = Vec::new();
         self.prompts = prompts::sorted(self.prompts.into_iter().chain(prompts), &mut conflicts);
         if conflicts.is_empty() {
+            self.describe_beside();
             Ok(self)
         } else {
             Err(RegistryError::new(conflicts))
@@ -109,6 +111,7 @@ impl Registry {
             &mut conflicts,
         );
         if conflicts.is_empty() {
+            self.describe_beside();
             Ok(self)
         } else {
             Err(RegistryError::new(conflicts))
@@ -195,6 +198,7 @@ impl Registry {
         let views: Vec<_> = self.resources.view_registrations().collect();
         let mut registry = Registry::assemble(tools, views, conflicts)?;
         registry.prompts = self.prompts;
+        // Describes the prompts and resources in the new manifest too.
         registry.with_resources(self.resources.functions().collect::<Vec<_>>())
     }
 
@@ -209,12 +213,34 @@ impl Registry {
 
     /// The bytes [`Server::embedded_manifest`](crate::Server::embedded_manifest) starts from
     /// fastest, as [`build::emit`](crate::build::emit) writes them for
-    /// [`embedded_manifest!`](crate::embedded_manifest): the manifest's compact JSON
-    /// ([`Manifest::as_bytes`]), then an index of its tools (where each tool's JSON lies, its
+    /// [`embedded_manifest!`](crate::embedded_manifest): the tools' compact JSON
+    /// ([`Manifest::tools_list_bytes`]), then an index of its tools (where each tool's JSON lies, its
     /// name, and its title, description, annotations and `_meta`), which start-up reads instead
     /// of parsing the JSON. The index's layout is this version's own.
     pub fn embedded_bytes(&self) -> Vec<u8> {
         embedded::indexed(self)
+    }
+
+    /// Puts the prompts, resources and templates in the manifest beside the tools, as their
+    /// lists describe them.
+    fn describe_beside(&mut self) {
+        let prompts: Vec<Value> = self
+            .prompts
+            .iter()
+            .map(|p| prompts::descriptor(p))
+            .collect();
+        let resources: Vec<Value> = self
+            .resources
+            .fixed()
+            .iter()
+            .map(Fixed::descriptor)
+            .collect();
+        let templates: Vec<Value> = self
+            .resources
+            .templates_by_uri()
+            .map(Template::descriptor)
+            .collect();
+        self.manifest.set_beside(&prompts, &resources, &templates);
     }
 
     /// Sorts the tools by wire name, refuses duplicates (naming every definition) and serialises
@@ -261,12 +287,14 @@ impl Registry {
                 range,
             };
         }
-        Ok(Registry {
+        let mut registry = Registry {
             tools,
             manifest,
             resources,
             prompts: Vec::new(),
-        })
+        };
+        registry.describe_beside();
+        Ok(registry)
     }
 
     /// The tools, sorted by name.

@@ -1,5 +1,7 @@
 //! The prompts a registry serves beside its tools: sorted by name, each name once.
 
+use serde_json::{Value, json};
+
 use super::conflict::Conflict;
 use crate::registration::PromptRegistration;
 
@@ -35,4 +37,17 @@ pub(super) fn find(
         .binary_search_by(|p| p.name.cmp(name))
         .ok()
         .map(|i| prompts[i])
+}
+
+/// A prompt as `prompts/list` describes it.
+pub(crate) fn descriptor(prompt: &PromptRegistration) -> Value {
+    let mut entry = json!({ "name": prompt.name, "description": prompt.description });
+    if let Some(title) = prompt.title {
+        entry["title"] = json!(title);
+    }
+    if !prompt.arguments.is_empty() {
+        let arguments: Vec<Value> = prompt.arguments.iter().map(|a| a.listed()).collect();
+        entry["arguments"] = json!(arguments);
+    }
+    entry
 }

@@ -2,6 +2,8 @@
 //! `#[mcp_resource]`, those of a fixed URI sorted by URI and the templates by how much of a URI
 //! they fix; each URI declared once, each view a tool names declared.
 
+use serde_json::{Map, Value, json};
+
 use super::conflict::Conflict;
 use super::tool::Tool;
 use crate::apps::UiResource;
@@ -16,6 +18,14 @@ pub(crate) enum Fixed {
 }
 
 impl Fixed {
+    /// The resource as `resources/list` describes it.
+    pub(crate) fn descriptor(&self) -> Value {
+        match self {
+            Fixed::View(view) => view.resource.listed(),
+            Fixed::Function(resource) => function_descriptor(resource, "uri"),
+        }
+    }
+
     pub(crate) fn uri(&self) -> &'static str {
         match self {
             Fixed::View(view) => view.resource.uri(),
@@ -172,6 +182,13 @@ impl Resources {
             .find_map(|t| t.matches(uri).map(|values| Found::Template(t, values)))
     }
 
+    /// The templates, by URI template.
+    pub(crate) fn templates_by_uri(&self) -> impl Iterator<Item = &Template> + '_ {
+        let mut templates: Vec<&Template> = self.templates.iter().collect();
+        templates.sort_by_key(|t| t.registration.uri);
+        templates.into_iter()
+    }
+
     /// The template written `uri_template`.
     pub(crate) fn template(&self, uri_template: &str) -> Option<&Template> {
         self.templates
@@ -197,6 +214,11 @@ impl Resources {
 }
 
 impl Template {
+    /// The template as `resources/templates/list` describes it.
+    pub(crate) fn descriptor(&self) -> Value {
+        function_descriptor(self.registration, "uriTemplate")
+    }
+
     /// How many characters of a URI its literal text fixes.
     fn fixed_len(&self) -> usize {
         self.parts
@@ -219,6 +241,34 @@ impl Template {
             .map(|(name, text)| Some((name, percent_decode(text)?)))
             .collect()
     }
+}
+
+/// A resource or a template as a list describes it: `key` is `uri` or `uriTemplate`.
+fn function_descriptor(resource: &ResourceRegistration, key: &str) -> Value {
+    let mut entry = Map::new();
+    entry.insert(key.to_owned(), json!(resource.uri));
+    entry.insert("name".to_owned(), json!(resource.name));
+    if let Some(title) = resource.title {
+        entry.insert("title".to_owned(), json!(title));
+    }
+    if let Some(description) = resource.description {
+        entry.insert("description".to_owned(), json!(description));
+    }
+    if let Some(mime_type) = resource.mime_type {
+        entry.insert("mimeType".to_owned(), json!(mime_type));
+    }
+    let annotations = resource.annotations;
+    let mut hints = Map::new();
+    if !annotations.audience.is_empty() {
+        hints.insert("audience".to_owned(), json!(annotations.audience));
+    }
+    if let Some(priority) = annotations.priority {
+        hints.insert("priority".to_owned(), json!(priority));
+    }
+    if !hints.is_empty() {
+        entry.insert("annotations".to_owned(), Value::Object(hints));
+    }
+    Value::Object(entry)
 }
 
 /// Matches `parts` against the whole of `uri`, pushing each variable's text onto `values`;

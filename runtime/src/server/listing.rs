@@ -166,7 +166,7 @@ impl Listing {
         // are core is not in the manifest).
         let list_hash = match listed {
             Some(listed) => sha256_hex(&listed.concat()),
-            None => manifest.sha256().to_owned(),
+            None => sha256_hex(manifest.tools_list_bytes()),
         };
         let cursors: Vec<String> = (1..chunks.len())
             .map(|page| cursor(&list_hash, page))

@@ -16,7 +16,7 @@ use crate::prompt::{PromptArguments, PromptError, PromptHandler, PromptMessage};
 use crate::protocol::jsonrpc::{self, INTERNAL_ERROR, INVALID_PARAMS, Id, METHOD_NOT_FOUND};
 use crate::protocol::{Wire, merge};
 use crate::registration::PromptRegistration;
-use crate::registry::Registry;
+use crate::registry::{Registry, prompt_descriptor as descriptor};
 use crate::state::States;
 
 /// What answering a prompts request needs.
@@ -122,7 +122,7 @@ fn list(
         .prompts()
         .iter()
         .filter(|p| !disabled.contains(p.name))
-        .map(|p| listed(p))
+        .map(|p| descriptor(p))
         .collect();
     let mut result = json!({ "prompts": prompts });
     if wire.is_stateless() {
@@ -132,19 +132,6 @@ fn list(
         );
     }
     jsonrpc::result(id, &wire.shape(result))
-}
-
-/// A prompt as `prompts/list` describes it.
-fn listed(prompt: &PromptRegistration) -> Value {
-    let mut entry = json!({ "name": prompt.name, "description": prompt.description });
-    if let Some(title) = prompt.title {
-        entry["title"] = json!(title);
-    }
-    if !prompt.arguments.is_empty() {
-        let arguments: Vec<Value> = prompt.arguments.iter().map(|a| a.listed()).collect();
-        entry["arguments"] = json!(arguments);
-    }
-    entry
 }
 
 /// The prompt a `prompts/get` names, and its arguments: each a string the prompt takes.

@@ -8,7 +8,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
 
 use futures_util::FutureExt as _;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::call::panic_message;
@@ -20,7 +20,7 @@ use crate::protocol::jsonrpc::{
 };
 use crate::protocol::{Wire, merge};
 use crate::registration::ResourceRegistration;
-use crate::registry::{Fixed, Found, Registry};
+use crate::registry::{Fixed, Found, Registry, Template};
 use crate::resource::{Read, ResourceHandler, ResourceRequest};
 use crate::state::States;
 
@@ -122,10 +122,7 @@ impl Answer<'_> {
             .fixed()
             .iter()
             .filter(|resource| !self.disabled.contains(resource.uri()))
-            .map(|resource| match resource {
-                Fixed::View(view) => view.resource.listed(),
-                Fixed::Function(resource) => listed(resource, "uri"),
-            })
+            .map(Fixed::descriptor)
             .collect();
         Ok(json!({ "resources": resources }))
     }
@@ -133,18 +130,12 @@ impl Answer<'_> {
     /// Every template, on one page, in the order of their URI templates.
     fn templates(&self, params: &Value) -> Result<Value, Failure> {
         one_page(params, "resource template")?;
-        let mut templates: Vec<&ResourceRegistration> = self
+        let templates: Vec<Value> = self
             .registry
             .resources()
-            .templates()
-            .iter()
-            .map(|t| t.registration)
-            .filter(|t| !self.disabled.contains(t.uri))
-            .collect();
-        templates.sort_by_key(|t| t.uri);
-        let templates: Vec<Value> = templates
-            .into_iter()
-            .map(|t| listed(t, "uriTemplate"))
+            .templates_by_uri()
+            .filter(|t| !self.disabled.contains(t.registration.uri))
+            .map(Template::descriptor)
             .collect();
         Ok(json!({ "resourceTemplates": templates }))
     }
@@ -306,34 +297,6 @@ impl Contents {
             }
         }
     }
-}
-
-/// A resource or a template as a list describes it: `key` is `uri` or `uriTemplate`.
-fn listed(resource: &ResourceRegistration, key: &str) -> Value {
-    let mut entry = Map::new();
-    entry.insert(key.to_owned(), json!(resource.uri));
-    entry.insert("name".to_owned(), json!(resource.name));
-    if let Some(title) = resource.title {
-        entry.insert("title".to_owned(), json!(title));
-    }
-    if let Some(description) = resource.description {
-        entry.insert("description".to_owned(), json!(description));
-    }
-    if let Some(mime_type) = resource.mime_type {
-        entry.insert("mimeType".to_owned(), json!(mime_type));
-    }
-    let annotations = resource.annotations;
-    let mut hints = Map::new();
-    if !annotations.audience.is_empty() {
-        hints.insert("audience".to_owned(), json!(annotations.audience));
-    }
-    if let Some(priority) = annotations.priority {
-        hints.insert("priority".to_owned(), json!(priority));
-    }
-    if !hints.is_empty() {
-        entry.insert("annotations".to_owned(), Value::Object(hints));
-    }
-    Value::Object(entry)
 }
 
 /// Refuses a cursor: every list is on one page.

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 
 use comparison::{Flow, Schemas};
 
+mod beside;
 mod comparison;
 mod keywords;
 mod node;
@@ -86,9 +87,10 @@ impl Change {
 /// Every change from the manifest `old` to the manifest `new`, sorted by severity (breaking
 /// first), then place, then detail.
 ///
-/// A manifest is a `{ "tools": [...] }` object: [`Manifest::as_json`](crate::manifest::Manifest::as_json)
-/// of a build, or one a client saved. Tools are matched by name, whatever their order, and
-/// identical manifests give no changes.
+/// A manifest is a `{ "tools": [...] }` object, with `prompts`, `resources` and
+/// `resourceTemplates` beside when it has them: [`Manifest::as_json`](crate::manifest::Manifest::as_json)
+/// of a build, or one a client saved. Tools and prompts are matched by name, resources by URI and
+/// templates by URI template, whatever their order, and identical manifests give no changes.
 ///
 /// A tool *reads* its arguments and the caller *reads* its structured output, so the two schemas
 /// compare in opposite directions. An input that accepts less than before (*narrowed*) refuses
@@ -126,6 +128,29 @@ impl Change {
 /// | `_meta.ui.visibility` gains `model` or `app` | `now visible to the model`, `now callable from the app` | additive |
 /// | any other `_meta` member, or of `_meta.ui` | `` `_meta` `anthropic/alwaysLoad` changed ``, `` `_meta` `ui.csp` added `` | cosmetic |
 /// | any other field | ``tool field `execution` changed`` | breaking |
+///
+/// Changes to prompts, at `prompt <name>`; the client sends the arguments, so what it may no
+/// longer send, or must now send, breaks it:
+///
+/// | change | detail | severity |
+/// | --- | --- | --- |
+/// | a prompt is removed / added | `prompt removed`, `prompt added` | breaking / additive |
+/// | an argument is removed | ``argument `tag` removed`` | breaking |
+/// | a new required / optional argument | ``new required argument `tag` `` | breaking / additive |
+/// | an argument becomes required / optional | ``argument `tag` now required`` | breaking / additive |
+/// | an argument's description or title | ``argument `tag` description changed`` | cosmetic |
+/// | `title`, `description`, `icons`, `_meta` | `description changed` | cosmetic |
+/// | any other field | ``prompt field `x` changed`` | breaking |
+///
+/// Changes to resources, at `resource <uri>`, and to templates, at
+/// `resource template <uriTemplate>` (a changed template is one removed and one added):
+///
+/// | change | detail | severity |
+/// | --- | --- | --- |
+/// | a resource or a template is removed / added | `resource removed`, `resource template added` | breaking / additive |
+/// | `mimeType` changes or goes / appears | ``media type "text/plain" -> "text/markdown"`` | breaking / additive |
+/// | `name`, `title`, `description`, `annotations`, `icons`, `size`, `_meta` (a view's sandbox) | `description changed` | cosmetic |
+/// | any other field | ``resource field `x` changed`` | breaking |
 ///
 /// Changes in a schema, at any depth; a property of the input's root object is an *argument*,
 /// any other a *field*:
@@ -204,6 +229,7 @@ pub fn diff(old: &Value, new: &Value) -> Vec<Change> {
             Some(old_tool) => compare_tool(name, old_tool, new_tool, &mut changes),
         }
     }
+    beside::compare(old, new, &mut changes);
     changes.sort();
     changes.dedup();
     changes

@@ -121,10 +121,12 @@ fn put_u32(out: &mut Vec<u8>, n: usize) {
     out.extend_from_slice(&n.to_le_bytes());
 }
 
-/// The bytes a binary embeds: the registry's manifest, then the index of its tools.
+/// The bytes a binary embeds: the registry's tools as `tools/list` serves them, then the index
+/// of its tools. Prompts and resources are not embedded: they are served from what the binary
+/// links.
 pub(in crate::registry) fn indexed(registry: &Registry) -> Vec<u8> {
     let manifest = registry.manifest();
-    let json = manifest.as_bytes();
+    let json = manifest.tools_list_bytes();
     let mut out = Vec::with_capacity(json.len() + registry.len() * 256);
     out.extend_from_slice(json);
     let mut scratch = Vec::new();

@@ -42,6 +42,7 @@ fn object(properties: Value, required: &[&str]) -> Value {
     json!({ "type": "object", "properties": properties, "required": required })
 }
 
+mod beside;
 mod compositions;
 mod definitions;
 mod inputs;

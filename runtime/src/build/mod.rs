@@ -53,7 +53,6 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::manifest::{Change, Severity, diff};
@@ -197,13 +196,9 @@ pub enum GuardError {
     Environment(&'static str),
 }
 
-/// The snapshot file: the manifest, and the package it is the contract of.
-#[derive(Serialize)]
-struct Snapshot<'a> {
-    package: &'a str,
-    version: &'a str,
-    tools: &'a Value,
-}
+mod snapshot;
+
+use snapshot::{contract, is_new_major, next_major, read_snapshot, snapshot_text};
 
 impl Guard {
     /// The defaults: every tool linked in, the snapshot `mcp-manifest.json` in the directory of
@@ -356,7 +351,7 @@ impl Guard {
         if flag(SKIP) || is_unpacked(&package, &version) {
             return Ok((Outcome::Skipped, registry));
         }
-        let text = snapshot_text(&package, &version, &manifest.as_json()["tools"]);
+        let text = snapshot_text(&package, &version, manifest.as_json());
         let ci = self.ci.unwrap_or_else(|| flag("CI"));
         let accept_breaking = self
             .accept_breaking
@@ -390,7 +385,7 @@ impl Guard {
         // is the same, so the file is left as it is.
         if snapshot_version == version
             && old_json.get("package").and_then(Value::as_str) == Some(package.as_str())
-            && old_json["tools"] == manifest.as_json()["tools"]
+            && contract(&old_json) == *manifest.as_json()
         {
             return Ok((Outcome::Unchanged, registry));
         }
@@ -415,53 +410,6 @@ impl Guard {
         write(&snapshot, text.as_bytes())?;
         Ok((Outcome::Updated { snapshot, changes }, registry))
     }
-}
-
-/// The snapshot's text: pretty JSON, keys of the tools sorted, a newline at the end.
-fn snapshot_text(package: &str, version: &str, tools: &Value) -> String {
-    let snapshot = Snapshot {
-        package,
-        version,
-        tools,
-    };
-    let mut text = serde_json::to_string_pretty(&snapshot).expect("a snapshot serialises");
-    text.push('\n');
-    text
-}
-
-/// The manifest a snapshot holds, and the version it records.
-fn read_snapshot(path: &Path, text: &str) -> Result<(Value, String), GuardError> {
-    let invalid = |reason: &str| GuardError::Snapshot {
-        snapshot: path.to_owned(),
-        reason: reason.to_owned(),
-    };
-    let json: Value = serde_json::from_str(text).map_err(|err| invalid(&err.to_string()))?;
-    if !json.get("tools").is_some_and(Value::is_array) {
-        return Err(invalid("it has no `tools` array"));
-    }
-    let version = json
-        .get("version")
-        .and_then(Value::as_str)
-        .ok_or_else(|| invalid("it has no `version` string"))?
-        .to_owned();
-    Ok((json, version))
-}
-
-/// Whether `new` is a release that may break `old`'s callers, as Cargo reads versions: a
-/// greater major version, or while it is 0 a greater minor one (while that is 0 too, a greater
-/// patch). A version that is not `MAJOR.MINOR.PATCH` is never one.
-fn is_new_major(new: &str, old: &str) -> bool {
-    fn level(version: &str) -> Option<(u64, u64, u64)> {
-        let core = version.split(['-', '+']).next()?;
-        let mut parts = core.split('.').map(|part| part.parse::<u64>().ok());
-        let (major, minor, patch) = (parts.next()??, parts.next()??, parts.next()??);
-        Some(match (major, minor) {
-            (0, 0) => (0, 0, patch),
-            (0, minor) => (0, minor, 0),
-            (major, _) => (major, 0, 0),
-        })
-    }
-    matches!((level(new), level(old)), (Some(new), Some(old)) if new > old)
 }
 
 /// Whether the crate being built is a package Cargo unpacked, in a directory named
@@ -572,23 +520,6 @@ fn stale_report(snapshot: &Path, changes: &[Change], missing: bool) -> String {
     )
 }
 
-/// The first version after `version` that may break callers: `2.0.0` after `1.4.2`, `0.3.0`
-/// after `0.2.7`.
-fn next_major(version: &str) -> String {
-    let mut parts = version
-        .split(['-', '+'])
-        .next()
-        .unwrap_or("")
-        .split('.')
-        .map(|part| part.parse::<u64>().unwrap_or(0));
-    match (parts.next(), parts.next(), parts.next()) {
-        (Some(0), Some(0), Some(patch)) => format!("0.0.{}", patch + 1),
-        (Some(0), Some(minor), _) => format!("0.{}.0", minor + 1),
-        (Some(major), _, _) => format!("{}.0.0", major + 1),
-        _ => "a new major version".to_owned(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -627,7 +558,11 @@ mod tests {
 
     #[test]
     fn the_snapshot_is_pretty_json_with_the_package_first() {
-        let text = snapshot_text("notes", "0.1.0", &serde_json::json!([{"name": "a"}]));
+        let text = snapshot_text(
+            "notes",
+            "0.1.0",
+            &serde_json::json!({"tools": [{"name": "a"}]}),
+        );
         assert_eq!(
             text,
             "{\n  \"package\": \"notes\",\n  \"version\": \"0.1.0\",\n  \"tools\": [\n    {\n      \
