@@ -16,6 +16,7 @@ mod json;
 mod prompt;
 mod resource;
 mod rules;
+mod shared_attr;
 mod strings;
 mod template;
 

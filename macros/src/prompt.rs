@@ -9,10 +9,18 @@ use syn::spanned::Spanned;
 use syn::{Item, ItemFn, LitStr, Type};
 
 use crate::errors::Errors;
-use crate::strings::{self, CommonAttr, Kind, Output, Param, Role};
+use crate::shared_attr::{self, CommonAttr};
+use crate::strings::{self, Kind, Output, Param, Role};
 use crate::{ast, check, docs, expand, fallback, rules};
 
-const OPTIONS: &[&str] = &["name", "title", "description", "complete", "crate"];
+const OPTIONS: &[&str] = &[
+    "name",
+    "title",
+    "description",
+    "complete",
+    "blocking",
+    "crate",
+];
 
 const KIND: Kind = Kind {
     item: "prompt",
@@ -80,11 +88,13 @@ pub(crate) fn mcp_prompt(args: TokenStream, input: TokenStream) -> TokenStream {
              (`/// ...`) on the function, or `#[mcp_prompt(description = \"...\")]`",
         ));
     }
-    strings::completers_named(&attr, &params, &KIND, &mut errors);
+    shared_attr::completers_named(&attr, &params, &KIND, &mut errors);
     strings::unique_names(&params, &KIND, &mut errors);
+    let blocking = attr.blocks(&func, &mut errors);
     match (errors.take(), output) {
         (None, Some(output)) => generate(
             &func,
+            blocking,
             &attr,
             &name,
             &description.unwrap_or_default(),
@@ -98,6 +108,7 @@ pub(crate) fn mcp_prompt(args: TokenStream, input: TokenStream) -> TokenStream {
 
 fn generate(
     func: &ItemFn,
+    blocking: bool,
     attr: &CommonAttr,
     name: &str,
     description: &str,
@@ -171,6 +182,8 @@ fn generate(
     );
     let handler = if is_async {
         quote!(#tw::PromptHandler::Async(__toolwright_handler))
+    } else if blocking {
+        quote!(#tw::PromptHandler::Blocking(__toolwright_handler))
     } else {
         quote!(#tw::PromptHandler::Sync(__toolwright_handler))
     };

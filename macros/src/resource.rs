@@ -10,7 +10,8 @@ use syn::{Expr, Item, ItemFn, Lit, LitStr, Type};
 
 use crate::attr::{self, Flag};
 use crate::errors::Errors;
-use crate::strings::{self, CommonAttr, Kind, Output, Param};
+use crate::shared_attr::{self, CommonAttr};
+use crate::strings::{self, Kind, Output, Param};
 use crate::template::{self, Part};
 use crate::{ast, check, docs, expand, fallback};
 
@@ -24,6 +25,7 @@ const OPTIONS: &[&str] = &[
     "priority",
     "changes",
     "complete",
+    "blocking",
     "crate",
 ];
 
@@ -89,11 +91,13 @@ pub(crate) fn mcp_resource(args: TokenStream, input: TokenStream) -> TokenStream
         Some(lit) => Some(lit.value()),
         None => docs::description(&func.attrs),
     };
-    strings::completers_named(&attr, &params, &KIND, &mut errors);
+    shared_attr::completers_named(&attr, &params, &KIND, &mut errors);
     strings::unique_names(&params, &KIND, &mut errors);
+    let blocking = attr.blocks(&func, &mut errors);
     match (errors.take(), output, variables) {
         (None, Some(output), Some(variables)) => generate(
             &func,
+            blocking,
             &attr,
             &own,
             &name,
@@ -235,6 +239,7 @@ impl ResourceAttr {
 #[allow(clippy::too_many_arguments)]
 fn generate(
     func: &ItemFn,
+    blocking: bool,
     attr: &CommonAttr,
     own: &ResourceAttr,
     name: &str,
@@ -287,6 +292,8 @@ fn generate(
     );
     let handler = if is_async {
         quote!(#tw::ResourceHandler::Async(__toolwright_handler))
+    } else if blocking {
+        quote!(#tw::ResourceHandler::Blocking(__toolwright_handler))
     } else {
         quote!(#tw::ResourceHandler::Sync(__toolwright_handler))
     };

@@ -276,11 +276,7 @@ impl Content {
         mime_type: impl Into<String>,
         text: impl Into<String>,
     ) -> Content {
-        Content::resource(
-            ResourceContents::text(text)
-                .with_uri(uri)
-                .with_mime_type(mime_type),
-        )
+        Content::resource(uri, ResourceContents::text(text).with_mime_type(mime_type))
     }
 
     /// An embedded binary resource from its bytes.
@@ -289,17 +285,14 @@ impl Content {
         mime_type: impl Into<String>,
         bytes: impl AsRef<[u8]>,
     ) -> Content {
-        Content::resource(
-            ResourceContents::blob(bytes)
-                .with_uri(uri)
-                .with_mime_type(mime_type),
-        )
+        Content::resource(uri, ResourceContents::blob(bytes).with_mime_type(mime_type))
     }
 
-    /// An embedded resource: the contents (their URI set with
-    /// [`with_uri`](ResourceContents::with_uri)).
-    pub fn resource(contents: ResourceContents) -> Content {
-        Content::Resource { resource: contents }
+    /// An embedded resource: these contents, as read at `uri`.
+    pub fn resource(uri: impl Into<String>, contents: ResourceContents) -> Content {
+        Content::Resource {
+            resource: contents.with_uri(uri),
+        }
     }
 
     /// A link to a resource.

@@ -90,6 +90,7 @@ pub mod completion;
 pub mod content;
 pub mod context;
 mod handler;
+mod live;
 pub mod manifest;
 pub mod names;
 pub mod prompt;
@@ -107,12 +108,13 @@ mod template;
 pub use catalog::Catalog;
 pub use content::{Content, ToolResult};
 pub use context::{ClientRequestError, Context};
+pub use live::{ChangeError, ServerHandle};
 pub use protocol::LogLevel;
 pub use schema::profile;
 #[cfg(feature = "http")]
 pub use server::http;
 pub use server::testing;
-pub use server::{ChangeError, Error, Server, ServerHandle};
+pub use server::{Error, Server};
 pub use state::State;
 
 /// Turns a free function into an MCP tool.
@@ -249,11 +251,13 @@ pub use toolwright_macros::mcp_tool;
 ///   with an error that implements `Display` too, whose `Err` is answered with -32602 and its
 ///   text (prompts have no error result). A panic is answered with -32603, and the server keeps
 ///   serving.
-/// - `async fn` and plain `fn` both work; a plain `fn` runs on the runtime and must not block.
+/// - `async fn` and plain `fn` both work; a plain `fn` runs on the runtime and must not block,
+///   or says `blocking` and runs on tokio's blocking thread pool, as a tool does. A prompt that
+///   is not a plain `fn` on the runtime is cancelled as a tool call is.
 ///
 /// Options: `name = "..."` (the function's name by default; 1 to 128 of `A-Z a-z 0-9 _ - .`,
 /// checked at compile time), `title = "..."`, `description = "..."` (the doc comment by
-/// default; a prompt needs one), `complete(argument = function, ...)` (what suggests an
+/// default; a prompt needs one), `blocking`, `complete(argument = function, ...)` (what suggests an
 /// argument's values as the user types it, `completion/complete`: a
 /// `fn(&Completion) -> Vec<String>`, see [`completion::Completion`]), `crate = path`. A server
 /// with prompts declares the `prompts` capability in both protocol eras, and `completions`
@@ -285,8 +289,10 @@ pub use toolwright_macros::mcp_prompt;
 ///
 /// - `uri` is a URI (`notes://tags`, listed by `resources/list`) or an RFC 6570 URI template
 ///   (`notes://{id}`, listed by `resources/templates/list`). A variable `{name}` matches text
-///   without `/`, `?`, `#` or the other reserved characters; `{+name}` matches any text, slashes
-///   included (`file:///{+path}`). Each value is percent-decoded. Checked at compile time: a
+///   without `/`, `?`, `#` or the other reserved characters, and its value holds no `/` even
+///   percent-encoded (`%2F`): one segment, which cannot walk up a path. `{+name}` matches any
+///   text, slashes and `..` included (`file:///{+path}`): a resource that maps it to a file
+///   checks where it leads. Each value is percent-decoded. Checked at compile time: a
 ///   malformed template, a variable no parameter takes or a parameter that is no variable is an
 ///   error on the offending token.
 /// - Each parameter is a variable, named after it (`#[arg(rename = "...")]` renames it), read
@@ -299,10 +305,12 @@ pub use toolwright_macros::mcp_prompt;
 ///   2026-07-28, with the URI in `data`). A type named `Result` with an error that implements
 ///   `Display` too, whose `Err` is answered as an internal error (-32603) with its text. A panic
 ///   is answered the same way, and the server keeps serving.
-/// - `async fn` and plain `fn` both work; a plain `fn` runs on the runtime and must not block.
+/// - `async fn` and plain `fn` both work; a plain `fn` runs on the runtime and must not block,
+///   or says `blocking` and runs on tokio's blocking thread pool (a file, a database).
 ///
 /// Options: `name = "..."` (the function's name by default), `title = "..."`, `description =
 /// "..."` (the doc comment by default), `mime_type = "..."` (applied to contents that set none),
+/// `blocking`,
 /// `audience = ["user", "assistant"]` and `priority = 0.0..=1.0` (the protocol's annotations),
 /// `changes` (the resource changes while the server runs: clients may subscribe to it, and
 /// under 2026-07-28 its contents are cached for no time; without it, a resource promises not to

@@ -158,8 +158,10 @@ pub type Made = Result<Vec<PromptMessage>, PromptError>;
 /// How a prompt is run: the function `#[mcp_prompt]` generates around the user's.
 #[derive(Clone, Copy, Debug)]
 pub enum PromptHandler {
-    /// A plain `fn`.
+    /// A plain `fn`, run on the runtime.
     Sync(fn(&PromptArguments, Context) -> Made),
+    /// A plain `fn` that blocks, run on the blocking thread pool (`#[mcp_prompt(blocking)]`).
+    Blocking(fn(&PromptArguments, Context) -> Made),
     /// An `async fn`.
     Async(fn(PromptArguments, Context) -> BoxFuture<Made>),
 }

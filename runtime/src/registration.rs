@@ -140,6 +140,32 @@ impl ToolRegistration {
     }
 }
 
+#[cfg(test)]
+impl ResourceRegistration {
+    /// A resource as the library's tests make them by hand: this URI, named `test`, that reads
+    /// as empty text.
+    pub(crate) fn for_tests(uri: &'static str) -> ResourceRegistration {
+        ResourceRegistration {
+            uri,
+            name: "test",
+            title: None,
+            description: None,
+            mime_type: None,
+            annotations: ResourceAnnotations::default(),
+            variables: &[],
+            changes: false,
+            states: &[],
+            handler: ResourceHandler::Sync(|_, _| Ok(Vec::new())),
+            location: Location {
+                file: file!(),
+                line: line!(),
+                column: column!(),
+                module_path: module_path!(),
+            },
+        }
+    }
+}
+
 /// Where a tool's input schema comes from.
 #[derive(Clone, Copy, Debug)]
 pub enum InputSchema {

@@ -186,8 +186,10 @@ impl ResourceRequest {
 /// How a resource is read: the function `#[mcp_resource]` generates around the user's.
 #[derive(Clone, Copy, Debug)]
 pub enum ResourceHandler {
-    /// A plain `fn`.
+    /// A plain `fn`, run on the runtime.
     Sync(fn(&ResourceRequest, Context) -> Read),
+    /// A plain `fn` that blocks, run on the blocking thread pool (`#[mcp_resource(blocking)]`).
+    Blocking(fn(&ResourceRequest, Context) -> Read),
     /// An `async fn`.
     Async(fn(ResourceRequest, Context) -> BoxFuture<Read>),
 }

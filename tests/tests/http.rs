@@ -1624,3 +1624,46 @@ async fn mirrored_arguments_must_match_their_headers() {
     }
     http.stop().await;
 }
+
+#[tokio::test]
+async fn a_listen_stream_takes_no_call_slot_and_ends_answered_when_the_server_stops() {
+    let http = Http::with(Server::new("http-tests", "0.0.1").max_concurrent_calls(1)).await;
+    let listen = enveloped(
+        9,
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+    );
+    let stream = http
+        .client
+        .post(&http.url)
+        .header(ACCEPT, "application/json, text/event-stream")
+        .header(CONTENT_TYPE, "application/json")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "subscriptions/listen")
+        .body(listen.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), StatusCode::OK);
+    // The one call slot is free: the stream does not hold it.
+    let add = enveloped(
+        10,
+        "tools/call",
+        json!({"name": "add", "arguments": {"a": 2, "b": 3}}),
+    );
+    let answer = http.stateless(&add, &[]).await;
+    assert_eq!(
+        answer.json()["result"]["structuredContent"],
+        json!({"sum": 5})
+    );
+    http.signal_stop();
+    let events = read_events(stream, 2).await;
+    let end: Value = serde_json::from_str(&events[1].1).unwrap();
+    assert_eq!(end["id"], 9);
+    assert_eq!(
+        end["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 9,
+        "{end}"
+    );
+    assert_eq!(end["result"]["resultType"], "complete");
+    http.stop().await;
+}

@@ -11,7 +11,7 @@ const MAX_SUMMARISED: u32 = 50;
 
 /// Summarise the notes that carry a tag: the request, and each note (newest first) as an
 /// embedded resource the model reads.
-#[mcp_prompt(title = "Summarise a tag", complete(tag = tags_in_use))]
+#[mcp_prompt(title = "Summarise a tag", blocking, complete(tag = tags_in_use))]
 pub fn summarise_tag(
     notebook: State<Notebook>,
     /// The tag whose notes to summarise; `list_tags` shows them.

@@ -10,12 +10,13 @@ use crate::notebook::{Note, Notebook, NotesError};
 const MAX_SUGGESTED: u32 = 100;
 
 /// A note as Markdown: its title, its tags and its body. It changes when the note does, and
-/// subscribers are told.
+/// subscribers are told. It reads the database, so it runs on the blocking thread pool.
 #[mcp_resource(
     uri = "notes://{id}",
     title = "Note",
     mime_type = "text/markdown",
     changes,
+    blocking,
     complete(id = note_ids)
 )]
 pub fn note(

@@ -4,16 +4,18 @@
 //! client asks again with the answers (`inputResponses`, by key) and that state.
 //!
 //! A tool (or a prompt) is run again from the start for each round, with every answer given so
-//! far: those of earlier rounds travel in the state, sealed with the server's key so that a
-//! client cannot forge or change them, and bound to the tool and its arguments. A question the
-//! run asks that has an answer is answered at once; one that has none is noted, and as soon as
-//! the run waits with a question unanswered, it is stopped and the client is asked every
-//! question it noted.
+//! far: those of earlier rounds travel in the state, sealed with the server's key and bound to
+//! the tool and its arguments, for an hour, so that a client cannot change them; those of this
+//! round are the client's word, as any input is. A question the run asks that has an answer is
+//! answered at once; one that has none is noted, and as soon as the run waits with a question
+//! unanswered, it is stopped and the client is asked every question it noted. The state is
+//! signed, not encrypted: the client can read the answers it gave.
 
+use std::collections::BTreeSet;
 use std::future::Future;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, OnceLock};
-use std::task::Poll;
+use std::task::{Poll, Waker};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
@@ -21,6 +23,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD as BASE64;
 use hmac::{Hmac, Mac};
 use serde_json::{Map, Value, json};
 use sha2::Sha256;
+use tokio_util::sync::CancellationToken;
 
 /// How long the state of a round holds: a client answers within it.
 const STATE_LIFETIME: Duration = Duration::from_secs(60 * 60);
@@ -30,6 +33,13 @@ const STATE_LIFETIME: Duration = Duration::from_secs(60 * 60);
 pub(crate) struct StateKey([u8; 32]);
 
 impl StateKey {
+    /// A key from a secret the replicas of a server share, so that any of them opens the
+    /// state another sealed.
+    pub(crate) fn from_secret(secret: &[u8]) -> StateKey {
+        use sha2::Digest as _;
+        StateKey(Sha256::digest(secret).into())
+    }
+
     /// A key from the system's randomness.
     pub(crate) fn random() -> StateKey {
         let mut key = [0u8; 32];
@@ -125,12 +135,19 @@ fn arguments_digest(arguments: &Value) -> String {
 pub(crate) struct Inputs {
     /// The answers given so far: by the client in this request, and in earlier rounds.
     answers: Map<String, Value>,
-    /// The questions this run asked that have no answer, in the order asked.
+    /// The questions this run asked that have no answer (sent by key, in the keys' order).
     asked: Mutex<Vec<(String, Value)>>,
+    /// The questions this run asked that have one: what the next round's state carries.
+    used: Mutex<BTreeSet<String>>,
     /// Numbers the questions asked without a key of their own.
     next: AtomicU32,
     /// An answer that is not what its question returns: the request's error.
     malformed: OnceLock<String>,
+    /// Wakes the run's task when a question is asked from another (a blocking tool's thread).
+    waker: Mutex<Option<Waker>>,
+    /// Cancelled once the run is stopped for its questions: one still waiting for an answer
+    /// (on another thread) gives up then.
+    settled: CancellationToken,
 }
 
 /// What a question gets: its answer, or none yet (the run is stopped and the client asked).
@@ -167,7 +184,11 @@ impl Inputs {
     pub(crate) fn ask(&self, key: &str, method: &str, params: Value) -> Answered {
         match self.answers.get(key) {
             Some(answer) => match well_formed(method, answer, &params) {
-                Ok(()) => Answered::Answer(answer.clone()),
+                Ok(()) => {
+                    let mut used = self.used.lock().unwrap_or_else(|e| e.into_inner());
+                    used.insert(key.to_owned());
+                    Answered::Answer(answer.clone())
+                }
                 Err(problem) => {
                     let message =
                         format!("input response `{key}` does not answer `{method}`: {problem}");
@@ -184,9 +205,18 @@ impl Inputs {
                 if !asked.iter().any(|(k, _)| k == key) {
                     asked.push((key.to_owned(), request));
                 }
+                drop(asked);
+                if let Some(waker) = &*self.waker.lock().unwrap_or_else(|e| e.into_inner()) {
+                    waker.wake_by_ref();
+                }
                 Answered::Asked
             }
         }
+    }
+
+    /// Completes once the run is stopped for its questions.
+    pub(crate) async fn settled(&self) {
+        self.settled.cancelled().await;
     }
 
     /// Whether the run asked a question that has no answer.
@@ -213,12 +243,20 @@ impl Inputs {
     ) -> Map<String, Value> {
         let asked = self.asked.lock().unwrap_or_else(|e| e.into_inner());
         let requests: Map<String, Value> = asked.iter().cloned().collect();
+        let used = self.used.lock().unwrap_or_else(|e| e.into_inner());
+        // Only the answers the run took: what the client sent beside them is dropped.
+        let answers: Map<String, Value> = self
+            .answers
+            .iter()
+            .filter(|(question, _)| used.contains(*question))
+            .map(|(question, answer)| (question.clone(), answer.clone()))
+            .collect();
         let mut result = Map::new();
         result.insert("resultType".to_owned(), json!("input_required"));
         result.insert("inputRequests".to_owned(), Value::Object(requests));
         result.insert(
             "requestState".to_owned(),
-            json!(key.seal(target, arguments, &self.answers)),
+            json!(key.seal(target, arguments, &answers)),
         );
         result
     }
@@ -234,10 +272,16 @@ pub(crate) async fn until_asked<F: Future>(
         return Some(future.await);
     };
     let mut future = std::pin::pin!(future);
-    std::future::poll_fn(|cx| match future.as_mut().poll(cx) {
-        Poll::Ready(output) => Poll::Ready(Some(output)),
-        Poll::Pending if inputs.waiting() => Poll::Ready(None),
-        Poll::Pending => Poll::Pending,
+    std::future::poll_fn(|cx| {
+        *inputs.waker.lock().unwrap_or_else(|e| e.into_inner()) = Some(cx.waker().clone());
+        match future.as_mut().poll(cx) {
+            Poll::Ready(output) => Poll::Ready(Some(output)),
+            Poll::Pending if inputs.waiting() => {
+                inputs.settled.cancel();
+                Poll::Ready(None)
+            }
+            Poll::Pending => Poll::Pending,
+        }
     })
     .await
 }
@@ -256,7 +300,10 @@ pub(crate) fn read(
         Some(Value::String(state)) => key.open(state, target, arguments)?,
         Some(other) => return Err(format!("`requestState` must be a string, not {other}")),
     };
-    answers.extend(responses(params)?);
+    // The sealed answers of earlier rounds stand: a client cannot answer those again otherwise.
+    for (question, answer) in responses(params)? {
+        answers.entry(question).or_insert(answer);
+    }
     Ok(Inputs::new(answers))
 }
 

@@ -12,8 +12,8 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
+use crate::live::ServerHandle;
 use crate::protocol::LogLevel;
-use crate::server::ServerHandle;
 use crate::state::{SessionState, States};
 use input::Answered;
 
@@ -103,6 +103,7 @@ impl Context {
         cancellation: CancellationToken,
         peer: Option<Peer>,
         states: Arc<States>,
+        server: ServerHandle,
     ) -> Context {
         Context {
             inner: Arc::new(Inner {
@@ -112,17 +113,9 @@ impl Context {
                 peer,
                 states,
                 last_progress: Mutex::new(None),
-                server: ServerHandle::default(),
+                server,
             }),
         }
-    }
-
-    /// The same new context, on `server`.
-    pub(crate) fn with_server(mut self, server: ServerHandle) -> Context {
-        Arc::get_mut(&mut self.inner)
-            .expect("a context is given its server before it is shared")
-            .server = server;
-        self
     }
 
     /// The server the call runs on: to tell the clients that a resource changed
@@ -136,7 +129,14 @@ impl Context {
     /// progress and log messages go nowhere, it is never cancelled, and it has no session and no
     /// application state (pass a `State` to the function yourself).
     pub fn detached(tool: &str) -> Context {
-        Context::new(tool, None, CancellationToken::new(), None, Arc::default())
+        Context::new(
+            tool,
+            None,
+            CancellationToken::new(),
+            None,
+            Arc::default(),
+            ServerHandle::default(),
+        )
     }
 
     /// The first capability a request of the call needed and the client had not declared.
@@ -354,7 +354,9 @@ impl Context {
     /// The same requests to the client, asked under `key`: the name of the question in a
     /// protocol 2026-07-28 input-required result, which some clients show or match on (see
     /// [`Keyed`]). Without a key, each question is named after its method and its place
-    /// among the call's questions: `elicit-1`, `sample-2`, `roots-3`.
+    /// among the call's questions: `elicit-1`, `sample-2`, `roots-3`; a tool whose questions
+    /// come in an order that varies between runs (`tokio::select!`) names each with a key of its
+    /// own, so that each answer finds its question.
     pub fn keyed<'a>(&'a self, key: &'a str) -> Keyed<'a> {
         Keyed { ctx: self, key }
     }
@@ -386,7 +388,11 @@ impl Context {
                     Err(ClientRequestError::InvalidResult { method, problem })
                 }
                 // The call stops here: the client is asked, and runs it again with the answer.
-                Answered::Asked => std::future::pending().await,
+                // A question asked from another thread gives up once the call has stopped.
+                Answered::Asked => {
+                    inputs.settled().await;
+                    Err(ClientRequestError::Asked { method })
+                }
             };
         }
         peer.requests

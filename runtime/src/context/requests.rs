@@ -36,6 +36,18 @@ pub enum ClientRequestError {
         /// The request's method.
         method: &'static str,
     },
+    /// Under protocol 2026-07-28, the question is asked of the client in the call's answer (an
+    /// input-required result), and the call runs again with the answer: this run is over. Only
+    /// a question asked from another thread than the call's sees it; the call's own stops at
+    /// the question.
+    #[error(
+        "`{method}` is asked of the client in the call's answer (protocol 2026-07-28), and the \
+         call runs again with the answer"
+    )]
+    Asked {
+        /// The request's method.
+        method: &'static str,
+    },
     /// The client answered with an error.
     #[error("the client answered with error {code}: {message}")]
     Client {

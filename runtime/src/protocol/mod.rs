@@ -84,9 +84,21 @@ impl Wire {
     pub(crate) fn input_required(&self, members: serde_json::Map<String, Value>) -> Value {
         let mut result = Value::Object(members);
         if let Wire::Stateless { meta } = self {
-            result["_meta"] = (**meta).clone();
+            add_meta(&mut result, meta);
         }
         result
+    }
+
+    /// A result anyone may cache for `ttl_ms`, as the request's era has it: with the caching
+    /// hints in 2026-07-28 (public: it does not differ between clients).
+    pub(crate) fn shape_cached(&self, mut result: Value, ttl_ms: u64) -> Value {
+        if self.is_stateless() {
+            merge(
+                &mut result,
+                &serde_json::json!({ "ttlMs": ttl_ms, "cacheScope": "public" }),
+            );
+        }
+        self.shape(result)
     }
 
     /// A result as the request's era has it.
@@ -94,10 +106,19 @@ impl Wire {
         if let Wire::Stateless { meta } = self {
             merge(
                 &mut result,
-                &serde_json::json!({ "resultType": "complete", "_meta": &**meta }),
+                &serde_json::json!({ "resultType": "complete" }),
             );
+            add_meta(&mut result, meta);
         }
         result
+    }
+}
+
+/// Adds `meta`'s members to the result's `_meta`, keeping what it holds (a subscription's id).
+fn add_meta(result: &mut Value, meta: &Value) {
+    match result.get_mut("_meta") {
+        Some(own @ Value::Object(_)) => merge(own, meta),
+        _ => result["_meta"] = meta.clone(),
     }
 }
 

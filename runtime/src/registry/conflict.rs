@@ -111,6 +111,14 @@ pub enum Conflict {
         /// Where the prompt is defined.
         location: Location,
     },
+    /// Two templates differ only in the names of their variables, so that they match the same
+    /// URIs and one would never be read.
+    OverlappingTemplates {
+        /// The first template, and where it is declared.
+        first: (&'static str, Location),
+        /// The second.
+        second: (&'static str, Location),
+    },
     /// A resource takes application state (`State<T>`) of a type the server was not given.
     MissingResourceState {
         /// The resource's URI or URI template.
@@ -223,6 +231,12 @@ impl fmt::Display for Conflict {
                 "prompt `{prompt}` at {location} takes `State<{state}>`, but the server was given \
                  no `{state}`: give it one before serving, with `.state(value)`, or \
                  `.state_from(future)` to build it at start"
+            ),
+            Conflict::OverlappingTemplates { first, second } => write!(
+                f,
+                "the resource templates `{}` at {} and `{}` at {} match the same URIs, so one \
+                 would never be read; keep one",
+                first.0, first.1, second.0, second.1
             ),
             Conflict::MissingResourceState {
                 resource,

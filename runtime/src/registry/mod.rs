@@ -58,8 +58,8 @@ impl Registry {
         Registry::collect_where(|_| true)
     }
 
-    /// The tools linked into the binary whose names `keep` accepts, and every view; the other
-    /// tools' schemas are not derived. For a server that serves part of what it links (by
+    /// The tools linked into the binary whose names `keep` accepts, and every prompt, resource
+    /// and view; the other tools' schemas are not derived. For a server that serves part of what it links (by
     /// configuration, by licence), or a benchmark.
     ///
     /// ```no_run

@@ -56,6 +56,18 @@ pub(crate) enum Found<'a> {
     Template(&'a Template, Vec<(&'static str, String)>),
 }
 
+impl Found<'_> {
+    /// Whether what was found says it changes while the server runs, so that clients may
+    /// subscribe to it.
+    pub(crate) fn changes(&self) -> bool {
+        match self {
+            Found::Fixed(Fixed::Function(resource)) => resource.changes,
+            Found::Template(template, _) => template.registration.changes,
+            Found::Fixed(Fixed::View(_)) => false,
+        }
+    }
+}
+
 /// Every resource of a registry.
 #[derive(Debug, Default)]
 pub(crate) struct Resources {
@@ -116,7 +128,17 @@ impl Resources {
                 });
             }
         }
-        templates.sort_by_key(|t| std::cmp::Reverse(t.fixed_len()));
+        for (i, a) in templates.iter().enumerate() {
+            let overlaps =
+                |b: &&Template| b.registration.uri != a.registration.uri && b.shape() == a.shape();
+            if let Some(b) = templates[i + 1..].iter().find(overlaps) {
+                conflicts.push(Conflict::OverlappingTemplates {
+                    first: (a.registration.uri, a.registration.location),
+                    second: (b.registration.uri, b.registration.location),
+                });
+            }
+        }
+        templates.sort_by_key(|t| (std::cmp::Reverse(t.fixed_len()), t.reserved()));
         let resources = Resources { fixed, templates };
         for tool in tools {
             let Some(uri) = tool.ui().resource_uri else {
@@ -231,16 +253,112 @@ impl Template {
     }
 
     /// The values of the variables, when the template matches `uri` (RFC 6570 simple and
-    /// reserved expansion, read backwards): each value percent-decoded.
+    /// reserved expansion, read backwards): each value percent-decoded. A simple variable's
+    /// value holds no `/`, even percent-encoded: `{id}` names one segment.
     pub(crate) fn matches(&self, uri: &str) -> Option<Vec<(&'static str, String)>> {
-        let mut raw = Vec::with_capacity(self.parts.len());
-        if !match_parts(&self.parts, uri, &mut raw) {
-            return None;
-        }
-        raw.into_iter()
-            .map(|(name, text)| Some((name, percent_decode(text)?)))
+        match_parts(&self.parts, uri)?
+            .into_iter()
+            .map(|(name, reserved, text)| {
+                let value = percent_decode(text)?;
+                (reserved || !value.contains('/')).then_some((name, value))
+            })
             .collect()
     }
+
+    /// How many of its variables are reserved expansions (`{+path}`): of two templates that fix
+    /// as much of a URI, the one with fewer is the more specific.
+    fn reserved(&self) -> usize {
+        self.parts
+            .iter()
+            .filter(|part| matches!(part, Part::Variable { reserved: true, .. }))
+            .count()
+    }
+
+    /// The template with its variables unnamed: two templates of one shape match the same URIs.
+    fn shape(&self) -> Vec<Part<'static>> {
+        self.parts
+            .iter()
+            .map(|part| match *part {
+                Part::Variable { reserved, .. } => Part::Variable { name: "", reserved },
+                literal => literal,
+            })
+            .collect()
+    }
+}
+
+/// The text of each variable (its name, whether it is a reserved expansion, its raw text) when
+/// `parts` match the whole of `uri`; a variable takes as much as it can, and gives back what the
+/// parts after it need. In time linear in the URI for each part, whatever the URI: which offsets
+/// can finish the match is worked out from the end first, then the variables are read from the
+/// start.
+#[allow(clippy::type_complexity)]
+fn match_parts<'u>(
+    parts: &[Part<'static>],
+    uri: &'u str,
+) -> Option<Vec<(&'static str, bool, &'u str)>> {
+    let bytes = uri.as_bytes();
+    let n = bytes.len();
+    // `runs[r][o]`: how many bytes from `o` a simple (`r` = 0) or reserved (1) variable may take.
+    let mut runs = [vec![0usize; n + 1], vec![0usize; n + 1]];
+    for o in (0..n).rev() {
+        for (r, run) in runs.iter_mut().enumerate() {
+            run[o] = if allowed(bytes[o], r == 1) {
+                run[o + 1] + 1
+            } else {
+                0
+            };
+        }
+    }
+    // `finish[i][o]`: parts `i..` match `uri[o..]`.
+    let mut finish = vec![vec![false; n + 1]; parts.len() + 1];
+    finish[parts.len()][n] = true;
+    for (i, part) in parts.iter().enumerate().rev() {
+        let (before, after) = finish.split_at_mut(i + 1);
+        let (here, next) = (&mut before[i], &after[0]);
+        match part {
+            Part::Literal(text) => {
+                for o in 0..=n {
+                    here[o] = bytes[o..].starts_with(text.as_bytes()) && next[o + text.len()];
+                }
+            }
+            Part::Variable { reserved, .. } => {
+                // `later[o]`: the first offset from `o` on where the rest can finish.
+                let mut later = vec![usize::MAX; n + 2];
+                for o in (0..=n).rev() {
+                    later[o] = if next[o] { o } else { later[o + 1] };
+                }
+                let run = &runs[usize::from(*reserved)];
+                for o in 0..n {
+                    here[o] = later[o + 1] <= o + run[o];
+                }
+            }
+        }
+    }
+    if !finish[0][0] {
+        return None;
+    }
+    let mut values = Vec::new();
+    let mut at = 0;
+    for (i, part) in parts.iter().enumerate() {
+        match part {
+            Part::Literal(text) => at += text.len(),
+            Part::Variable { name, reserved } => {
+                let run = runs[usize::from(*reserved)][at];
+                let len = (1..=run).rev().find(|len| finish[i + 1][at + len])?;
+                values.push((*name, *reserved, &uri[at..at + len]));
+                at += len;
+            }
+        }
+    }
+    Some(values)
+}
+
+/// Whether a variable's text may hold `b`: unreserved characters and percent-encoded octets,
+/// and the reserved characters too in a reserved expansion.
+fn allowed(b: u8, reserved: bool) -> bool {
+    b.is_ascii_alphanumeric()
+        || matches!(b, b'-' | b'.' | b'_' | b'~' | b'%')
+        || (reserved && b":/?#[]@!$&'()*+,;=".contains(&b))
 }
 
 /// A resource or a template as a list describes it: `key` is `uri` or `uriTemplate`.
@@ -271,37 +389,6 @@ fn function_descriptor(resource: &ResourceRegistration, key: &str) -> Value {
     Value::Object(entry)
 }
 
-/// Matches `parts` against the whole of `uri`, pushing each variable's text onto `values`;
-/// a variable takes as much as it can, and gives back what the parts after it need.
-fn match_parts<'u>(
-    parts: &[Part<'static>],
-    uri: &'u str,
-    values: &mut Vec<(&'static str, &'u str)>,
-) -> bool {
-    match parts.split_first() {
-        None => uri.is_empty(),
-        Some((Part::Literal(text), rest)) => uri
-            .strip_prefix(text)
-            .is_some_and(|after| match_parts(rest, after, values)),
-        Some((Part::Variable { name, reserved }, rest)) => {
-            let allowed = |b: u8| {
-                b.is_ascii_alphanumeric()
-                    || matches!(b, b'-' | b'.' | b'_' | b'~' | b'%')
-                    || (*reserved && b":/?#[]@!$&'()*+,;=".contains(&b))
-            };
-            let longest = uri.bytes().take_while(|b| allowed(*b)).count();
-            for len in (1..=longest).rev() {
-                values.push((name, &uri[..len]));
-                if match_parts(rest, &uri[len..], values) {
-                    return true;
-                }
-                values.pop();
-            }
-            false
-        }
-    }
-}
-
 /// `text` with its `%XX` escapes decoded, when they are well formed and make UTF-8.
 fn percent_decode(text: &str) -> Option<String> {
     let bytes = text.as_bytes();
@@ -324,19 +411,16 @@ fn percent_decode(text: &str) -> Option<String> {
 mod tests {
     use super::*;
 
-    fn template(uri: &'static str) -> Vec<Part<'static>> {
-        template::parse(uri).unwrap()
-    }
-
     fn matched(uri_template: &'static str, uri: &str) -> Option<Vec<(&'static str, String)>> {
-        let parts = template(uri_template);
-        let mut raw = Vec::new();
-        if !match_parts(&parts, uri, &mut raw) {
-            return None;
+        let registration = Box::leak(Box::new(ResourceRegistration {
+            uri: uri_template,
+            ..ResourceRegistration::for_tests("test://unused")
+        }));
+        Template {
+            registration,
+            parts: template::parse(uri_template).unwrap(),
         }
-        raw.into_iter()
-            .map(|(name, text)| Some((name, percent_decode(text)?)))
-            .collect()
+        .matches(uri)
     }
 
     #[test]
@@ -358,6 +442,23 @@ mod tests {
         );
         assert_eq!(matched("tags://{tag}", "tags://bad%C3"), None);
         assert_eq!(matched("tags://{tag}", "tags://bad%G1"), None);
+        // One segment, even percent-encoded: `{id}` cannot be walked out of.
+        assert_eq!(matched("notes://{id}", "notes://..%2F..%2Fetc"), None);
+        assert_eq!(
+            matched("file:///{+path}", "file:///a%2Fb"),
+            Some(vec![("path", "a/b".to_owned())])
+        );
+    }
+
+    #[test]
+    fn a_long_uri_is_matched_in_linear_time() {
+        // Backtracking would try every split of the dashes between the two variables, and
+        // then each split again for the third.
+        let uri = format!("v://{}", "-".repeat(200_000));
+        assert_eq!(matched("v://{a}-{b}-{c}.x", &uri), None);
+        let long = format!("v://{}-z.x", "-".repeat(100_000));
+        let found = matched("v://{a}-{b}.x", &long).unwrap();
+        assert_eq!(found[1], ("b", "z".to_owned()));
     }
 
     #[test]

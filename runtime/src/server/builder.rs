@@ -14,11 +14,12 @@ use super::dispatch::{Dispatcher, Settings};
 use super::limits::{
     DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_SHUTDOWN_GRACE, Limits,
 };
-use super::live::ServerHandle;
 use super::service::Service;
 use super::stdio;
 use crate::catalog::{self, Catalog};
+use crate::context::StateKey;
 use crate::handler::BoxFuture;
+use crate::live::{Disabled, ServerHandle};
 use crate::protocol::{HANDSHAKE_VERSIONS, STATELESS_VERSIONS};
 use crate::registry::{Conflict, NOT_LINKED, Registry, RegistryError};
 use crate::state::States;
@@ -61,6 +62,9 @@ pub struct Server {
     pending: Vec<PendingState>,
     /// The handle its tools reach it by, and its author may hold.
     handle: ServerHandle,
+    /// The secret the state of input-required results is sealed with; drawn at start when none
+    /// is given.
+    state_secret: Option<Vec<u8>>,
 }
 
 /// A state built at start, by [`Server::state_from`]: its type, and what builds it.
@@ -118,7 +122,30 @@ impl Server {
             states: States::default(),
             pending: Vec::new(),
             handle: ServerHandle::default(),
+            state_secret: None,
         }
+    }
+
+    /// Seals the `requestState` of protocol 2026-07-28's input-required results (a tool's
+    /// questions to the client, see [`Context::keyed`](crate::context::Keyed)) with this secret
+    /// instead of one the process draws at start: replicas behind a load balancer given the same
+    /// secret open each other's states, and a client's next round survives a restart. Keep it
+    /// as secret as a signing key; 32 random bytes or more.
+    ///
+    /// # Panics
+    ///
+    /// When the secret is shorter than 32 bytes.
+    #[must_use]
+    #[track_caller]
+    pub fn request_state_secret(mut self, secret: impl AsRef<[u8]>) -> Server {
+        let secret = secret.as_ref();
+        assert!(
+            secret.len() >= 32,
+            "a request state secret is 32 bytes or more, not {}",
+            secret.len()
+        );
+        self.state_secret = Some(secret.to_vec());
+        self
     }
 
     /// A handle on the server, to disable and enable its tools, prompts and resources while it
@@ -164,8 +191,10 @@ impl Server {
         self
     }
 
-    /// How many tool calls may run at once (default 64, at least 1). Calls past the ceiling
-    /// wait their turn; `ping`, cancellations and lists are answered meanwhile.
+    /// How many calls may run at once (default 64, at least 1): tool calls, and the prompts and
+    /// resource reads that are not plain `fn`s on the runtime. Calls past the ceiling wait their
+    /// turn; `ping`, cancellations and lists are answered meanwhile, and the streams of
+    /// `subscriptions/listen`, which only wait, are not counted (1,024 at most stay open).
     #[must_use]
     pub fn max_concurrent_calls(mut self, calls: usize) -> Server {
         self.max_concurrent_calls = calls.max(1);
@@ -434,7 +463,7 @@ impl Server {
                 }
             }
         }
-        for (kind, name) in self.handle.live().attach(&registry) {
+        for (kind, name) in self.handle.live().attach(served(&registry)) {
             conflicts.push(Conflict::UnknownDisabled { kind, name });
         }
         for resource in registry.resources().functions() {
@@ -461,6 +490,9 @@ impl Server {
             server = %self.name,
             version = %self.version,
             tools = registry.len(),
+            prompts = registry.prompts().len(),
+            resources = registry.resources().fixed().len(),
+            templates = registry.resources().templates().len(),
             catalog = %self.catalog,
             "serving MCP (protocol {}, and {} down to {} with `initialize`)",
             STATELESS_VERSIONS[0],
@@ -477,8 +509,36 @@ impl Server {
             catalog: self.catalog,
             states: Arc::new(self.states),
             server: self.handle,
+            state_key: self
+                .state_secret
+                .as_deref()
+                .map_or_else(StateKey::random, StateKey::from_secret),
         };
         Ok(Arc::new(Dispatcher::new(registry, settings)))
+    }
+}
+
+/// The names of what `registry` serves, which its handle may disable.
+fn served(registry: &Registry) -> Disabled {
+    let resources = registry.resources();
+    Disabled {
+        tools: registry
+            .tools()
+            .iter()
+            .map(|t| t.wire_name().to_owned())
+            .collect(),
+        prompts: registry.prompt_names().map(str::to_owned).collect(),
+        resources: resources
+            .fixed()
+            .iter()
+            .map(|r| r.uri().to_owned())
+            .chain(
+                resources
+                    .templates()
+                    .iter()
+                    .map(|t| t.registration.uri.to_owned()),
+            )
+            .collect(),
     }
 }
 

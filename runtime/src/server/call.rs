@@ -3,6 +3,7 @@
 //! it produced shaped into a `CallToolResult`.
 
 use std::any::Any;
+use std::future::Future;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::AtomicU8;
 use std::sync::{Arc, OnceLock};
@@ -12,7 +13,6 @@ use futures_util::FutureExt as _;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::live::ServerHandle;
 use super::service::{Sink, Step};
 use super::session::Session;
 use crate::apps;
@@ -20,6 +20,7 @@ use crate::catalog::{CALL_TOOL, Progressive, SEARCH_TOOL};
 use crate::content::ToolResult;
 use crate::context::{Context, Inputs, Peer, StateKey, read_inputs, until_asked};
 use crate::handler::{Handler, Output};
+use crate::live::ServerHandle;
 use crate::protocol::jsonrpc::{
     self, INVALID_PARAMS, INVALID_REQUEST, Id, MISSING_CLIENT_CAPABILITY,
 };
@@ -82,22 +83,83 @@ impl Round {
         Arc::clone(&self.inputs)
     }
 
-    /// What the round is answered with instead of the run's result: the questions, when the
-    /// run stopped for them (it did not `finish`), or the error of an answer it was given that
-    /// does not answer its question. `None`: the run's result stands.
-    pub(super) fn settle(
-        self,
-        finished: bool,
+    /// Runs `run`, in `round` when the request has one, and answers with `reply` of what it
+    /// made, or with the round's answer: the questions when the run stopped for them, the error
+    /// of an answer that does not answer its question.
+    pub(super) async fn answer<T>(
+        round: Option<Round>,
+        run: impl Future<Output = T>,
         key: &StateKey,
         id: &Id,
         wire: &Wire,
-    ) -> Option<Vec<u8>> {
+        reply: impl FnOnce(T) -> Vec<u8>,
+    ) -> Vec<u8> {
+        let inputs = round.as_ref().map(Round::inputs);
+        let made = until_asked(run, inputs.as_deref()).await;
+        if let Some(settled) = round.and_then(|r| r.settle(made.is_some(), key, id, wire)) {
+            return settled;
+        }
+        reply(made.expect("a run is stopped only for questions, which it answers with"))
+    }
+
+    /// What the round is answered with instead of the run's result: the questions, when the
+    /// run stopped for them (it did not `finish`), or the error of an answer it was given that
+    /// does not answer its question. `None`: the run's result stands.
+    fn settle(self, finished: bool, key: &StateKey, id: &Id, wire: &Wire) -> Option<Vec<u8>> {
         if !finished {
             let members = self.inputs.required(key, &self.target, &self.arguments);
             return Some(jsonrpc::result(id, &wire.input_required(members)));
         }
         let problem = self.inputs.malformed()?;
         Some(jsonrpc::error(id, INVALID_PARAMS, problem))
+    }
+}
+
+/// A request run as a call of its session under its id: `notifications/cancelled` for it (or,
+/// in 2026-07-28, the client closing its stream) stops it, and then no answer is sent.
+pub(super) struct Registered {
+    session: Arc<Session>,
+    key: String,
+    cancellation: CancellationToken,
+}
+
+impl Registered {
+    /// Registers the request `id` of `session`; `Err` is the answer when a call under way has
+    /// that id.
+    pub(super) fn new(session: &Arc<Session>, id: &Id) -> Result<Registered, Vec<u8>> {
+        let key = id.to_string();
+        let cancellation = CancellationToken::new();
+        if !session.start_call(&key, &cancellation) {
+            return Err(jsonrpc::error(
+                id,
+                INVALID_REQUEST,
+                &format!("request id {id} is already in use by a request under way"),
+            ));
+        }
+        Ok(Registered {
+            session: Arc::clone(session),
+            key,
+            cancellation,
+        })
+    }
+
+    /// What the run's context sees as its cancellation.
+    pub(super) fn cancellation(&self) -> CancellationToken {
+        self.cancellation.clone()
+    }
+
+    /// The call that makes `answer`, unless it is cancelled first.
+    pub(super) fn run(self, answer: impl Future<Output = Vec<u8>> + Send + 'static) -> Step {
+        Step::Call(Box::pin(async move {
+            // Cancellation first: a run that notices it and returns sends no answer either.
+            let answered = tokio::select! {
+                biased;
+                () = self.cancellation.cancelled() => None,
+                answer = answer => Some(answer),
+            };
+            self.session.end_call(&self.key);
+            answered
+        }))
     }
 }
 
@@ -230,57 +292,45 @@ impl Calls {
             Err(message) => return Step::Reply(jsonrpc::error(&id, INVALID_PARAMS, &message)),
         };
 
-        let key = id.to_string();
-        let cancellation = CancellationToken::new();
-        if !session.start_call(&key, &cancellation) {
-            return Step::Reply(jsonrpc::error(
-                &id,
-                INVALID_REQUEST,
-                &format!("request id {id} is already in use by a call under way"),
-            ));
-        }
+        let registered = match Registered::new(session, &id) {
+            Ok(registered) => registered,
+            Err(reply) => return Step::Reply(reply),
+        };
         let peer = self.peer(&origin, round.as_ref().map(Round::inputs));
         let progress_token = params.pointer("/_meta/progressToken").cloned();
         let ctx = Context::new(
             tool.name(),
             progress_token,
-            cancellation.clone(),
+            registered.cancellation(),
             Some(peer),
             Arc::clone(&self.states),
-        )
-        .with_server(self.server.clone());
+            self.server.clone(),
+        );
         // Kept to read, once the tool has returned, what its requests to the client met.
         let called = ctx.clone();
         let registry = Arc::clone(&self.registry);
-        let session = Arc::clone(session);
         let wire_name = name.to_owned();
         let state_key = self.state_key.clone();
-        Step::Call(Box::pin(async move {
+        registered.run(async move {
             let tool = registry
                 .get(&wire_name)
                 .expect("the registry does not change while serving");
-            let asking = round.as_ref().map(|round| &*round.inputs);
-            // Cancellation first: a tool that notices it and returns sends no response either.
-            let outcome = tokio::select! {
-                biased;
-                () = cancellation.cancelled() => None,
-                result = until_asked(run(tool, arguments, ctx), asking) => Some(result),
-            };
-            session.end_call(&key);
-            let result = outcome?;
-            if let Some(reply) =
-                round.and_then(|r| r.settle(result.is_some(), &state_key, &id, &wire))
-            {
-                return Some(reply);
-            }
-            let result = result.expect("a run stopped for questions is answered with them");
-            Some(match called.refused_capability() {
+            let reply = |result: Value| match called.refused_capability() {
                 Some(capability) if wire.is_stateless() && result["isError"] == true => {
                     missing_capability(&id, &wire_name, capability)
                 }
                 _ => jsonrpc::result(&id, &wire.shape(result)),
-            })
-        }))
+            };
+            Round::answer(
+                round,
+                run(tool, arguments, ctx),
+                &state_key,
+                &id,
+                &wire,
+                reply,
+            )
+            .await
+        })
     }
 
     /// The tool a `tools/call` runs, and its arguments: the named tool, or in progressive mode
@@ -402,6 +452,18 @@ async fn run(tool: &Tool, arguments: Value, ctx: Context) -> Value {
         Output::Error(format!("tool `{}` panicked: {message}", tool.name()))
     });
     call_result(tool, output)
+}
+
+/// Runs `work` on tokio's blocking thread pool, where it holds up no other call, catching a
+/// panic.
+pub(super) async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> std::thread::Result<T> {
+    match tokio::task::spawn_blocking(move || panic::catch_unwind(AssertUnwindSafe(work))).await {
+        Ok(caught) => caught,
+        Err(err) if err.is_panic() => Err(err.into_panic()),
+        Err(_) => Err(Box::new("it was stopped before it finished")),
+    }
 }
 
 pub(super) fn panic_message(payload: &(dyn Any + Send)) -> String {

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::call::panic_message;
-use super::live::{Disabled, Live};
 use crate::completion::{Completer, Completion};
+use crate::live::{Disabled, Live};
 use crate::protocol::Wire;
 use crate::protocol::jsonrpc::{self, INTERNAL_ERROR, INVALID_PARAMS, Id, METHOD_NOT_FOUND};
 use crate::registry::Registry;

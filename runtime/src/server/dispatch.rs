@@ -9,13 +9,13 @@ use serde_json::{Value, json};
 
 use super::call::{Caller, Calls, Origin};
 use super::listing::ToolLists;
-use super::live::{Live, ServerHandle};
 use super::service::{Service, Sink, Step};
 use super::session::{Era, Session};
 use super::{completion, listen, prompts, resources};
 use crate::apps;
 use crate::catalog::{Catalog, Progressive};
 use crate::context::{ClientRequestError, StateKey};
+use crate::live::{Live, ServerHandle};
 use crate::protocol::jsonrpc::{
     self, INVALID_PARAMS, INVALID_REQUEST, Id, Incoming, METHOD_NOT_FOUND,
     UNSUPPORTED_PROTOCOL_VERSION,
@@ -24,7 +24,9 @@ use crate::protocol::{
     Client, Envelope, HANDSHAKE_VERSIONS, LogLevel, SERVER_INFO_KEY, STATELESS_VERSIONS, Wire,
     has_envelope, merge,
 };
-use crate::registry::{Mirrored, Registry, Tool};
+#[cfg(feature = "http")]
+use crate::registry::Mirrored;
+use crate::registry::{Registry, Tool};
 use crate::state::States;
 
 /// What a server knows that does not change while it runs.
@@ -68,6 +70,8 @@ pub(crate) struct Settings {
     pub(crate) states: Arc<States>,
     /// The handle on the server, which its tools reach and its author may hold.
     pub(crate) server: ServerHandle,
+    /// Seals the state of input-required results.
+    pub(crate) state_key: StateKey,
 }
 
 impl Dispatcher {
@@ -83,6 +87,7 @@ impl Dispatcher {
             catalog,
             states,
             server,
+            state_key,
         } = settings;
         let result_meta = json!({ SERVER_INFO_KEY: { "name": name, "version": version } });
         let ttl_ms = u64::try_from(cache_ttl.as_millis()).unwrap_or(u64::MAX);
@@ -110,7 +115,6 @@ impl Dispatcher {
         let progressive =
             (catalog == Catalog::Progressive).then(|| Progressive::new(Arc::clone(&registry)));
         let live = Arc::clone(server.live());
-        let state_key = StateKey::random();
         let tools = ToolLists::new(
             Arc::clone(&registry),
             progressive.as_ref(),
@@ -418,6 +422,7 @@ impl Service for Dispatcher {
         self.live.stop();
     }
 
+    #[cfg(feature = "http")]
     fn mirrored(&self, name: &str) -> &[Mirrored] {
         match self.registry.get(name) {
             Some(tool) if !self.live.disabled().tools.contains(name) => tool.mirrored(),
@@ -570,6 +575,7 @@ mod tests {
                 catalog,
                 states: Arc::default(),
                 server: ServerHandle::default(),
+                state_key: StateKey::random(),
             },
         )
     }
@@ -605,7 +611,7 @@ mod tests {
                 Step::Reply(bytes) => serde_json::from_slice(&bytes).unwrap(),
                 Step::Shared(shared) => serde_json::from_slice(&shared.into_vec()).unwrap(),
                 Step::Nothing => panic!("no answer"),
-                Step::Call(_) => panic!("a call, not an answer"),
+                Step::Call(_) | Step::Stream(_) => panic!("a call, not an answer"),
             }
         }
 
@@ -762,7 +768,7 @@ mod tests {
         let twin = connection.answer(request(1, "tools/call", json!({"name": "echo"})));
         assert_eq!(
             twin["error"]["message"],
-            "request id 1 is already in use by a call under way"
+            "request id 1 is already in use by a request under way"
         );
         let cancel = json!({
             "jsonrpc": "2.0",

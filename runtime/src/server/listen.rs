@@ -8,12 +8,15 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::live::{Filter, Listener, Live, subscription_meta};
 use super::service::{Sink, Step};
-use super::session::Session;
+use super::session::{MAX_SUBSCRIPTIONS, Session};
+use crate::live::{Filter, Listener, Live, subscription_meta};
 use crate::protocol::Wire;
-use crate::protocol::jsonrpc::{self, INVALID_PARAMS, INVALID_REQUEST, Id};
-use crate::registry::{Fixed, Found, Registry};
+use crate::protocol::jsonrpc::{self, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, Id};
+use crate::registry::Registry;
+
+/// The most `subscriptions/listen` streams a server keeps open at once, from all its clients.
+pub(crate) const MAX_STREAMS: usize = 1024;
 
 /// Opens a `subscriptions/listen` stream: acknowledges what it will be told (what it asked for
 /// that the server has: its lists, the resources that change), then tells it until the client
@@ -31,6 +34,16 @@ pub(super) fn listen(
         Ok(filter) => honoured(registry, filter),
         Err(message) => return Step::Reply(jsonrpc::error(&id, INVALID_PARAMS, &message)),
     };
+    if live.streams() >= MAX_STREAMS {
+        return Step::Reply(jsonrpc::error(
+            &id,
+            INTERNAL_ERROR,
+            &format!(
+                "this server has {MAX_STREAMS} `subscriptions/listen` streams open, the most it \
+                 keeps: close one, or try again later"
+            ),
+        ));
+    }
     let key = id.to_string();
     let cancellation = CancellationToken::new();
     if !session.start_call(&key, &cancellation) {
@@ -52,7 +65,7 @@ pub(super) fn listen(
     let session = Arc::clone(session);
     let live = Arc::clone(live);
     let wire = wire.clone();
-    Step::Call(Box::pin(async move {
+    Step::Stream(Box::pin(async move {
         let _told = listener;
         let cancelled = tokio::select! {
             () = cancellation.cancelled() => true,
@@ -84,6 +97,13 @@ fn requested(params: &Value) -> Result<Filter, String> {
     };
     let uris = match notifications.get("resourceSubscriptions") {
         None | Some(Value::Null) => BTreeSet::new(),
+        Some(Value::Array(uris)) if uris.len() > MAX_SUBSCRIPTIONS => {
+            return Err(format!(
+                "`notifications.resourceSubscriptions` lists {} resources; a stream follows \
+                 {MAX_SUBSCRIPTIONS} at most",
+                uris.len()
+            ));
+        }
         Some(Value::Array(uris)) => uris
             .iter()
             .map(|uri| {
@@ -109,11 +129,7 @@ fn requested(params: &Value) -> Result<Filter, String> {
 /// What of `filter` the server can tell: the lists it has, and the resources that change.
 fn honoured(registry: &Registry, filter: Filter) -> Filter {
     let resources = registry.resources();
-    let changes = |uri: &String| match resources.find(uri) {
-        Some(Found::Fixed(Fixed::Function(resource))) => resource.changes,
-        Some(Found::Template(template, _)) => template.registration.changes,
-        _ => false,
-    };
+    let changes = |uri: &String| resources.find(uri).is_some_and(|found| found.changes());
     Filter {
         tools: filter.tools,
         prompts: filter.prompts && !registry.prompts().is_empty(),

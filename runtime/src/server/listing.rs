@@ -7,9 +7,9 @@ use serde_json::Value;
 
 use std::sync::{Arc, RwLock};
 
-use super::live::Live;
 use super::service::Step;
 use crate::catalog::{self, Audience, Progressive};
+use crate::live::Live;
 use crate::manifest::{Manifest, sha256_hex};
 use crate::protocol::jsonrpc::{self, INVALID_PARAMS, Id, SharedResult};
 use crate::protocol::{Client, Wire};

@@ -15,7 +15,6 @@ pub mod http;
 mod limits;
 mod listen;
 mod listing;
-mod live;
 mod prompts;
 mod resources;
 mod service;
@@ -24,7 +23,6 @@ mod stdio;
 pub mod testing;
 
 pub use builder::{Error, Server};
-pub use live::{ChangeError, ServerHandle};
 
 #[cfg(feature = "cli")]
 pub(crate) use builder::init_logging;

@@ -9,12 +9,13 @@ use futures_util::FutureExt as _;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::call::{Calls, Origin, Round, panic_message};
+use super::call::{Calls, Origin, Registered, Round, blocking, panic_message};
 use super::service::Step;
-use crate::context::{Context, until_asked};
-use crate::prompt::{PromptArguments, PromptError, PromptHandler, PromptMessage};
+use crate::context::Context;
+use crate::handler::BoxFuture;
+use crate::prompt::{Made, PromptArguments, PromptError, PromptHandler, PromptMessage};
+use crate::protocol::Wire;
 use crate::protocol::jsonrpc::{self, INTERNAL_ERROR, INVALID_PARAMS, Id, METHOD_NOT_FOUND};
-use crate::protocol::{Wire, merge};
 use crate::registration::PromptRegistration;
 use crate::registry::{Registry, prompt_descriptor as descriptor};
 use crate::state::States;
@@ -71,35 +72,43 @@ pub(super) fn answer(served: Answer<'_>, id: Id, method: &str, params: &Value) -
         Ok(round) => round,
         Err(message) => return Step::Reply(jsonrpc::error(&id, INVALID_PARAMS, &message)),
     };
-    let ctx = Context::new(
-        prompt.name,
-        None,
-        CancellationToken::new(),
-        Some(calls.peer(&origin, round.as_ref().map(Round::inputs))),
-        Arc::clone(states),
-    )
-    .with_server(calls.server().clone());
-    match prompt.handler {
-        PromptHandler::Sync(handler) => {
-            let made = panic::catch_unwind(AssertUnwindSafe(|| handler(&arguments, ctx)));
-            Step::Reply(reply(prompt, &id, &wire, made))
-        }
-        PromptHandler::Async(handler) => {
-            let state_key = calls.state_key().clone();
-            Step::Call(Box::pin(async move {
-                let made = AssertUnwindSafe(handler(arguments, ctx)).catch_unwind();
-                let inputs = round.as_ref().map(Round::inputs);
-                let made = until_asked(made, inputs.as_deref()).await;
-                if let Some(settled) =
-                    round.and_then(|r| r.settle(made.is_some(), &state_key, &id, &wire))
-                {
-                    return Some(settled);
-                }
-                let made = made.expect("a run stopped for questions is answered with them");
-                Some(reply(prompt, &id, &wire, made))
-            }))
-        }
+    let peer = Some(calls.peer(&origin, round.as_ref().map(Round::inputs)));
+    let context = |cancellation| {
+        let server = calls.server().clone();
+        Context::new(
+            prompt.name,
+            None,
+            cancellation,
+            peer,
+            Arc::clone(states),
+            server,
+        )
+    };
+    if let PromptHandler::Sync(handler) = prompt.handler {
+        let ctx = context(CancellationToken::new());
+        let made = panic::catch_unwind(AssertUnwindSafe(|| handler(&arguments, ctx)));
+        return Step::Reply(reply(prompt, &id, &wire, made));
     }
+    // The others are calls: cancelled as a tool call is.
+    let registered = match Registered::new(origin.session, &id) {
+        Ok(registered) => registered,
+        Err(answer) => return Step::Reply(answer),
+    };
+    let ctx = context(registered.cancellation());
+    let state_key = calls.state_key().clone();
+    registered.run(async move {
+        let made: BoxFuture<std::thread::Result<Made>> = match prompt.handler {
+            PromptHandler::Async(handler) => {
+                Box::pin(AssertUnwindSafe(handler(arguments, ctx)).catch_unwind())
+            }
+            PromptHandler::Blocking(handler) => {
+                Box::pin(blocking(move || handler(&arguments, ctx)))
+            }
+            PromptHandler::Sync(_) => unreachable!("a plain prompt is answered at once"),
+        };
+        let answer = |made| reply(prompt, &id, &wire, made);
+        Round::answer(round, made, &state_key, &id, &wire, answer).await
+    })
 }
 
 /// Every prompt on one page.
@@ -124,14 +133,8 @@ fn list(
         .filter(|p| !disabled.contains(p.name))
         .map(|p| descriptor(p))
         .collect();
-    let mut result = json!({ "prompts": prompts });
-    if wire.is_stateless() {
-        merge(
-            &mut result,
-            &json!({ "ttlMs": ttl_ms, "cacheScope": "public" }),
-        );
-    }
-    jsonrpc::result(id, &wire.shape(result))
+    let result = json!({ "prompts": prompts });
+    jsonrpc::result(id, &wire.shape_cached(result, ttl_ms))
 }
 
 /// The prompt a `prompts/get` names, and its arguments: each a string the prompt takes.

@@ -11,14 +11,15 @@ use futures_util::FutureExt as _;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::call::panic_message;
+use super::call::{Registered, blocking, panic_message};
 use super::service::Step;
-use super::session::Session;
+use super::session::{MAX_SUBSCRIPTIONS, Session};
 use crate::context::Context;
+use crate::live::ServerHandle;
+use crate::protocol::Wire;
 use crate::protocol::jsonrpc::{
     self, INTERNAL_ERROR, INVALID_PARAMS, Id, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND,
 };
-use crate::protocol::{Wire, merge};
 use crate::registration::ResourceRegistration;
 use crate::registry::{Fixed, Found, Registry, Template};
 use crate::resource::{Read, ResourceHandler, ResourceRequest};
@@ -102,15 +103,9 @@ impl Answer<'_> {
     }
 
     /// A result as the request's era has it, with caching hints in 2026-07-28.
-    fn shape(&self, mut result: Value, unchanging: bool) -> Value {
-        if self.wire.is_stateless() {
-            let ttl = if unchanging { self.ttl_ms } else { 0 };
-            merge(
-                &mut result,
-                &json!({ "ttlMs": ttl, "cacheScope": "public" }),
-            );
-        }
-        self.wire.shape(result)
+    fn shape(&self, result: Value, unchanging: bool) -> Value {
+        let ttl = if unchanging { self.ttl_ms } else { 0 };
+        self.wire.shape_cached(result, ttl)
     }
 
     /// Every resource of a fixed URI, on one page.
@@ -156,19 +151,19 @@ impl Answer<'_> {
                 &self.wire,
             ));
         };
-        let changes = match found {
-            Found::Fixed(Fixed::Function(resource)) => resource.changes,
-            Found::Template(template, _) => template.registration.changes,
-            Found::Fixed(Fixed::View(_)) => false,
-        };
-        if !changes {
+        if !found.changes() {
             return Err(Failure::invalid(format!(
                 "`{method}`: resource `{uri}` does not change while the server runs, so there is \
                  nothing to be told about it"
             )));
         }
         if subscribe {
-            self.session.subscribe(uri);
+            if !self.session.subscribe(uri) {
+                return Err(Failure::invalid(format!(
+                    "`resources/subscribe`: this session follows {MAX_SUBSCRIPTIONS} resources \
+                     already, the most it may; unsubscribe from one first"
+                )));
+            }
         } else {
             self.session.unsubscribe(uri);
         }
@@ -194,28 +189,39 @@ impl Answer<'_> {
             Found::Template(template, variables) => (template.registration, variables),
         };
         let request = ResourceRequest { uri, variables };
-        let ctx = Context::new(
-            resource.name,
-            None,
-            CancellationToken::new(),
-            None,
-            Arc::clone(self.states),
-        );
+        let states = Arc::clone(self.states);
+        let context = |cancellation| {
+            let server = ServerHandle::default();
+            Context::new(resource.name, None, cancellation, None, states, server)
+        };
         let answer = Contents {
             wire: self.wire.clone(),
             ttl_ms: self.ttl_ms,
         };
-        match resource.handler {
-            ResourceHandler::Sync(handler) => {
-                let read = panic::catch_unwind(AssertUnwindSafe(|| handler(&request, ctx)));
-                Step::Reply(answer.reply(resource, &id, &request.uri, read))
-            }
-            ResourceHandler::Async(handler) => Step::Call(Box::pin(async move {
-                let uri = request.uri.clone();
-                let read = AssertUnwindSafe(handler(request, ctx)).catch_unwind().await;
-                Some(answer.reply(resource, &id, &uri, read))
-            })),
+        if let ResourceHandler::Sync(handler) = resource.handler {
+            let ctx = context(CancellationToken::new());
+            let read = panic::catch_unwind(AssertUnwindSafe(|| handler(&request, ctx)));
+            return Step::Reply(answer.reply(resource, &id, &request.uri, read));
         }
+        // The others are calls: cancelled as a tool call is.
+        let registered = match Registered::new(self.session, &id) {
+            Ok(registered) => registered,
+            Err(reply) => return Step::Reply(reply),
+        };
+        let ctx = context(registered.cancellation());
+        registered.run(async move {
+            let uri = request.uri.clone();
+            let read = match resource.handler {
+                ResourceHandler::Async(handler) => {
+                    AssertUnwindSafe(handler(request, ctx)).catch_unwind().await
+                }
+                ResourceHandler::Blocking(handler) => {
+                    blocking(move || handler(&request, ctx)).await
+                }
+                ResourceHandler::Sync(_) => unreachable!("a plain resource is read at once"),
+            };
+            answer.reply(resource, &id, &uri, read)
+        })
     }
 
     /// What `uri` names, unless it is disabled.
@@ -263,15 +269,9 @@ impl Contents {
                 for content in &mut contents {
                     content.complete(uri, resource.mime_type);
                 }
-                let mut result = json!({ "contents": contents });
-                if self.wire.is_stateless() {
-                    let ttl = if resource.changes { 0 } else { self.ttl_ms };
-                    merge(
-                        &mut result,
-                        &json!({ "ttlMs": ttl, "cacheScope": "public" }),
-                    );
-                }
-                jsonrpc::result(id, &self.wire.shape(result))
+                let result = json!({ "contents": contents });
+                let ttl = if resource.changes { 0 } else { self.ttl_ms };
+                jsonrpc::result(id, &self.wire.shape_cached(result, ttl))
             }
             Ok(Err(error)) if error.is_not_found() => Failure::not_found(
                 uri,

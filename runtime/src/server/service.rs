@@ -9,6 +9,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use super::session::Session;
 use crate::handler::BoxFuture;
 use crate::protocol::jsonrpc::{Incoming, SharedResult};
+#[cfg(feature = "http")]
 use crate::registry::Mirrored;
 
 /// Handles the messages of a connection's [`Session`]. The dispatcher is the one implementation;
@@ -20,6 +21,7 @@ pub(crate) trait Service: Send + Sync + 'static {
     /// The arguments of tool `name` that a client of protocol 2026-07-28 mirrors in HTTP
     /// headers (`Mcp-Param-*`), for the transport to check against the body; none for a tool
     /// the server does not serve.
+    #[cfg(feature = "http")]
     fn mirrored(&self, name: &str) -> &[Mirrored];
 
     /// The transport is stopping: the streams that wait for changes (`subscriptions/listen`)
@@ -44,4 +46,8 @@ pub(crate) enum Step {
     /// A tool call: run it alongside other messages; it yields its response, or nothing when
     /// the client cancelled it.
     Call(BoxFuture<Option<Vec<u8>>>),
+    /// A stream that only waits for changes to tell (`subscriptions/listen`): run it as a call,
+    /// but outside the ceiling on calls under way, which it would hold for as long as it is
+    /// open.
+    Stream(BoxFuture<Option<Vec<u8>>>),
 }

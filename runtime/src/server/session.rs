@@ -14,10 +14,13 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::live::Listener;
 use crate::context::ClientRequests;
+use crate::live::Listener;
 use crate::protocol::{CLIENT_INFO_KEY, Client, LogLevel, has_envelope};
 use crate::state::SessionState;
+
+/// The most resources one session (or one `subscriptions/listen` stream) follows.
+pub(crate) const MAX_SUBSCRIPTIONS: usize = 1000;
 
 /// One client connection's state.
 pub(crate) struct Session {
@@ -189,9 +192,15 @@ impl Session {
         }
     }
 
-    /// The client wants to be told when the resource at `uri` changes.
-    pub(super) fn subscribe(&self, uri: &str) {
-        self.listener.filter().uris.insert(uri.to_owned());
+    /// The client wants to be told when the resource at `uri` changes; `false` when it follows
+    /// [`MAX_SUBSCRIPTIONS`] resources already.
+    pub(super) fn subscribe(&self, uri: &str) -> bool {
+        let mut filter = self.listener.filter();
+        if filter.uris.len() >= MAX_SUBSCRIPTIONS && !filter.uris.contains(uri) {
+            return false;
+        }
+        filter.uris.insert(uri.to_owned());
+        true
     }
 
     /// The client no longer wants to be told about `uri`.

@@ -123,6 +123,14 @@ where
                     }
                 });
             }
+            Step::Stream(stream) => {
+                let outgoing = outgoing.clone();
+                calls.spawn(async move {
+                    if let Some(bytes) = stream.await {
+                        let _ = outgoing.send(bytes);
+                    }
+                });
+            }
         }
     }
     // Nobody is left to answer the requests calls sent to the client: they stop waiting, and

@@ -140,7 +140,7 @@ impl TestClient {
         let bytes = match self.service.handle(&self.session, message, &self.sink) {
             Step::Reply(bytes) => bytes,
             Step::Shared(shared) => shared.into_vec(),
-            Step::Call(call) => call.await.ok_or_else(|| RpcError {
+            Step::Call(call) | Step::Stream(call) => call.await.ok_or_else(|| RpcError {
                 code: 0,
                 message: "the call was cancelled, and sent no response".to_owned(),
                 data: None,

@@ -173,7 +173,7 @@ impl Endpoint {
                 return Ok(match self.service.handle(&session, message, &sink) {
                     Step::Reply(reply) => self.open_session(session, reply, id.as_ref())?,
                     // `initialize` is answered at once, never with the tool list.
-                    Step::Nothing | Step::Call(_) | Step::Shared(_) => {
+                    Step::Nothing | Step::Call(_) | Step::Stream(_) | Step::Shared(_) => {
                         StatusCode::ACCEPTED.into_response()
                     }
                 });
@@ -203,14 +203,14 @@ impl Endpoint {
             Step::Nothing => StatusCode::ACCEPTED.into_response(),
             Step::Reply(reply) => json(StatusCode::OK, reply),
             Step::Shared(reply) => json(StatusCode::OK, reply.into_vec()),
-            Step::Call(call) => {
+            Step::Call(call) | Step::Stream(call) => {
                 // Only a client that negotiated it expects a priming event (an id and no data);
                 // an older one would take the empty data for a malformed message.
                 let polling = session
                     .negotiated_version()
                     .is_some_and(|v| v >= PRIMING_SINCE);
                 let delivery = Delivery::Resumable { replay, polling };
-                self.call(call, notifications, delivery, id).await
+                self.call(call, notifications, delivery, id, true).await
             }
         })
     }
@@ -248,7 +248,13 @@ impl Endpoint {
             Step::Shared(reply) => json(StatusCode::OK, reply.into_vec()),
             Step::Call(call) => {
                 let delivery = Delivery::Cancellable { session };
-                self.call(call, notifications, delivery, Some(id)).await
+                self.call(call, notifications, delivery, Some(id), true)
+                    .await
+            }
+            Step::Stream(stream) => {
+                let delivery = Delivery::Cancellable { session };
+                self.call(stream, notifications, delivery, Some(id), false)
+                    .await
             }
         }
     }
@@ -292,22 +298,27 @@ impl Endpoint {
     ///
     /// In the handshake era the call finishes even if the client goes away (disconnecting is no
     /// cancellation) and what it sends is kept for the client to resume; under protocol
-    /// 2026-07-28 the client going away cancels it.
+    /// 2026-07-28 the client going away cancels it. A call `slotted` waits for a place under
+    /// the ceiling on calls under way; a stream of changes takes none.
     async fn call(
         &self,
         call: BoxFuture<Option<Vec<u8>>>,
         mut notifications: UnboundedReceiver<Vec<u8>>,
         delivery: Delivery,
         id: Option<Id>,
+        slotted: bool,
     ) -> Response {
         let id = id.unwrap_or(Id::Null);
         let (report, mut outcome) = oneshot::channel();
         let stop = self.stop.clone();
-        let slots = Arc::clone(&self.limits.calls);
+        let slots = slotted.then(|| Arc::clone(&self.limits.calls));
         self.calls.spawn(async move {
             let run = async {
                 // The semaphore is never closed, so the permit always comes.
-                let _permit = slots.acquire_owned().await;
+                let _permit = match slots {
+                    Some(slots) => Some(slots.acquire_owned().await),
+                    None => None,
+                };
                 call.await
             };
             tokio::select! {

@@ -165,9 +165,14 @@ fn check_mirrored(headers: &HeaderMap, params: &Value, argument: &Mirrored) -> R
     let same = match value {
         Value::String(text) => *text == sent,
         Value::Bool(flag) => sent == if *flag { "true" } else { "false" },
-        Value::Number(number) => sent
-            .parse::<f64>()
-            .is_ok_and(|n| number.as_f64() == Some(n)),
+        // An integer exactly (`42`, or `42.0`), never a float that rounds to it.
+        Value::Number(number) => {
+            let integer = number.as_i64().map(i128::from);
+            match integer.or_else(|| number.as_u64().map(i128::from)) {
+                Some(n) => integral(&sent) == Some(n),
+                None => sent.parse::<f64>().ok() == number.as_f64(),
+            }
+        }
         _ => false,
     };
     if same {
@@ -200,6 +205,18 @@ fn decode(value: &str) -> Option<String> {
         return None;
     }
     String::from_utf8(bytes).ok()
+}
+
+/// The integer a header's text writes: `42`, or `42.0`.
+fn integral(text: &str) -> Option<i128> {
+    if let Ok(n) = text.parse() {
+        return Some(n);
+    }
+    let (whole, fraction) = text.split_once('.')?;
+    if !fraction.bytes().all(|b| b == b'0') {
+        return None;
+    }
+    whole.parse().ok()
 }
 
 /// The rejection of a POST that is not a request or notification of this era (a client response:

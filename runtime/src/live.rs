@@ -6,14 +6,17 @@
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock, RwLockReadGuard, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock, Weak};
 
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::service::Sink;
+use tokio::sync::mpsc::UnboundedSender;
+
 use crate::protocol::jsonrpc::Id;
-use crate::registry::Registry;
+
+/// Where a listener's notifications go: a connection's or a stream's outgoing messages.
+type Sink = UnboundedSender<Vec<u8>>;
 
 /// The `_meta` key that ties a notification to the `subscriptions/listen` stream it is on.
 pub(crate) const SUBSCRIPTION_ID_KEY: &str = "io.modelcontextprotocol/subscriptionId";
@@ -75,7 +78,9 @@ pub(crate) enum Change<'a> {
 #[derive(Default)]
 pub(crate) struct Live {
     listeners: Mutex<Vec<Weak<Listener>>>,
-    disabled: RwLock<Disabled>,
+    /// What is disabled, replaced whole at each change: a reader keeps the set it took, and
+    /// holds no lock while it serves.
+    disabled: RwLock<Arc<Disabled>>,
     /// Changed each time something is disabled or enabled, so a listing made before is made
     /// again.
     version: AtomicU64,
@@ -85,7 +90,8 @@ pub(crate) struct Live {
     stopping: CancellationToken,
 }
 
-/// The tools, prompts and resources taken out of their lists, by name (URI).
+/// Tools, prompts and resources by name (URI): those taken out of their lists, or those a
+/// server has.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Disabled {
     pub(crate) tools: BTreeSet<String>,
@@ -94,7 +100,15 @@ pub(crate) struct Disabled {
 }
 
 impl Disabled {
-    fn set(&mut self, kind: Kind) -> &mut BTreeSet<String> {
+    fn set(&self, kind: Kind) -> &BTreeSet<String> {
+        match kind {
+            Kind::Tool => &self.tools,
+            Kind::Prompt => &self.prompts,
+            Kind::Resource => &self.resources,
+        }
+    }
+
+    fn set_mut(&mut self, kind: Kind) -> &mut BTreeSet<String> {
         match kind {
             Kind::Tool => &mut self.tools,
             Kind::Prompt => &mut self.prompts,
@@ -188,29 +202,9 @@ impl std::fmt::Debug for ServerHandle {
 }
 
 impl Live {
-    /// The server serves this registry: what was disabled before must be in it. Returns the
-    /// names that are not, each with its kind.
-    pub(crate) fn attach(&self, registry: &Registry) -> Vec<(&'static str, String)> {
-        let resources = registry.resources();
-        let known = Disabled {
-            tools: registry
-                .tools()
-                .iter()
-                .map(|t| t.wire_name().to_owned())
-                .collect(),
-            prompts: registry.prompt_names().map(str::to_owned).collect(),
-            resources: resources
-                .fixed()
-                .iter()
-                .map(|r| r.uri().to_owned())
-                .chain(
-                    resources
-                        .templates()
-                        .iter()
-                        .map(|t| t.registration.uri.to_owned()),
-                )
-                .collect(),
-        };
+    /// The server serves what `known` names (its tools, prompts and resources): what was
+    /// disabled before must be among them. Returns the names that are not, each with its kind.
+    pub(crate) fn attach(&self, known: Disabled) -> Vec<(&'static str, String)> {
         let disabled = self.disabled();
         let mut unknown = Vec::new();
         for (kind, given, served) in [
@@ -231,7 +225,7 @@ impl Live {
 
     fn switch(&self, kind: Kind, name: &str, enable: bool) -> Result<(), ChangeError> {
         if let Some(known) = self.known.get()
-            && !known.clone().set(kind).contains(name)
+            && !known.set(kind).contains(name)
         {
             return Err(ChangeError::Unknown {
                 kind: kind.name(),
@@ -240,12 +234,17 @@ impl Live {
         }
         let changed = {
             let mut disabled = self.disabled.write().unwrap_or_else(|e| e.into_inner());
-            let set = disabled.set(kind);
-            if enable {
+            let mut changed = (**disabled).clone();
+            let set = changed.set_mut(kind);
+            let differs = if enable {
                 set.remove(name)
             } else {
                 set.insert(name.to_owned())
+            };
+            if differs {
+                *disabled = Arc::new(changed);
             }
+            differs
         };
         if changed {
             self.version.fetch_add(1, Ordering::Release);
@@ -254,9 +253,9 @@ impl Live {
         Ok(())
     }
 
-    /// What is disabled now.
-    pub(crate) fn disabled(&self) -> RwLockReadGuard<'_, Disabled> {
-        self.disabled.read().unwrap_or_else(|e| e.into_inner())
+    /// What is disabled now: a snapshot, which later changes leave as it is.
+    pub(crate) fn disabled(&self) -> Arc<Disabled> {
+        Arc::clone(&self.disabled.read().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// Changes each time what is disabled does.
@@ -284,6 +283,15 @@ impl Live {
         {
             listeners.push(Arc::downgrade(listener));
         }
+    }
+
+    /// How many `subscriptions/listen` streams are open.
+    pub(crate) fn streams(&self) -> usize {
+        self.listeners()
+            .iter()
+            .filter_map(Weak::upgrade)
+            .filter(|l| l.subscription.is_some())
+            .count()
     }
 
     /// Tells every listener that wants to know.
