@@ -17,7 +17,13 @@ mod tools {
 
     use schemars::JsonSchema;
     use serde::Serialize;
-    use toolwright::{Context, LogLevel, mcp_tool};
+    use toolwright::{Context, LogLevel, mcp_resource, mcp_tool};
+
+    /// The weather now, which changes.
+    #[mcp_resource(uri = "weather://now", changes)]
+    fn weather_now() -> &'static str {
+        "sunny"
+    }
 
     /// A sum.
     #[derive(Serialize, JsonSchema)]
@@ -1362,7 +1368,7 @@ async fn versions_methods_and_envelopes_are_checked_in_the_2026_era() {
     );
 
     // A method this server does not serve: 404 with -32601.
-    for method in ["resources/list", "ping", "initialize/nope"] {
+    for method in ["prompts/list", "ping", "initialize/nope"] {
         let answer = http.stateless(&enveloped(7, method, json!({})), &[]).await;
         assert_eq!(answer.status, StatusCode::NOT_FOUND, "{method}");
         assert_eq!(answer.error(), (-32601, json!(7)), "{method}");
@@ -1665,5 +1671,36 @@ async fn a_listen_stream_takes_no_call_slot_and_ends_answered_when_the_server_st
         "{end}"
     );
     assert_eq!(end["result"]["resultType"], "complete");
+    http.stop().await;
+}
+
+#[tokio::test]
+async fn a_session_stream_tells_the_resources_the_session_subscribed_to() {
+    let server = Server::new("http-tests", "0.0.1");
+    let handle = server.handle();
+    let http = Http::with(server).await;
+    let session = http.initialize().await;
+    let subscribe = json!({"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe",
+                           "params": {"uri": "weather://now"}});
+    let answer = http.in_session(&session, &subscribe).await;
+    assert_eq!(answer.json()["result"], json!({}));
+    let stream = http
+        .client
+        .get(&http.url)
+        .header(ACCEPT, "text/event-stream")
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .send()
+        .await
+        .unwrap();
+    handle.resource_updated("weather://later");
+    handle.resource_updated("weather://now");
+    let events = read_events(stream, 2).await;
+    let told: Value = serde_json::from_str(&events[1].1).unwrap();
+    assert_eq!(
+        told,
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+               "params": {"uri": "weather://now"}})
+    );
     http.stop().await;
 }
