@@ -116,8 +116,6 @@ fn generate(
     output: &Output,
 ) -> TokenStream {
     let (krate, tw) = attr.private();
-    let fn_ident = &func.sig.ident;
-    let is_async = func.sig.asyncness.is_some();
 
     let reads = strings::reads(
         params,
@@ -162,52 +160,29 @@ fn generate(
             None => quote!(#tw::prompt_failed(#name, error)),
         },
     );
-    let strings::Reads {
-        reads,
-        call_args,
-        states,
-    } = reads;
-    let await_ = is_async.then(|| quote!(.await));
-    let body = quote! {
-        #(#reads)*
-        let __toolwright_ret = #fn_ident(#(#call_args),*) #await_;
-        #convert
-    };
-    let shim = strings::handler(
+    let (shim, handler) = strings::handler(
         &tw,
-        is_async,
+        func,
+        blocking,
+        &reads,
+        &convert,
         &quote!(#tw::PromptArguments),
         &quote!(::core::result::Result<::std::vec::Vec<#tw::PromptMessage>, #tw::PromptError>),
-        &body,
+        &quote!(#tw::PromptHandler),
     );
-    let handler = if is_async {
-        quote!(#tw::PromptHandler::Async(__toolwright_handler))
-    } else if blocking {
-        quote!(#tw::PromptHandler::Blocking(__toolwright_handler))
-    } else {
-        quote!(#tw::PromptHandler::Sync(__toolwright_handler))
-    };
+    let states = &reads.states;
     let title = strings::option_tokens(attr.title.as_ref());
     let location = expand::location(&tw);
-    quote! {
-        #func
-
-        #[doc(hidden)]
-        #[allow(non_camel_case_types, non_snake_case, clippy::all)]
-        const _: () = {
-            #shim
-
-            #krate::__register_tool! {
-                #tw::PromptRegistration {
-                    name: #name,
-                    title: #title,
-                    description: #description,
-                    arguments: &[#(#infos),*],
-                    states: &[#(#states),*],
-                    handler: #handler,
-                    location: #location,
-                }
-            }
-        };
-    }
+    let registration = quote! {
+        #tw::PromptRegistration {
+            name: #name,
+            title: #title,
+            description: #description,
+            arguments: &[#(#infos),*],
+            states: &[#(#states),*],
+            handler: #handler,
+            location: #location,
+        }
+    };
+    strings::registered(func, &krate, &shim, &registration)
 }

@@ -249,8 +249,6 @@ fn generate(
     output: &Output,
 ) -> TokenStream {
     let (krate, tw) = attr.private();
-    let fn_ident = &func.sig.ident;
-    let is_async = func.sig.asyncness.is_some();
 
     let reads = strings::reads(
         params,
@@ -272,31 +270,17 @@ fn generate(
             None => quote!(#tw::resource_failed(error)),
         },
     );
-    let strings::Reads {
-        reads,
-        call_args,
-        states,
-    } = reads;
-    let await_ = is_async.then(|| quote!(.await));
-    let body = quote! {
-        #(#reads)*
-        let __toolwright_ret = #fn_ident(#(#call_args),*) #await_;
-        #convert
-    };
-    let shim = strings::handler(
+    let (shim, handler) = strings::handler(
         &tw,
-        is_async,
+        func,
+        blocking,
+        &reads,
+        &convert,
         &quote!(#tw::ResourceRequest),
         &quote!(#tw::Read),
-        &body,
+        &quote!(#tw::ResourceHandler),
     );
-    let handler = if is_async {
-        quote!(#tw::ResourceHandler::Async(__toolwright_handler))
-    } else if blocking {
-        quote!(#tw::ResourceHandler::Blocking(__toolwright_handler))
-    } else {
-        quote!(#tw::ResourceHandler::Sync(__toolwright_handler))
-    };
+    let states = &reads.states;
     let uri = own
         .uri
         .as_ref()
@@ -314,32 +298,23 @@ fn generate(
     let priority = strings::option_tokens(own.priority.map(|(p, _)| p));
     let changes = own.changes.is_some_and(|flag| flag.value);
     let location = expand::location(&tw);
-    quote! {
-        #func
-
-        #[doc(hidden)]
-        #[allow(non_camel_case_types, non_snake_case, clippy::all)]
-        const _: () = {
-            #shim
-
-            #krate::__register_tool! {
-                #tw::ResourceRegistration {
-                    uri: #uri,
-                    name: #name,
-                    title: #title,
-                    description: #description,
-                    mime_type: #mime_type,
-                    annotations: #tw::ResourceAnnotations {
-                        audience: &[#(#audience),*],
-                        priority: #priority,
-                    },
-                    variables: &[#(#infos),*],
-                    changes: #changes,
-                    states: &[#(#states),*],
-                    handler: #handler,
-                    location: #location,
-                }
-            }
-        };
-    }
+    let registration = quote! {
+        #tw::ResourceRegistration {
+            uri: #uri,
+            name: #name,
+            title: #title,
+            description: #description,
+            mime_type: #mime_type,
+            annotations: #tw::ResourceAnnotations {
+                audience: &[#(#audience),*],
+                priority: #priority,
+            },
+            variables: &[#(#infos),*],
+            changes: #changes,
+            states: &[#(#states),*],
+            handler: #handler,
+            location: #location,
+        }
+    };
+    strings::registered(func, &krate, &shim, &registration)
 }

@@ -136,8 +136,13 @@ pub(crate) fn params(func: &mut ItemFn, kind: &Kind, errors: &mut Errors) -> Vec
         }
         let ty = (*pat_type.ty).clone();
         // The parameters the runtime supplies, by the name of their type, as for tools.
-        if let Some(by_ref) = ast::supplied_param(&ty, "Context", false) {
-            if !kind.context {
+        let supplied = match ast::supplied_param(&ty, "Context", false) {
+            Some(by_ref) => Some(("Context", Role::Context { by_ref })),
+            None => ast::supplied_param(&ty, "State", true)
+                .map(|by_ref| ("State", Role::State { by_ref })),
+        };
+        if let Some((name, role)) = supplied {
+            if matches!(role, Role::Context { .. }) && !kind.context {
                 errors.push(syn::Error::new_spanned(
                     &ty,
                     format!(
@@ -151,30 +156,13 @@ pub(crate) fn params(func: &mut ItemFn, kind: &Kind, errors: &mut Errors) -> Vec
             if let Some(span) = attr.span {
                 errors.push(syn::Error::new(
                     span,
-                    "a `Context` parameter is supplied by the runtime and takes no `#[arg]`; \
-                     remove the attribute",
+                    format!(
+                        "a `{name}` parameter is supplied by the runtime and takes no `#[arg]`; \
+                         remove the attribute"
+                    ),
                 ));
             }
-            params.push(Param {
-                ident,
-                ty,
-                role: Role::Context { by_ref },
-            });
-            continue;
-        }
-        if let Some(by_ref) = ast::supplied_param(&ty, "State", true) {
-            if let Some(span) = attr.span {
-                errors.push(syn::Error::new(
-                    span,
-                    "a `State` parameter is supplied by the runtime and takes no `#[arg]`; \
-                     remove the attribute",
-                ));
-            }
-            params.push(Param {
-                ident,
-                ty,
-                role: Role::State { by_ref },
-            });
+            params.push(Param { ident, ty, role });
             continue;
         }
         let (inner, by_ref) = match &ty {
@@ -401,18 +389,35 @@ pub(crate) fn convert(
     }
 }
 
-/// The function the runtime calls, `__toolwright_handler`, around `body`, which reads its input
-/// as `__toolwright_input: &Input` and its context as `__toolwright_ctx`, and evaluates to
-/// `Made`. An `async fn`'s handler takes the input by value and returns a boxed future.
+/// The function the runtime calls, `__toolwright_handler`, which reads the parameters, calls the
+/// user's function and converts what it returns (`convert`), and the variant of `handler` (the
+/// runtime's enum: `Async`, `Blocking` or `Sync`) that names it. The body reads its input as
+/// `__toolwright_input: &Input` and its context as `__toolwright_ctx`, and evaluates to `Made`;
+/// an `async fn`'s handler takes the input by value and returns a boxed future.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn handler(
     tw: &TokenStream,
-    is_async: bool,
+    func: &ItemFn,
+    blocking: bool,
+    reads: &Reads,
+    convert: &TokenStream,
     input: &TokenStream,
     made: &TokenStream,
-    body: &TokenStream,
-) -> TokenStream {
+    handler: &TokenStream,
+) -> (TokenStream, TokenStream) {
+    let fn_ident = &func.sig.ident;
+    let Reads {
+        reads, call_args, ..
+    } = reads;
+    let is_async = func.sig.asyncness.is_some();
+    let await_ = is_async.then(|| quote!(.await));
+    let body = quote! {
+        #(#reads)*
+        let __toolwright_ret = #fn_ident(#(#call_args),*) #await_;
+        #convert
+    };
     if is_async {
-        quote! {
+        let shim = quote! {
             #[allow(unused_variables)]
             fn __toolwright_handler(
                 __toolwright_owned: #input,
@@ -423,16 +428,43 @@ pub(crate) fn handler(
                     #body
                 })
             }
+        };
+        return (shim, quote!(#handler::Async(__toolwright_handler)));
+    }
+    let shim = quote! {
+        #[allow(unused_variables)]
+        fn __toolwright_handler(
+            __toolwright_input: &#input,
+            __toolwright_ctx: #tw::Context,
+        ) -> #made {
+            #body
         }
+    };
+    let variant = if blocking {
+        quote!(#handler::Blocking(__toolwright_handler))
     } else {
-        quote! {
-            #[allow(unused_variables)]
-            fn __toolwright_handler(
-                __toolwright_input: &#input,
-                __toolwright_ctx: #tw::Context,
-            ) -> #made {
-                #body
-            }
-        }
+        quote!(#handler::Sync(__toolwright_handler))
+    };
+    (shim, variant)
+}
+
+/// The user's function, unchanged, and beside it, out of sight, the handler `shim` and the
+/// `registration` it submits to the registry.
+pub(crate) fn registered(
+    func: &ItemFn,
+    krate: &syn::Path,
+    shim: &TokenStream,
+    registration: &TokenStream,
+) -> TokenStream {
+    quote! {
+        #func
+
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, non_snake_case, clippy::all)]
+        const _: () = {
+            #shim
+
+            #krate::__register_tool! { #registration }
+        };
     }
 }
