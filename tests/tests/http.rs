@@ -1704,3 +1704,51 @@ async fn a_session_stream_tells_the_resources_the_session_subscribed_to() {
     );
     http.stop().await;
 }
+
+/// Sends `request` as written on a connection of its own, and reads the status line back.
+async fn raw_status(port: u16, request: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut socket = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    socket.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    let _ = tokio::time::timeout(TIMEOUT, socket.read_to_end(&mut answer)).await;
+    let answer = String::from_utf8_lossy(&answer).into_owned();
+    answer.lines().next().unwrap_or_default().to_owned()
+}
+
+#[tokio::test]
+async fn the_host_is_named_once_and_by_the_request_line_too() {
+    let http = Http::start().await;
+    let body = initialize().to_string();
+    let request = |target: &str, hosts: &[&str]| {
+        let hosts: String = hosts.iter().map(|h| format!("Host: {h}\r\n")).collect();
+        format!(
+            "POST {target} HTTP/1.1\r\n{hosts}Content-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nConnection: close\r\n\
+             Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    assert_eq!(
+        raw_status(http.port, &request("/mcp", &["localhost"])).await,
+        "HTTP/1.1 200 OK"
+    );
+    // A second `Host` header, as a rebinding page might add behind a proxy.
+    assert_eq!(
+        raw_status(
+            http.port,
+            &request("/mcp", &["localhost", "evil.example.com"])
+        )
+        .await,
+        "HTTP/1.1 400 Bad Request"
+    );
+    // The request line names another host than the `Host` header.
+    let target = "http://evil.example.com/mcp";
+    assert_eq!(
+        raw_status(http.port, &request(target, &["localhost"])).await,
+        "HTTP/1.1 400 Bad Request"
+    );
+    http.stop().await;
+}

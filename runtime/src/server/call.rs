@@ -158,7 +158,10 @@ impl Registered {
                 answer = answer => Some(answer),
             };
             self.session.end_call(&self.key);
-            answered
+            // A cancellation read while the answer was being made (a plain `fn` runs inside the
+            // poll, while another thread reads the input) stops it too: the client asked for
+            // none. From here on, the call is no longer known to be cancelled.
+            answered.filter(|_| !self.cancellation.is_cancelled())
         }))
     }
 }

@@ -4,6 +4,7 @@
 
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 
+use axum::http::Uri;
 use axum::http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HOST, ORIGIN};
 use axum::http::{HeaderMap, HeaderName, StatusCode};
 use sha2::{Digest, Sha256};
@@ -61,9 +62,29 @@ impl Access {
     }
 
     /// Host, then Origin, then the token: a page of a foreign site learns nothing about the
-    /// token from the answer.
-    pub(super) fn check(&self, headers: &HeaderMap) -> Result<(), Rejection> {
-        let host = headers.get(HOST).and_then(|h| h.to_str().ok());
+    /// token from the answer. The host is named once: by exactly one `Host` header and, in a
+    /// request line of absolute form (`POST http://host/mcp`), by the same authority.
+    pub(super) fn check(&self, headers: &HeaderMap, uri: &Uri) -> Result<(), Rejection> {
+        let mut hosts = headers.get_all(HOST).iter();
+        let (Some(host), None) = (hosts.next(), hosts.next()) else {
+            return Err(Rejection::new(
+                StatusCode::BAD_REQUEST,
+                "the request must have exactly one `Host` header, naming the server",
+            ));
+        };
+        let host = host.to_str().ok();
+        if let Some(authority) = uri.authority()
+            && host.and_then(host_name) != host_name(authority.as_str())
+        {
+            return Err(Rejection::new(
+                StatusCode::BAD_REQUEST,
+                format!(
+                    "the request line names `{authority}` and the `Host` header {}: they must \
+                     name the same host",
+                    host.map_or_else(|| "something unreadable".to_owned(), |h| format!("`{h}`"))
+                ),
+            ));
+        }
         if !host
             .and_then(host_name)
             .is_some_and(|h| self.host_allowed(&h))
@@ -305,7 +326,11 @@ mod tests {
     }
 
     fn status(access: &Access, pairs: &[(&'static str, &str)]) -> Option<StatusCode> {
-        access.check(&headers(pairs)).err().map(|r| r.status)
+        let origin_form = Uri::from_static("/mcp");
+        access
+            .check(&headers(pairs), &origin_form)
+            .err()
+            .map(|r| r.status)
     }
 
     #[test]
@@ -347,7 +372,39 @@ mod tests {
                 "{host}"
             );
         }
-        assert_eq!(status(&access, &[]), Some(StatusCode::FORBIDDEN));
+        assert_eq!(status(&access, &[]), Some(StatusCode::BAD_REQUEST));
+    }
+
+    #[test]
+    fn the_host_is_named_once() {
+        let access = bound_to("127.0.0.1:8080", HttpConfig::default());
+        // A second `Host` header, whatever it says, is refused before either is looked at.
+        for second in ["evil.example.com", "localhost"] {
+            assert_eq!(
+                status(&access, &[("host", "localhost"), ("host", second)]),
+                Some(StatusCode::BAD_REQUEST),
+                "{second}"
+            );
+        }
+        let absolute = |target: &'static str, host: &str| {
+            access
+                .check(&headers(&[("host", host)]), &Uri::from_static(target))
+                .err()
+                .map(|r| (r.status, r.message))
+        };
+        assert_eq!(
+            absolute("http://localhost:8080/mcp", "localhost:8080"),
+            None
+        );
+        assert_eq!(
+            absolute("http://evil.example.com/mcp", "localhost"),
+            Some((
+                StatusCode::BAD_REQUEST,
+                "the request line names `evil.example.com` and the `Host` header `localhost`: \
+                 they must name the same host"
+                    .to_owned()
+            ))
+        );
     }
 
     #[test]
@@ -416,7 +473,9 @@ mod tests {
             status(&access, &[host, ("authorization", "bearer s3cret")]),
             None
         );
-        let rejection = access.check(&headers(&[host])).unwrap_err();
+        let rejection = access
+            .check(&headers(&[host]), &Uri::from_static("/mcp"))
+            .unwrap_err();
         assert_eq!(rejection.status, StatusCode::UNAUTHORIZED);
         for wrong in ["Bearer s3cre", "Bearer s3cret2", "Basic s3cret", "s3cret"] {
             assert_eq!(

@@ -78,7 +78,7 @@ pub(super) fn router(endpoint: Arc<Endpoint>) -> Router {
 
 async fn serve(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    let answer = match endpoint.access.check(&parts.headers) {
+    let answer = match endpoint.access.check(&parts.headers, &parts.uri) {
         Err(rejection) => Err(rejection),
         Ok(()) if parts.method == Method::POST => endpoint.post(&parts.headers, body).await,
         Ok(()) if stateless::applies(&parts.headers, None, &Value::Null) => Err(Rejection::new(

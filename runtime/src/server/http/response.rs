@@ -21,7 +21,7 @@ pub(super) fn json(status: StatusCode, body: Vec<u8>) -> Response {
 #[derive(Debug)]
 pub(super) struct Rejection {
     pub(super) status: StatusCode,
-    message: String,
+    pub(super) message: String,
     id: Id,
     /// A header the status calls for (`WWW-Authenticate`, `Allow`): its name and value.
     header: Option<(&'static str, &'static str)>,
