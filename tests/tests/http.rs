@@ -1752,3 +1752,83 @@ async fn the_host_is_named_once_and_by_the_request_line_too() {
     );
     http.stop().await;
 }
+
+#[tokio::test]
+async fn idle_and_slow_connections_cannot_keep_a_client_out() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let timeout = Duration::from_millis(400);
+    let server = Server::new("http-tests", "0.0.1")
+        .max_connections(4)
+        .http_timeouts(timeout, timeout);
+    let http = Http::with(server).await;
+    let connect = || tokio::net::TcpStream::connect(("127.0.0.1", http.port));
+    // Connections that send nothing, half a request line, or headers and then a body that never
+    // comes: three times the ceiling.
+    let mut held = Vec::new();
+    for n in 0..12 {
+        let mut socket = connect().await.unwrap();
+        match n % 3 {
+            0 => {}
+            1 => socket.write_all(b"POST /mcp HTT").await.unwrap(),
+            _ => socket
+                .write_all(
+                    b"POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+                      Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{",
+                )
+                .await
+                .unwrap(),
+        }
+        held.push(socket);
+    }
+    // A client that sends its request at once is served all the same.
+    let answer = http.post(&initialize(), &[]).await;
+    assert_eq!(answer.status, StatusCode::OK, "{answer:?}");
+    // Past the deadlines, each held connection is closed: a body too slow with `408`.
+    let mut statuses = Vec::new();
+    for mut socket in held {
+        let mut read = Vec::new();
+        let closed = tokio::time::timeout(TIMEOUT, socket.read_to_end(&mut read)).await;
+        assert!(closed.is_ok(), "a held connection was left open");
+        let text = String::from_utf8_lossy(&read).into_owned();
+        statuses.push(text.lines().next().unwrap_or("closed").to_owned());
+    }
+    assert!(
+        statuses
+            .iter()
+            .all(|s| s == "closed" || s.starts_with("HTTP/1.1 408")),
+        "{statuses:?}"
+    );
+    http.stop().await;
+}
+
+#[tokio::test]
+async fn when_every_connection_works_a_new_one_is_refused_with_503() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let http = Http::with(Server::new("http-tests", "0.0.1").max_connections(1)).await;
+    let session = http.initialize().await;
+    // The one connection holds a call under way.
+    let slow = http.call(
+        &session,
+        1,
+        json!({"name": "slow", "arguments": {"ms": 1500}}),
+    );
+    let refused = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let mut socket = tokio::net::TcpStream::connect(("127.0.0.1", http.port))
+            .await
+            .unwrap();
+        let _ = socket
+            .write_all(b"GET /mcp HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            .await;
+        let mut read = Vec::new();
+        let _ = tokio::time::timeout(TIMEOUT, socket.read_to_end(&mut read)).await;
+        String::from_utf8_lossy(&read).into_owned()
+    };
+    let (answer, refusal) = tokio::join!(slow, refused);
+    assert_eq!(answer.status, StatusCode::OK);
+    assert!(
+        refusal.starts_with("HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\n"),
+        "{refusal}"
+    );
+    http.stop().await;
+}

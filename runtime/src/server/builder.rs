@@ -549,6 +549,11 @@ pub(crate) struct HttpConfig {
     pub(crate) token: Option<String>,
     pub(crate) origins: Vec<String>,
     pub(crate) hosts: Vec<String>,
+    /// The ceiling on connections; derived from the process's file limit when `None`.
+    pub(crate) max_connections: Option<usize>,
+    /// The deadlines for a request's headers and its body; the defaults when `None`.
+    pub(crate) header_timeout: Option<Duration>,
+    pub(crate) body_timeout: Option<Duration>,
 }
 
 #[cfg(feature = "http")]
@@ -558,6 +563,9 @@ impl fmt::Debug for HttpConfig {
             .field("token", &self.token.as_ref().map(|_| "<redacted>"))
             .field("origins", &self.origins)
             .field("hosts", &self.hosts)
+            .field("max_connections", &self.max_connections)
+            .field("header_timeout", &self.header_timeout)
+            .field("body_timeout", &self.body_timeout)
             .finish()
     }
 }

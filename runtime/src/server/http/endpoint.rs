@@ -21,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::access::{self, Access};
+use super::connections::{self, Connection, within};
 use super::events::{CancelOnDrop, EventLog, Replay};
 use super::response::{Rejection, json};
 use super::stateless;
@@ -50,6 +51,7 @@ pub(super) struct Endpoint {
     service: Arc<dyn Service>,
     access: Access,
     pub(super) limits: Limits,
+    settings: Settings,
     sessions: Mutex<HashMap<String, Entry>>,
     /// The calls under way, which a graceful stop waits for.
     calls: TaskTracker,
@@ -59,6 +61,13 @@ pub(super) struct Endpoint {
     ending: CancellationToken,
     /// Numbers each event stream, so that event ids are unique.
     streams: AtomicU64,
+}
+
+/// How the endpoint takes connections and their requests.
+struct Settings {
+    connections: connections::Settings,
+    /// How long a request's body may take to arrive.
+    body_timeout: std::time::Duration,
 }
 
 /// How a call's answer reaches the client when it is a stream of events.
@@ -78,9 +87,17 @@ pub(super) fn router(endpoint: Arc<Endpoint>) -> Router {
 
 async fn serve(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
+    let connection = parts.extensions.get::<Arc<Connection>>().cloned();
+    let working = || {
+        if let Some(connection) = &connection {
+            connection.working();
+        }
+    };
     let answer = match endpoint.access.check(&parts.headers, &parts.uri) {
         Err(rejection) => Err(rejection),
-        Ok(()) if parts.method == Method::POST => endpoint.post(&parts.headers, body).await,
+        Ok(()) if parts.method == Method::POST => {
+            endpoint.post(&parts.headers, body, working).await
+        }
         Ok(()) if stateless::applies(&parts.headers, None, &Value::Null) => Err(Rejection::new(
             StatusCode::METHOD_NOT_ALLOWED,
             format!(
@@ -90,13 +107,16 @@ async fn serve(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respo
             ),
         )
         .with_header("allow", "POST")),
-        Ok(()) if parts.method == Method::GET => endpoint.get(&parts.headers),
+        Ok(()) if parts.method == Method::GET => {
+            working();
+            endpoint.get(&parts.headers)
+        }
         Ok(()) if parts.method == Method::DELETE => endpoint.delete(&parts.headers),
         Ok(()) => Err(Rejection::new(
             StatusCode::METHOD_NOT_ALLOWED,
             format!(
-                "method {} is not allowed: POST a message, GET with `Last-Event-ID` to resume \
-                 a stream, or DELETE the session",
+                "method {} is not allowed: POST a message, GET the session's stream (with \
+                 `Last-Event-ID` to resume one), or DELETE the session",
                 parts.method
             ),
         )
@@ -109,16 +129,38 @@ impl Endpoint {
     pub(super) async fn new(server: Server, bound: SocketAddr) -> Result<Endpoint, Error> {
         let access = Access::new(bound, &server.http);
         let limits = server.limits();
+        let settings = Settings {
+            connections: connections::Settings {
+                max_connections: server
+                    .http
+                    .max_connections
+                    .unwrap_or_else(connections::default_max_connections),
+                header_timeout: server
+                    .http
+                    .header_timeout
+                    .unwrap_or(connections::DEFAULT_HEADER_TIMEOUT),
+            },
+            body_timeout: server
+                .http
+                .body_timeout
+                .unwrap_or(connections::DEFAULT_BODY_TIMEOUT),
+        };
         Ok(Endpoint {
             service: server.into_service().await?,
             access,
             limits,
+            settings,
             sessions: Mutex::new(HashMap::new()),
             calls: TaskTracker::new(),
             stop: CancellationToken::new(),
             ending: CancellationToken::new(),
             streams: AtomicU64::new(0),
         })
+    }
+
+    /// How the transport takes connections.
+    pub(super) fn connection_settings(&self) -> connections::Settings {
+        self.settings.connections
     }
 
     /// Completes when every call under way has finished; no call starts after this is called.
@@ -138,10 +180,26 @@ impl Endpoint {
         self.service.stop();
     }
 
-    async fn post(&self, headers: &HeaderMap, body: Body) -> Result<Response, Rejection> {
+    /// A POST: its body read within the deadline, then `working` (the connection is no longer
+    /// merely waiting), then the message handled.
+    async fn post(
+        &self,
+        headers: &HeaderMap,
+        body: Body,
+        working: impl FnOnce(),
+    ) -> Result<Response, Rejection> {
         access::check_accept(headers)?;
         access::check_content_type(headers)?;
-        let body = self.read_body(headers, body).await?;
+        let limit = self.settings.body_timeout;
+        let Some(body) = within(limit, self.read_body(headers, body)).await else {
+            return Err(Rejection::new(
+                StatusCode::REQUEST_TIMEOUT,
+                format!("the body did not arrive within {limit:?}"),
+            )
+            .with_header("connection", "close"));
+        };
+        let body = body?;
+        working();
         let message = match jsonrpc::parse(&body) {
             Err(reply) => return Ok(json(StatusCode::BAD_REQUEST, reply)),
             Ok(message) => message,

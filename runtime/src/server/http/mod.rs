@@ -4,6 +4,7 @@
 //! stands alone.
 
 mod access;
+mod connections;
 mod endpoint;
 mod events;
 mod response;
@@ -60,6 +61,36 @@ impl Server {
     #[must_use]
     pub fn allow_host(mut self, host: impl Into<String>) -> Server {
         self.http.hosts.push(host.into());
+        self
+    }
+
+    /// The most HTTP connections open at once. Past it, a new connection takes the place of
+    /// the one that has waited longest without sending a request (or the rest of one), which
+    /// is closed, so that idle or slow connections cannot keep a client with work out; when
+    /// every connection is working, a new one is answered `503 Service Unavailable`. By
+    /// default: the process's limit on open files less 128, 10,000 at most (896 under the
+    /// common limit of 1,024).
+    ///
+    /// # Panics
+    ///
+    /// If `connections` is 0.
+    #[must_use]
+    #[track_caller]
+    pub fn max_connections(mut self, connections: usize) -> Server {
+        assert!(connections > 0, "a server takes one connection at least");
+        self.http.max_connections = Some(connections);
+        self
+    }
+
+    /// How long a client has to send a request's headers (10 seconds by default), counted from
+    /// when it connects and from the end of each answer on a connection kept alive: a
+    /// connection that sends nothing in that time, or too little, is closed. And how long it
+    /// has to send the body once the headers are in (30 seconds by default): a body slower than
+    /// that is answered `408 Request Timeout`.
+    #[must_use]
+    pub fn http_timeouts(mut self, headers: Duration, body: Duration) -> Server {
+        self.http.header_timeout = Some(headers);
+        self.http.body_timeout = Some(body);
         self
     }
 
@@ -140,7 +171,8 @@ impl Server {
 ///   elicitation), before its result; of a notification or a response: `202 Accepted` (a response
 ///   to one of the server's requests goes to the call in the same session that waits for it);
 /// - a GET with `Last-Event-ID`: the rest of the stream that event is from (see below); without
-///   it `405`, as no stream of the server's own is offered; DELETE: ends the session (`204`).
+///   it the session's own stream, which tells the client what changes (its lists, the resources
+///   it subscribed to) and replaces the one the session had; DELETE: ends the session (`204`).
 ///
 /// A stream's events carry ids (`<stream>-<n>`), and for a client of 2025-11-25 it opens with a
 /// priming event (an id, `retry: 500` and no data). Disconnecting is no cancellation: the call
@@ -164,7 +196,15 @@ impl Server {
 /// `MCP-Protocol-Version` is not one this server speaks (`400`), its `Accept` lacks
 /// `application/json` or `text/event-stream` (`406`), its `Content-Type` is not JSON (`415`), its
 /// body is larger than the [message size limit](Server::max_message_size) (`413`) or is not one
-/// JSON-RPC message (`400`).
+/// JSON-RPC message (`400`). A request whose `Host` header is missing or repeated, or whose
+/// request line names another host than its `Host`, is `400`.
+///
+/// Connections are limited so that idle or slow clients cannot keep others out: at most
+/// [`max_connections`](Server::max_connections) are open (by default what the process may open
+/// as files, less 128); when a new one comes at the ceiling, the open connection that has
+/// waited longest for a request is closed, and when every one is working the new one gets
+/// `503` with `Retry-After`. A request's headers must arrive within 10 seconds and its body
+/// within 30 (`408` after that); both are set with [`http_timeouts`](Server::http_timeouts).
 ///
 /// ```no_run
 /// # async fn run() -> Result<(), toolwright::Error> {
@@ -216,11 +256,16 @@ impl HttpServer {
         tracing::info!("serving MCP over HTTP at {}", self.url());
         let stopping = CancellationToken::new();
         let endpoint = Arc::clone(&self.endpoint);
-        let serving = axum::serve(self.listener, endpoint::router(Arc::clone(&endpoint)))
-            .with_graceful_shutdown(stopping.clone().cancelled_owned());
-        let mut serving = std::pin::pin!(serving.into_future());
+        let router = endpoint::router(Arc::clone(&endpoint));
+        let serving = connections::serve(
+            self.listener,
+            router,
+            endpoint.connection_settings(),
+            stopping.clone(),
+        );
+        let mut serving = std::pin::pin!(serving);
         tokio::select! {
-            served = &mut serving => return Ok(served?),
+            () = &mut serving => return Ok(()),
             () = shutdown => {}
         }
         let grace = endpoint.limits.shutdown_grace;
@@ -231,15 +276,15 @@ impl HttpServer {
         stopping.cancel();
         endpoint.end_streams();
         let finished = async {
-            let served = serving.await;
+            serving.await;
             endpoint.calls_finished().await;
-            served
         };
         tokio::select! {
-            finished = tokio::time::timeout(grace, finished) => match finished {
-                Ok(served) => served?,
-                Err(_) => tracing::warn!("calls still under way after the grace period are stopped"),
-            },
+            finished = tokio::time::timeout(grace, finished) => {
+                if finished.is_err() {
+                    tracing::warn!("calls still under way after the grace period are stopped");
+                }
+            }
             () = now => tracing::warn!("asked again to stop: calls still under way are stopped"),
         }
         endpoint.stop_calls();
