@@ -102,6 +102,7 @@ mod rules;
 mod schema;
 pub mod search;
 mod server;
+mod sink;
 pub mod state;
 mod template;
 

@@ -11,12 +11,8 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock, Weak};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use tokio::sync::mpsc::UnboundedSender;
-
 use crate::protocol::jsonrpc::Id;
-
-/// Where a listener's notifications go: a connection's or a stream's outgoing messages.
-type Sink = UnboundedSender<Vec<u8>>;
+use crate::sink::Sink;
 
 /// The `_meta` key that ties a notification to the `subscriptions/listen` stream it is on.
 pub(crate) const SUBSCRIPTION_ID_KEY: &str = "io.modelcontextprotocol/subscriptionId";

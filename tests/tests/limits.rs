@@ -1,9 +1,15 @@
-//! The ceiling on concurrent calls and the grace period when the client goes away.
+//! The ceiling on concurrent calls, the grace period when the client goes away, and a client
+//! that sends more than it reads.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
+use tokio::task::JoinHandle;
 use toolwright::Server;
+use toolwright::registry::Registry;
 use toolwright_tests::Client;
 
 mod tools {
@@ -86,4 +92,131 @@ async fn calls_still_running_after_the_grace_period_are_stopped() {
     assert!(closed.elapsed() >= Duration::from_millis(200));
     // The stopped call sends nothing; the output simply ends.
     assert_eq!(client.rest().await, Vec::<Value>::new());
+}
+
+mod gated {
+    use tokio::sync::Semaphore;
+    use toolwright::mcp_tool;
+
+    /// Lets `gated` calls finish, one permit each.
+    pub(crate) static GATE: Semaphore = Semaphore::const_new(0);
+
+    /// Wait for the test to open the gate.
+    #[mcp_tool]
+    async fn gated() -> String {
+        GATE.acquire().await.unwrap().forget();
+        "through".to_owned()
+    }
+}
+
+/// A server of `server` on in-memory pipes of 64 KiB, as `serve` runs it: the client's end of
+/// the input and of the output.
+fn pipes(server: Server) -> (DuplexStream, Lines<BufReader<DuplexStream>>) {
+    let registry = Registry::collect().expect("the test tools do not conflict");
+    let (input, server_input) = tokio::io::duplex(64 * 1024);
+    let (server_output, output) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(server.registry(registry).serve(server_input, server_output));
+    (input, BufReader::new(output).lines())
+}
+
+/// Opens a session (`initialize`, id `"init"`), then writes `count` messages from `message(n)`
+/// on a task of its own, counting those written: the count stops moving when the server stops
+/// reading.
+fn write_many(
+    mut input: DuplexStream,
+    count: u64,
+    message: impl Fn(u64) -> Value + Send + 'static,
+) -> (Arc<AtomicU64>, JoinHandle<DuplexStream>) {
+    let written = Arc::new(AtomicU64::new(0));
+    let counter = Arc::clone(&written);
+    let writer = tokio::spawn(async move {
+        let initialize = json!({
+            "jsonrpc": "2.0", "id": "init", "method": "initialize",
+            "params": toolwright_tests::stdio::initialize_params("2025-11-25"),
+        });
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let opening = format!("{initialize}\n{initialized}\n");
+        input.write_all(opening.as_bytes()).await.unwrap();
+        for n in 0..count {
+            let line = format!("{}\n", message(n));
+            input.write_all(line.as_bytes()).await.unwrap();
+            counter.store(n + 1, Ordering::Relaxed);
+        }
+        input
+    });
+    (written, writer)
+}
+
+/// Waits until `written` has not moved for half a second, and returns it.
+async fn settled(written: &AtomicU64) -> u64 {
+    let mut last = u64::MAX;
+    loop {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let now = written.load(Ordering::Relaxed);
+        if now == last {
+            return now;
+        }
+        last = now;
+    }
+}
+
+/// Reads `count` responses, past the one to `initialize`, and returns their ids, sorted.
+async fn ids(output: &mut Lines<BufReader<DuplexStream>>, count: u64) -> Vec<u64> {
+    let mut ids = Vec::new();
+    while (ids.len() as u64) < count {
+        let line = tokio::time::timeout(Duration::from_secs(20), output.next_line())
+            .await
+            .expect("the server answers")
+            .unwrap()
+            .expect("the output is open");
+        let response: Value = serde_json::from_str(&line).unwrap();
+        if response["id"] != "init" {
+            assert_eq!(response["result"]["isError"], json!(null), "{response}");
+            ids.push(response["id"].as_u64().expect("a response with an id"));
+        }
+    }
+    ids.sort_unstable();
+    ids
+}
+
+#[tokio::test]
+async fn a_client_that_does_not_read_its_answers_is_not_read_either() {
+    let (input, mut output) = pipes(Server::new("limits", "0"));
+    const PINGS: u64 = 200_000;
+    let ping = |n: u64| json!({"jsonrpc": "2.0", "id": n, "method": "ping"});
+    let (written, writer) = write_many(input, PINGS, ping);
+    // Nothing is read from the output: the server holds about a megabyte of answers (some
+    // 30,000 pings), then stops reading, and the client's writes wait.
+    let held = settled(&written).await;
+    assert!(
+        held < PINGS / 2,
+        "the server read {held} pings although none of its answers was read"
+    );
+    // Once the client reads, every ping is answered, none lost.
+    assert_eq!(
+        ids(&mut output, PINGS).await,
+        (0..PINGS).collect::<Vec<_>>()
+    );
+    writer.await.unwrap();
+}
+
+#[tokio::test]
+async fn past_the_ceiling_and_the_queue_of_calls_the_server_stops_reading() {
+    let server = Server::new("limits", "0").max_concurrent_calls(1);
+    let (input, mut output) = pipes(server);
+    const CALLS: u64 = 8_000;
+    let call = |n: u64| json!({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": "gated"}});
+    let (written, writer) = write_many(input, CALLS, call);
+    // One call runs, 1,024 wait for their turn, and what the input pipe holds is not read.
+    let held = settled(&written).await;
+    assert!(
+        held < CALLS / 2,
+        "the server took {held} calls while one could run"
+    );
+    gated::GATE.add_permits(CALLS as usize);
+    assert_eq!(
+        ids(&mut output, CALLS).await,
+        (0..CALLS).collect::<Vec<_>>()
+    );
+    writer.await.unwrap();
 }

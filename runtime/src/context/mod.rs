@@ -9,11 +9,11 @@ use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::{Value, json};
-use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 use crate::live::ServerHandle;
 use crate::protocol::LogLevel;
+use crate::sink::Sink;
 use crate::state::{SessionState, States};
 use input::Answered;
 
@@ -73,7 +73,7 @@ pub(crate) struct Peer {
     /// Messages to the client, in order. An empty one is no message: it asks the transport to
     /// end the call's event stream there ([`Context::close_sse_stream`]); a transport without
     /// such streams drops it.
-    pub(crate) outgoing: UnboundedSender<Vec<u8>>,
+    pub(crate) outgoing: Sink,
     pub(crate) log_level: Arc<AtomicU8>,
     /// The client's `capabilities` and `clientInfo`: from `initialize`, or under protocol
     /// 2026-07-28 from the request's `_meta`.

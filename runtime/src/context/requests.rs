@@ -7,9 +7,9 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use crate::protocol::jsonrpc::Id;
+use crate::sink::Sink;
 
 use serde_json::{Value, json};
-use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
@@ -114,7 +114,7 @@ impl ClientRequests {
     /// tells the client so (`notifications/cancelled`).
     pub(crate) async fn send(
         &self,
-        sink: &UnboundedSender<Vec<u8>>,
+        sink: &Sink,
         method: &str,
         params: Value,
         timeout: Duration,
@@ -176,7 +176,7 @@ impl ClientRequests {
 /// timed out, or its future dropped), it withdraws the request.
 struct Pending<'a> {
     requests: &'a ClientRequests,
-    sink: &'a UnboundedSender<Vec<u8>>,
+    sink: &'a Sink,
     id: &'a str,
 }
 
@@ -201,12 +201,11 @@ impl Drop for Pending<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tokio::sync::mpsc;
 
     #[tokio::test]
     async fn answers_reach_the_request_with_their_id() {
         let requests = ClientRequests::new();
-        let (sink, mut sent) = mpsc::unbounded_channel();
+        let (sink, mut sent) = crate::sink::channel();
         let never = CancellationToken::new();
         let call = requests.send(&sink, "ping", json!({}), Duration::from_secs(5), &never);
         let answer = async {
@@ -218,7 +217,7 @@ mod tests {
         let (answer, ()) = tokio::join!(call, answer);
         assert_eq!(answer.unwrap(), json!({"ok": true}));
         assert!(
-            sent.try_recv().is_err(),
+            sent.try_recv().is_none(),
             "an answered request is not withdrawn"
         );
     }
@@ -226,7 +225,7 @@ mod tests {
     #[tokio::test]
     async fn a_timed_out_request_is_withdrawn() {
         let requests = ClientRequests::new();
-        let (sink, mut sent) = mpsc::unbounded_channel();
+        let (sink, mut sent) = crate::sink::channel();
         let never = CancellationToken::new();
         let answer = requests
             .send(&sink, "ping", json!({}), Duration::from_millis(10), &never)
@@ -242,7 +241,7 @@ mod tests {
     #[tokio::test]
     async fn closing_fails_waiting_and_later_requests() {
         let requests = ClientRequests::new();
-        let (sink, _sent) = mpsc::unbounded_channel();
+        let (sink, _sent) = crate::sink::channel();
         let never = CancellationToken::new();
         let call = requests.send(&sink, "ping", json!({}), Duration::from_secs(5), &never);
         let close = async {

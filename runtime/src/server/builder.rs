@@ -194,7 +194,10 @@ impl Server {
     /// How many calls may run at once (default 64, at least 1): tool calls, and the prompts and
     /// resource reads that are not plain `fn`s on the runtime. Calls past the ceiling wait their
     /// turn; `ping`, cancellations and lists are answered meanwhile, and the streams of
-    /// `subscriptions/listen`, which only wait, are not counted (1,024 at most stay open).
+    /// `subscriptions/listen`, which only wait, are not counted (1,024 at most stay open). On
+    /// stdio, 1,024 calls at most wait: past them the server reads no further message until one
+    /// starts, so a client that sends faster than its calls run waits instead of filling the
+    /// server's memory.
     #[must_use]
     pub fn max_concurrent_calls(mut self, calls: usize) -> Server {
         self.max_concurrent_calls = calls.max(1);
@@ -357,6 +360,12 @@ impl Server {
 
     /// Serves MCP over newline-delimited JSON-RPC on any reader and writer until the reader
     /// ends; calls under way then finish and send their answers.
+    ///
+    /// While more than 1 MiB of what the server sends waits because the client does not read
+    /// it, the server reads nothing more, and it takes no more than its
+    /// [calls](Server::max_concurrent_calls) and 1,024 waiting ones: its memory stays bounded
+    /// whatever the client does. An answer whose call the client cancels before it is written
+    /// is not written.
     pub async fn serve<R, W>(self, input: R, output: W) -> Result<(), Error>
     where
         R: AsyncRead + Unpin,

@@ -3,6 +3,7 @@
 //! it produced shaped into a `CallToolResult`.
 
 use std::any::Any;
+use std::fmt;
 use std::future::Future;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::AtomicU8;
@@ -13,7 +14,7 @@ use futures_util::FutureExt as _;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::service::{Sink, Step};
+use super::service::Step;
 use super::session::Session;
 use crate::apps;
 use crate::catalog::{CALL_TOOL, Progressive, SEARCH_TOOL};
@@ -27,6 +28,7 @@ use crate::protocol::jsonrpc::{
 use crate::protocol::{Client, Wire};
 use crate::registry::{Registry, Tool};
 use crate::schema::check::problem_list;
+use crate::sink::{self, Answer, Sink};
 use crate::state::States;
 
 /// What running tools needs, set up once at start.
@@ -148,7 +150,9 @@ impl Registered {
         self.cancellation.clone()
     }
 
-    /// The call that makes `answer`, unless it is cancelled first.
+    /// The call that makes `answer`, unless it is cancelled first. The call stays registered
+    /// until its answer is taken to be written, and a cancellation read until then stops it
+    /// too: the client asked for none.
     pub(super) fn run(self, answer: impl Future<Output = Vec<u8>> + Send + 'static) -> Step {
         Step::Call(Box::pin(async move {
             // Cancellation first: a run that notices it and returns sends no answer either.
@@ -157,12 +161,28 @@ impl Registered {
                 () = self.cancellation.cancelled() => None,
                 answer = answer => Some(answer),
             };
-            self.session.end_call(&self.key);
-            // A cancellation read while the answer was being made (a plain `fn` runs inside the
-            // poll, while another thread reads the input) stops it too: the client asked for
-            // none. From here on, the call is no longer known to be cancelled.
-            answered.filter(|_| !self.cancellation.is_cancelled())
+            Some(Answer::of(self, answered?))
         }))
+    }
+}
+
+impl sink::Call for Registered {
+    fn is_cancelled(&self) -> bool {
+        self.cancellation.is_cancelled()
+    }
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        self.session.end_call(&self.key);
+    }
+}
+
+impl fmt::Debug for Registered {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Registered")
+            .field("key", &self.key)
+            .finish_non_exhaustive()
     }
 }
 

@@ -540,7 +540,6 @@ fn set_level(session: &Session, id: &Id, params: &Value) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use serde_json::json;
-    use tokio::sync::mpsc;
 
     use super::*;
     use crate::handler::{Handler, Output};
@@ -585,12 +584,12 @@ mod tests {
         dispatcher: Dispatcher,
         session: Arc<Session>,
         sink: Sink,
-        sent: mpsc::UnboundedReceiver<Vec<u8>>,
+        sent: crate::sink::Outbox,
     }
 
     impl Connection {
         fn new(dispatcher: Dispatcher) -> Connection {
-            let (sink, sent) = mpsc::unbounded_channel();
+            let (sink, sent) = crate::sink::channel();
             Connection {
                 dispatcher,
                 session: Arc::new(Session::new()),
@@ -620,6 +619,7 @@ mod tests {
             match self.step(message) {
                 Step::Call(call) => call
                     .await
+                    .and_then(crate::sink::Answer::take)
                     .map(|bytes| serde_json::from_slice(&bytes).unwrap()),
                 _ => panic!("not a call"),
             }
@@ -776,12 +776,37 @@ mod tests {
             "params": {"requestId": 1},
         });
         assert!(matches!(connection.step(cancel), Step::Nothing));
-        assert_eq!(call.await, None);
+        assert!(call.await.is_none());
         let echoed = connection
             .call(request(1, "tools/call", json!({"name": "echo"})))
             .await
             .unwrap();
         assert_eq!(echoed["id"], 1);
+    }
+
+    #[tokio::test]
+    async fn an_answer_waiting_to_be_written_is_dropped_when_its_call_is_cancelled() {
+        let connection = Connection::new(dispatcher(Catalog::Full));
+        connection.initialize();
+        let echo = json!({"name": "echo", "arguments": {"text": "late"}});
+        let Step::Call(call) = connection.step(request(7, "tools/call", echo)) else {
+            panic!("not a call");
+        };
+        let answer = call.await.expect("the call ran to its answer");
+        // Made but not yet written: the call is still under way, so the cancellation reaches it.
+        let cancel = json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {"requestId": 7},
+        });
+        assert!(matches!(connection.step(cancel), Step::Nothing));
+        assert_eq!(answer.take(), None);
+        // Dropped, the answer frees its id.
+        let echoed = connection
+            .call(request(7, "tools/call", json!({"name": "echo"})))
+            .await
+            .unwrap();
+        assert_eq!(echoed["id"], 7);
     }
 
     #[test]

@@ -6,14 +6,15 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
-use tokio_util::sync::CancellationToken;
 
-use super::service::{Sink, Step};
+use super::call::Registered;
+use super::service::Step;
 use super::session::{MAX_SUBSCRIPTIONS, Session};
 use crate::live::{Filter, Listener, Live, subscription_meta};
 use crate::protocol::Wire;
-use crate::protocol::jsonrpc::{self, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, Id};
+use crate::protocol::jsonrpc::{self, INTERNAL_ERROR, INVALID_PARAMS, Id};
 use crate::registry::Registry;
+use crate::sink::{Answer, Sink};
 
 /// The most `subscriptions/listen` streams a server keeps open at once, from all its clients.
 pub(crate) const MAX_STREAMS: usize = 1024;
@@ -44,15 +45,10 @@ pub(super) fn listen(
             ),
         ));
     }
-    let key = id.to_string();
-    let cancellation = CancellationToken::new();
-    if !session.start_call(&key, &cancellation) {
-        return Step::Reply(jsonrpc::error(
-            &id,
-            INVALID_REQUEST,
-            &format!("request id {id} is already in use by a request under way"),
-        ));
-    }
+    let registered = match Registered::new(session, &id) {
+        Ok(registered) => registered,
+        Err(reply) => return Step::Reply(reply),
+    };
     let meta = subscription_meta(&id);
     let acknowledged = json!({
         "jsonrpc": "2.0",
@@ -67,14 +63,15 @@ pub(super) fn listen(
     let wire = wire.clone();
     Step::Stream(Box::pin(async move {
         let _told = listener;
+        let cancellation = registered.cancellation();
         let cancelled = tokio::select! {
             () = cancellation.cancelled() => true,
             () = session.closed() => false,
             () = live.stopping() => false,
         };
-        session.end_call(&key);
         // A cancelled request is not answered; a stream the server ends is, with its id.
-        (!cancelled).then(|| jsonrpc::result(&id, &wire.shape(json!({ "_meta": meta }))))
+        let answer = jsonrpc::result(&id, &wire.shape(json!({ "_meta": meta })));
+        (!cancelled).then(|| Answer::of(registered, answer))
     }))
 }
 

@@ -4,18 +4,19 @@
 
 use std::sync::Arc;
 
-use tokio::sync::mpsc::UnboundedSender;
-
 use super::session::Session;
 use crate::handler::BoxFuture;
 use crate::protocol::jsonrpc::{Incoming, SharedResult};
 #[cfg(feature = "http")]
 use crate::registry::Mirrored;
+use crate::sink::Answer;
+pub(crate) use crate::sink::Sink;
 
 /// Handles the messages of a connection's [`Session`]. The dispatcher is the one implementation;
 /// transports hold it as `Arc<dyn Service>`.
 pub(crate) trait Service: Send + Sync + 'static {
-    /// Handles one message from the client; what a call sends while it runs goes to `sink`.
+    /// Handles one message from the client; what a call sends while it runs goes to `sink`:
+    /// the connection's writer on stdio, the request's own stream over HTTP.
     fn handle(&self, session: &Arc<Session>, message: Incoming, sink: &Sink) -> Step;
 
     /// The arguments of tool `name` that a client of protocol 2026-07-28 mirrors in HTTP
@@ -29,12 +30,6 @@ pub(crate) trait Service: Send + Sync + 'static {
     fn stop(&self);
 }
 
-/// Where the messages a call sends while it runs (progress, log messages, requests to the
-/// client) go: the connection's writer on stdio, the request's own stream over HTTP. An empty
-/// message is none: it asks the transport to end the call's event stream there
-/// ([`Context::close_sse_stream`](crate::Context::close_sse_stream)).
-pub(crate) type Sink = UnboundedSender<Vec<u8>>;
-
 /// What to do with one message.
 pub(crate) enum Step {
     /// Send this now.
@@ -45,9 +40,9 @@ pub(crate) enum Step {
     Nothing,
     /// A tool call: run it alongside other messages; it yields its response, or nothing when
     /// the client cancelled it.
-    Call(BoxFuture<Option<Vec<u8>>>),
+    Call(BoxFuture<Option<Answer>>),
     /// A stream that only waits for changes to tell (`subscriptions/listen`): run it as a call,
     /// but outside the ceiling on calls under way, which it would hold for as long as it is
     /// open.
-    Stream(BoxFuture<Option<Vec<u8>>>),
+    Stream(BoxFuture<Option<Answer>>),
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use bytes::{Bytes, BytesMut};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::sync::mpsc;
+use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinSet;
 use tokio_util::codec::{AnyDelimiterCodec, AnyDelimiterCodecError, Decoder};
 
@@ -17,9 +17,15 @@ use super::limits::Limits;
 use super::service::{Service, Step};
 use super::session::Session;
 use crate::protocol::jsonrpc::{self, INVALID_REQUEST, Id, SharedResult};
+use crate::sink::{self, Backlog, Outbox};
 
 /// How much of the input is read at a time, at least.
 const READ_BUFFER: usize = 64 * 1024;
+
+/// How many calls may wait for a place under the ceiling on calls under way. Past them, the
+/// next message is not read until one starts: a client sending faster than the calls run
+/// waits, instead of the server holding all it sent.
+const QUEUED_CALLS: usize = 1024;
 
 /// How many queued messages one write gathers at most.
 const WRITE_BATCH: usize = 256;
@@ -69,17 +75,30 @@ where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    // Calls send their messages and responses on `outgoing`, in order; responses to the tool
-    // list, whose bytes are shared, go on `shared`. The two need no order between them.
-    let (outgoing, incoming) = mpsc::unbounded_channel::<Vec<u8>>();
+    // Calls send their messages and answers on `outgoing`, in order; responses to the tool
+    // list, whose bytes are shared, go on `shared`. The two need no order between them. What
+    // waits to be written is the backlog, counted for both.
+    let (outgoing, incoming) = sink::channel();
+    let backlog = Arc::clone(outgoing.backlog());
     let (shared, shared_incoming) = mpsc::unbounded_channel::<SharedResult>();
-    let writer = tokio::spawn(write_all(incoming, shared_incoming, output));
+    let writer = tokio::spawn(write_all(
+        incoming,
+        shared_incoming,
+        Arc::clone(&backlog),
+        output,
+    ));
+    // A place for each call that may run and each that may wait to.
+    let admitted = Arc::new(Semaphore::new(
+        limits.calls.available_permits() + QUEUED_CALLS,
+    ));
     let session = Arc::new(Session::new());
     let mut reader = Reader::new(limits.max_message_size);
     let mut calls = JoinSet::new();
     loop {
         // Reap finished calls as we go, so a long session does not keep them all.
         while calls.try_join_next().is_some() {}
+        // While the client does not read what it was sent, nothing more is read from it.
+        backlog.below_high().await;
         let frame = match reader.next(&mut input).await {
             Ok(Some(frame)) => frame,
             Ok(None) => break,
@@ -109,25 +128,28 @@ where
                 let _ = outgoing.send(bytes);
             }
             Step::Shared(reply) => {
+                backlog.add(shared_size(&reply));
                 let _ = shared.send(reply);
             }
             Step::Nothing => {}
             Step::Call(call) => {
+                // Neither semaphore is ever closed, so the permits always come.
+                let admission = Arc::clone(&admitted).acquire_owned().await;
                 let outgoing = outgoing.clone();
                 let slots = Arc::clone(&limits.calls);
                 calls.spawn(async move {
-                    // The semaphore is never closed, so the permit always comes.
+                    let _admission = admission;
                     let _permit = slots.acquire_owned().await;
-                    if let Some(bytes) = call.await {
-                        let _ = outgoing.send(bytes);
+                    if let Some(answer) = call.await {
+                        let _ = outgoing.answer(answer);
                     }
                 });
             }
             Step::Stream(stream) => {
                 let outgoing = outgoing.clone();
                 calls.spawn(async move {
-                    if let Some(bytes) = stream.await {
-                        let _ = outgoing.send(bytes);
+                    if let Some(answer) = stream.await {
+                        let _ = outgoing.answer(answer);
                     }
                 });
             }
@@ -155,12 +177,20 @@ where
     writer.await.map_err(io::Error::other)?
 }
 
+/// What a shared result adds to the backlog: its own bytes, not those it shares.
+fn shared_size(reply: &SharedResult) -> usize {
+    let [head, _, tail] = reply.parts();
+    head.len() + tail.len()
+}
+
 /// Writes messages as they come, each on its own line. Whatever is queued when the output is
 /// ready goes out in one write, so pipelined answers share a system call; a shared result is
-/// written from its own bytes.
+/// written from its own bytes. An answer whose call was cancelled before it is taken here is
+/// not written.
 async fn write_all<W: AsyncWrite + Unpin>(
-    mut incoming: mpsc::UnboundedReceiver<Vec<u8>>,
+    mut incoming: Outbox,
     mut shared: mpsc::UnboundedReceiver<SharedResult>,
+    backlog: Arc<Backlog>,
     mut output: W,
 ) -> io::Result<()> {
     let mut queued = Vec::with_capacity(WRITE_BATCH);
@@ -201,7 +231,9 @@ async fn write_all<W: AsyncWrite + Unpin>(
                     continue;
                 };
                 let [head, body, tail] = reply.parts();
-                write_chunked(&mut output, &[head, body, tail, b"\n"]).await
+                let written = write_chunked(&mut output, &[head, body, tail, b"\n"]).await;
+                backlog.remove(shared_size(&reply));
+                written
             }
         };
         if let Err(err) = written {

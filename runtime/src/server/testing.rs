@@ -43,13 +43,13 @@ use std::sync::{Arc, Mutex};
 
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use tokio::sync::mpsc::{self, UnboundedReceiver};
 
 use super::builder::{Error, Server};
 use super::service::{Service, Sink, Step};
 use super::session::Session;
 use crate::protocol::HANDSHAKE_VERSIONS;
 use crate::protocol::jsonrpc::{Id, Incoming};
+use crate::sink::{self, Answer, Outbox};
 
 /// A client of a server in the same process: one session, opened with `initialize` as a client
 /// of the newest handshake version (`clientInfo` `toolwright-test`). From
@@ -59,7 +59,7 @@ pub struct TestClient {
     session: Arc<Session>,
     sink: Sink,
     /// What calls sent while they ran: progress, log messages, requests to the client.
-    sent: Mutex<UnboundedReceiver<Vec<u8>>>,
+    sent: Mutex<Outbox>,
     next_id: AtomicI64,
 }
 
@@ -76,7 +76,7 @@ impl Server {
     /// the MCP Apps extension, to call the tools only views call, say.
     pub async fn test_client_with(self, capabilities: Value) -> Result<TestClient, Error> {
         let service = self.into_service().await?;
-        let (sink, sent) = mpsc::unbounded_channel();
+        let (sink, sent) = sink::channel();
         let client = TestClient {
             service,
             session: Arc::new(Session::new()),
@@ -140,11 +140,13 @@ impl TestClient {
         let bytes = match self.service.handle(&self.session, message, &self.sink) {
             Step::Reply(bytes) => bytes,
             Step::Shared(shared) => shared.into_vec(),
-            Step::Call(call) | Step::Stream(call) => call.await.ok_or_else(|| RpcError {
-                code: 0,
-                message: "the call was cancelled, and sent no response".to_owned(),
-                data: None,
-            })?,
+            Step::Call(call) | Step::Stream(call) => {
+                call.await.and_then(Answer::take).ok_or_else(|| RpcError {
+                    code: 0,
+                    message: "the call was cancelled, and sent no response".to_owned(),
+                    data: None,
+                })?
+            }
             Step::Nothing => unreachable!("a request is answered"),
         };
         let mut response: Value = serde_json::from_slice(&bytes).expect("a response is JSON");
@@ -163,7 +165,7 @@ impl TestClient {
     pub fn sent(&self) -> Vec<Value> {
         let mut sent = self.sent.lock().unwrap_or_else(|e| e.into_inner());
         let mut messages = Vec::new();
-        while let Ok(bytes) = sent.try_recv() {
+        while let Some(bytes) = sent.try_recv() {
             // An empty message asks an HTTP transport to end a stream: nothing is sent.
             if !bytes.is_empty() {
                 messages.push(serde_json::from_slice(&bytes).expect("a message is JSON"));

@@ -15,8 +15,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use futures_util::StreamExt;
 use serde_json::Value;
-use tokio::sync::mpsc::UnboundedReceiver;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -32,6 +31,7 @@ use crate::server::builder::{Error, Server};
 use crate::server::limits::Limits;
 use crate::server::service::{Service, Step};
 use crate::server::session::Session;
+use crate::sink::{self, Answer, Outbox};
 
 mod sessions;
 
@@ -227,7 +227,7 @@ impl Endpoint {
             // A client that lost its session starts another with `initialize`.
             (None, _) if initialize => {
                 let session = Arc::new(Session::new());
-                let (sink, _) = mpsc::unbounded_channel();
+                let (sink, _) = sink::channel();
                 return Ok(match self.service.handle(&session, message, &sink) {
                     Step::Reply(reply) => self.open_session(session, reply, id.as_ref())?,
                     // `initialize` is answered at once, never with the tool list.
@@ -253,7 +253,7 @@ impl Endpoint {
             }
         };
 
-        let (sink, notifications) = mpsc::unbounded_channel();
+        let (sink, notifications) = sink::channel();
         let step = self.service.handle(&session, message, &sink);
         // The call's context holds the only other sender: what it sends is this request's alone.
         drop(sink);
@@ -292,7 +292,7 @@ impl Endpoint {
             return json(StatusCode::BAD_REQUEST, reply);
         }
         let session = Arc::new(Session::stateless());
-        let (sink, notifications) = mpsc::unbounded_channel();
+        let (sink, notifications) = sink::channel();
         let message = Incoming::Request {
             id: id.clone(),
             method,
@@ -360,8 +360,8 @@ impl Endpoint {
     /// the ceiling on calls under way; a stream of changes takes none.
     async fn call(
         &self,
-        call: BoxFuture<Option<Vec<u8>>>,
-        mut notifications: UnboundedReceiver<Vec<u8>>,
+        call: BoxFuture<Option<Answer>>,
+        mut notifications: Outbox,
         delivery: Delivery,
         id: Option<Id>,
         slotted: bool,
@@ -377,7 +377,9 @@ impl Endpoint {
                     Some(slots) => Some(slots.acquire_owned().await),
                     None => None,
                 };
-                call.await
+                // The answer is taken as soon as it is made: a cancellation read until then
+                // stops it.
+                call.await.and_then(Answer::take)
             };
             tokio::select! {
                 response = run => { let _ = report.send(response); }
@@ -406,7 +408,7 @@ impl Endpoint {
                 }
                 ended = &mut outcome => {
                     let mut sent: Vec<Vec<u8>> = Vec::new();
-                    while let Ok(message) = notifications.try_recv() {
+                    while let Some(message) = notifications.try_recv() {
                         sent.extend(Some(message).filter(counts));
                     }
                     if sent.is_empty() {
@@ -443,7 +445,7 @@ impl Endpoint {
                     biased;
                     Some(message) = notifications.recv() => pumped.push(&message),
                     ended = &mut outcome => {
-                        while let Ok(message) = notifications.try_recv() {
+                        while let Some(message) = notifications.try_recv() {
                             pumped.push(&message);
                         }
                         finish(&pumped, ended, &id);

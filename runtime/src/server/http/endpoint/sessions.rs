@@ -9,7 +9,6 @@ use std::time::Instant;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
-use tokio::sync::mpsc;
 
 use super::super::access;
 use super::super::events::Replay;
@@ -18,6 +17,7 @@ use super::{Delivery, Endpoint, LAST_EVENT_ID, SESSION_ID};
 use crate::protocol::PRIMING_SINCE;
 use crate::protocol::jsonrpc::Id;
 use crate::server::session::Session;
+use crate::sink;
 
 /// The most sessions kept at once. A new one past it ends the session unused the longest, so a
 /// client that keeps opening sessions cannot exhaust memory.
@@ -73,7 +73,7 @@ impl Endpoint {
     /// Opens the session's own stream, in place of the one it had: what the session is told
     /// from now on goes there, kept for the client to resume as any stream is.
     fn session_stream(&self, session: &Arc<Session>, replay: &Arc<Replay>) -> Response {
-        let (sink, mut told) = mpsc::unbounded_channel::<Vec<u8>>();
+        let (sink, mut told) = sink::channel();
         let polling = session
             .negotiated_version()
             .is_some_and(|v| v >= PRIMING_SINCE);
