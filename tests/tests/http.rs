@@ -1832,3 +1832,83 @@ async fn when_every_connection_works_a_new_one_is_refused_with_503() {
     );
     http.stop().await;
 }
+
+#[tokio::test]
+async fn a_client_keeps_at_most_its_streams_and_its_sessions() {
+    let server = Server::new("http-tests", "0.0.1")
+        .max_sessions_per_client(2)
+        .max_streams_per_client(2);
+    let http = Http::with(server).await;
+    let first = http.initialize().await;
+    let second = http.initialize().await;
+    let own_stream = |session: &str| {
+        http.client
+            .get(&http.url)
+            .header(ACCEPT, "text/event-stream")
+            .header("mcp-session-id", session)
+            .header("mcp-protocol-version", "2025-11-25")
+            .send()
+    };
+    let one = own_stream(&first).await.unwrap();
+    let two = own_stream(&second).await.unwrap();
+    assert_eq!(
+        (one.status(), two.status()),
+        (StatusCode::OK, StatusCode::OK)
+    );
+    // A third stream, of another kind, is refused under the request's id.
+    let listen = enveloped(
+        7,
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+    );
+    let refused = http.stateless(&listen, &[]).await;
+    assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(
+        refused.json()["error"]["message"],
+        "this client has 2 streams open, the most it may: close one (or end a session) before \
+         opening another"
+    );
+    assert_eq!(refused.error(), (-32600, json!(7)));
+    // A session opens its own stream again in the place it has.
+    drop(one);
+    let again = own_stream(&first).await.unwrap();
+    assert_eq!(again.status(), StatusCode::OK);
+    // Calls are not streams: they are served.
+    let answer = http
+        .call(
+            &second,
+            3,
+            json!({"name": "add", "arguments": {"a": 1, "b": 2}}),
+        )
+        .await;
+    assert_eq!(
+        answer.json()["result"]["structuredContent"],
+        json!({"sum": 3})
+    );
+    // A third session ends this client's session unused the longest, and its stream with it.
+    let third = http.initialize().await;
+    let ended = http.in_session(&first, &tools_list(4)).await;
+    assert_eq!(ended.status, StatusCode::NOT_FOUND, "{ended:?}");
+    assert_eq!(
+        http.in_session(&second, &tools_list(5)).await.status,
+        StatusCode::OK
+    );
+    let listening = http
+        .client
+        .post(&http.url)
+        .header(ACCEPT, ACCEPT_BOTH)
+        .header(CONTENT_TYPE, "application/json")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "subscriptions/listen")
+        .body(listen.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        listening.status(),
+        StatusCode::OK,
+        "the ended session's place is free"
+    );
+    drop((again, two, listening, third));
+    http.stop().await;
+}

@@ -563,6 +563,9 @@ pub(crate) struct HttpConfig {
     /// The deadlines for a request's headers and its body; the defaults when `None`.
     pub(crate) header_timeout: Option<Duration>,
     pub(crate) body_timeout: Option<Duration>,
+    /// What one client may hold; the defaults when `None`.
+    pub(crate) max_sessions_per_client: Option<usize>,
+    pub(crate) max_streams_per_client: Option<usize>,
 }
 
 #[cfg(feature = "http")]
@@ -575,6 +578,8 @@ impl fmt::Debug for HttpConfig {
             .field("max_connections", &self.max_connections)
             .field("header_timeout", &self.header_timeout)
             .field("body_timeout", &self.body_timeout)
+            .field("max_sessions_per_client", &self.max_sessions_per_client)
+            .field("max_streams_per_client", &self.max_streams_per_client)
             .finish()
     }
 }

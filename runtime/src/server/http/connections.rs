@@ -12,16 +12,14 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::io;
-use std::pin::Pin;
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::body::Body;
 use axum::http::Request;
-use http_body::Frame;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::io::AsyncWriteExt;
@@ -29,6 +27,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tower::ServiceExt as _;
+
+use super::response::holding;
 
 /// How long a client has to send a request's headers, by default: from the moment it connects,
 /// and from the end of each answer on a connection kept alive.
@@ -64,6 +64,8 @@ pub(super) struct Connections {
 /// One connection: whether it is working, since when it waits, and how to close it.
 pub(super) struct Connection {
     id: u64,
+    /// The address the connection comes from.
+    peer: IpAddr,
     state: Mutex<State>,
     closed: CancellationToken,
 }
@@ -89,7 +91,7 @@ impl Connections {
 
     /// A place for a new connection: a free one, or the place of the connection that has been
     /// waiting the longest, which is closed; `None` when every connection is working.
-    fn admit(&self) -> Option<Arc<Connection>> {
+    fn admit(&self, peer: IpAddr) -> Option<Arc<Connection>> {
         let mut open = self.open();
         if open.len() >= self.max {
             let oldest = open
@@ -111,6 +113,7 @@ impl Connections {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let connection = Arc::new(Connection {
             id,
+            peer,
             state: Mutex::new(State::Waiting {
                 since: Instant::now(),
             }),
@@ -134,6 +137,11 @@ impl Connections {
 impl Connection {
     fn state(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The address the connection comes from.
+    pub(super) fn peer(&self) -> IpAddr {
+        self.peer
     }
 
     /// A request's body is in: the connection works until its answer is sent.
@@ -171,8 +179,8 @@ pub(super) async fn serve(
             accepted = listener.accept() => accepted,
             () = stopping.cancelled() => break,
         };
-        let stream = match accepted {
-            Ok((stream, _)) => stream,
+        let (stream, peer) = match accepted {
+            Ok((stream, peer)) => (stream, peer.ip()),
             Err(err) => {
                 // Out of descriptors, or a connection reset before it was accepted: the
                 // listener keeps going once a moment has passed.
@@ -182,7 +190,7 @@ pub(super) async fn serve(
             }
         };
         let _ = stream.set_nodelay(true);
-        match connections.admit() {
+        match connections.admit(peer) {
             Some(connection) => {
                 let connections = Arc::clone(&connections);
                 let router = router.clone();
@@ -221,12 +229,7 @@ async fn serve_one(
         let tracked = Arc::clone(&tracked);
         async move {
             let response = answered.await?;
-            Ok::<_, std::convert::Infallible>(response.map(|body| {
-                Body::new(Tracked {
-                    body,
-                    connection: tracked,
-                })
-            }))
+            Ok::<_, std::convert::Infallible>(holding(response, Answered(tracked)))
         }
     });
     let served = hyper::server::conn::http1::Builder::new()
@@ -266,36 +269,13 @@ async fn refuse(mut stream: TcpStream) {
     let _: Result<io::Result<()>, _> = tokio::time::timeout(Duration::from_secs(1), write).await;
 }
 
-/// An answer's body, which tells its connection when it is sent (or dropped): from then on the
-/// connection waits again.
-struct Tracked {
-    body: Body,
-    connection: Arc<Connection>,
-}
+/// Held by an answer's body, which tells its connection when it is sent (or dropped): from
+/// then on the connection waits again.
+struct Answered(Arc<Connection>);
 
-impl Drop for Tracked {
+impl Drop for Answered {
     fn drop(&mut self) {
-        self.connection.waiting();
-    }
-}
-
-impl http_body::Body for Tracked {
-    type Data = axum::body::Bytes;
-    type Error = axum::Error;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
-        Pin::new(&mut self.body).poll_frame(cx)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.body.is_end_stream()
-    }
-
-    fn size_hint(&self) -> http_body::SizeHint {
-        self.body.size_hint()
+        self.0.waiting();
     }
 }
 
@@ -311,18 +291,19 @@ mod tests {
     #[test]
     fn at_the_ceiling_the_connection_waiting_longest_makes_room() {
         let connections = Connections::new(2);
-        let first = connections.admit().unwrap();
-        let second = connections.admit().unwrap();
+        let admit = || connections.admit(IpAddr::from([127, 0, 0, 1]));
+        let first = admit().unwrap();
+        let second = admit().unwrap();
         second.working();
-        let third = connections.admit().unwrap();
+        let third = admit().unwrap();
         assert!(first.closed.is_cancelled(), "the waiting one is closed");
         assert!(!second.closed.is_cancelled(), "the working one is kept");
         assert_eq!(connections.len(), 2);
         third.working();
         // Every connection works: there is no room.
-        assert!(connections.admit().is_none());
+        assert!(admit().is_none());
         second.waiting();
-        assert!(connections.admit().is_some());
+        assert!(admit().is_some());
         assert!(second.closed.is_cancelled());
     }
 }

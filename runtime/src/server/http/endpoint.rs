@@ -20,9 +20,10 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::access::{self, Access};
+use super::clients::{self, ClientId, Clients};
 use super::connections::{self, Connection, within};
 use super::events::{CancelOnDrop, EventLog, Replay};
-use super::response::{Rejection, json};
+use super::response::{Rejection, holding, json};
 use super::stateless;
 use crate::handler::BoxFuture;
 use crate::protocol::PRIMING_SINCE;
@@ -52,6 +53,8 @@ pub(super) struct Endpoint {
     access: Access,
     pub(super) limits: Limits,
     settings: Settings,
+    /// What each client may hold.
+    clients: Arc<Clients>,
     sessions: Mutex<HashMap<String, Entry>>,
     /// The calls under way, which a graceful stop waits for.
     calls: TaskTracker,
@@ -88,6 +91,11 @@ pub(super) fn router(endpoint: Arc<Endpoint>) -> Router {
 async fn serve(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
     let connection = parts.extensions.get::<Arc<Connection>>().cloned();
+    let client = connection
+        .as_ref()
+        .map_or_else(ClientId::unknown, |connection| {
+            ClientId::address(connection.peer())
+        });
     let working = || {
         if let Some(connection) = &connection {
             connection.working();
@@ -96,7 +104,7 @@ async fn serve(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respo
     let answer = match endpoint.access.check(&parts.headers, &parts.uri) {
         Err(rejection) => Err(rejection),
         Ok(()) if parts.method == Method::POST => {
-            endpoint.post(&parts.headers, body, working).await
+            endpoint.post(&parts.headers, body, working, client).await
         }
         Ok(()) if stateless::applies(&parts.headers, None, &Value::Null) => Err(Rejection::new(
             StatusCode::METHOD_NOT_ALLOWED,
@@ -109,7 +117,7 @@ async fn serve(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respo
         .with_header("allow", "POST")),
         Ok(()) if parts.method == Method::GET => {
             working();
-            endpoint.get(&parts.headers)
+            endpoint.get(&parts.headers, client)
         }
         Ok(()) if parts.method == Method::DELETE => endpoint.delete(&parts.headers),
         Ok(()) => Err(Rejection::new(
@@ -145,11 +153,22 @@ impl Endpoint {
                 .body_timeout
                 .unwrap_or(connections::DEFAULT_BODY_TIMEOUT),
         };
+        let clients = Clients::new(
+            server
+                .http
+                .max_sessions_per_client
+                .unwrap_or(clients::DEFAULT_SESSIONS),
+            server
+                .http
+                .max_streams_per_client
+                .unwrap_or(clients::DEFAULT_STREAMS),
+        );
         Ok(Endpoint {
             service: server.into_service().await?,
             access,
             limits,
             settings,
+            clients,
             sessions: Mutex::new(HashMap::new()),
             calls: TaskTracker::new(),
             stop: CancellationToken::new(),
@@ -187,6 +206,7 @@ impl Endpoint {
         headers: &HeaderMap,
         body: Body,
         working: impl FnOnce(),
+        client: ClientId,
     ) -> Result<Response, Rejection> {
         access::check_accept(headers)?;
         access::check_content_type(headers)?;
@@ -213,7 +233,7 @@ impl Endpoint {
         let initialize = method == Some("initialize");
         let id = id.cloned();
         if stateless {
-            return Ok(self.post_stateless(headers, message).await);
+            return Ok(self.post_stateless(headers, message, client).await);
         }
         if initialize && stateless::header_names_era(headers) {
             let id = id.unwrap_or(Id::Null);
@@ -229,7 +249,7 @@ impl Endpoint {
                 let session = Arc::new(Session::new());
                 let (sink, _) = sink::channel();
                 return Ok(match self.service.handle(&session, message, &sink) {
-                    Step::Reply(reply) => self.open_session(session, reply, id.as_ref())?,
+                    Step::Reply(reply) => self.open_session(session, reply, id.as_ref(), client)?,
                     // `initialize` is answered at once, never with the tool list.
                     Step::Nothing | Step::Call(_) | Step::Stream(_) | Step::Shared(_) => {
                         StatusCode::ACCEPTED.into_response()
@@ -261,7 +281,19 @@ impl Endpoint {
             Step::Nothing => StatusCode::ACCEPTED.into_response(),
             Step::Reply(reply) => json(StatusCode::OK, reply),
             Step::Shared(reply) => json(StatusCode::OK, reply.into_vec()),
-            Step::Call(call) | Step::Stream(call) => {
+            Step::Stream(stream) => {
+                let slot = self
+                    .clients
+                    .open_stream(client)
+                    .map_err(|refused| refused.with_id(id.as_ref()))?;
+                let polling = session
+                    .negotiated_version()
+                    .is_some_and(|v| v >= PRIMING_SINCE);
+                let delivery = Delivery::Resumable { replay, polling };
+                let answer = self.call(stream, notifications, delivery, id, true).await;
+                holding(answer, slot)
+            }
+            Step::Call(call) => {
                 // Only a client that negotiated it expects a priming event (an id and no data);
                 // an older one would take the empty data for a malformed message.
                 let polling = session
@@ -275,7 +307,12 @@ impl Endpoint {
 
     /// A POST of protocol 2026-07-28: its own session, which ends with it; no session id is
     /// read or issued.
-    async fn post_stateless(&self, headers: &HeaderMap, message: Incoming) -> Response {
+    async fn post_stateless(
+        &self,
+        headers: &HeaderMap,
+        message: Incoming,
+        client: ClientId,
+    ) -> Response {
         let (id, method, params) = match message {
             Incoming::Request { id, method, params } => (id, method, params),
             // The era defines no notification a client sends over HTTP: it is taken and dropped.
@@ -310,9 +347,15 @@ impl Endpoint {
                     .await
             }
             Step::Stream(stream) => {
+                let slot = match self.clients.open_stream(client) {
+                    Ok(slot) => slot,
+                    Err(refused) => return refused.with_id(Some(&id)).into_response(),
+                };
                 let delivery = Delivery::Cancellable { session };
-                self.call(stream, notifications, delivery, Some(id), false)
-                    .await
+                let answer = self
+                    .call(stream, notifications, delivery, Some(id), false)
+                    .await;
+                holding(answer, slot)
             }
         }
     }

@@ -4,6 +4,7 @@
 //! stands alone.
 
 mod access;
+mod clients;
 mod connections;
 mod endpoint;
 mod events;
@@ -79,6 +80,42 @@ impl Server {
     pub fn max_connections(mut self, connections: usize) -> Server {
         assert!(connections > 0, "a server takes one connection at least");
         self.http.max_connections = Some(connections);
+        self
+    }
+
+    /// The most sessions one client keeps (256 by default). A client is the address its
+    /// connections come from. Past the limit, a new session from the client ends the client's
+    /// session unused the longest, or is answered `429 Too Many Requests` when each has a call
+    /// under way; other clients' sessions are never ended for it. Behind a reverse proxy every
+    /// client comes from the proxy's address: raise the limit to what all of them need.
+    ///
+    /// # Panics
+    ///
+    /// If `sessions` is 0.
+    #[must_use]
+    #[track_caller]
+    pub fn max_sessions_per_client(mut self, sessions: usize) -> Server {
+        assert!(sessions > 0, "a client may keep one session at least");
+        self.http.max_sessions_per_client = Some(sessions);
+        self
+    }
+
+    /// The most streams that wait for what changes one client keeps open (64 by default):
+    /// sessions' own streams (GET), streams resumed (GET with `Last-Event-ID`) and
+    /// `subscriptions/listen`. Past the limit a new one is answered `429 Too Many Requests`.
+    /// Each holds a connection, so without the limit one client could keep every connection
+    /// working and lock the others out. A session's own stream counts once from its first GET
+    /// to the session's end, however often the client opens it again. The streams of calls
+    /// under way are bounded by the [ceiling on calls](Server::max_concurrent_calls) instead.
+    ///
+    /// # Panics
+    ///
+    /// If `streams` is 0.
+    #[must_use]
+    #[track_caller]
+    pub fn max_streams_per_client(mut self, streams: usize) -> Server {
+        assert!(streams > 0, "a client may keep one stream open at least");
+        self.http.max_streams_per_client = Some(streams);
         self
     }
 

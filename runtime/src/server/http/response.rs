@@ -1,6 +1,10 @@
 //! What the endpoint answers with: a JSON body, or a [`Rejection`] of a request the transport
 //! answers itself.
 
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use axum::body::{Body, Bytes};
 use axum::http::header::CONTENT_TYPE;
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -15,6 +19,38 @@ pub(super) fn json(status: StatusCode, body: Vec<u8>) -> Response {
         body,
     )
         .into_response()
+}
+
+/// The response, its body holding `guard` until the body is sent whole or dropped: what the
+/// answer occupies (its connection, one of its client's streams) is given back then.
+pub(super) fn holding<G: Send + Unpin + 'static>(response: Response, guard: G) -> Response {
+    response.map(|body| Body::new(Holding { body, guard }))
+}
+
+struct Holding<G> {
+    body: Body,
+    #[allow(dead_code, reason = "held for its Drop")]
+    guard: G,
+}
+
+impl<G: Unpin> http_body::Body for Holding<G> {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, axum::Error>>> {
+        Pin::new(&mut self.get_mut().body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
+    }
 }
 
 /// A request the transport answers itself, with an HTTP error status and a JSON-RPC error body.

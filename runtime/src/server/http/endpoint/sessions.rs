@@ -11,8 +11,9 @@ use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
 use super::super::access;
+use super::super::clients::{ClientId, StreamSlot};
 use super::super::events::Replay;
-use super::super::response::{Rejection, json};
+use super::super::response::{Rejection, holding, json};
 use super::{Delivery, Endpoint, LAST_EVENT_ID, SESSION_ID};
 use crate::protocol::PRIMING_SINCE;
 use crate::protocol::jsonrpc::Id;
@@ -25,6 +26,11 @@ const MAX_SESSIONS: usize = 10_000;
 
 pub(super) struct Entry {
     session: Arc<Session>,
+    /// Who opened it.
+    client: ClientId,
+    /// The place among its client's streams of the session's own stream, once it has one; a
+    /// later GET replaces the stream in the same place, and the session's end gives it back.
+    own_stream: Option<StreamSlot>,
     /// The session's streams a client may resume.
     replay: Arc<Replay>,
     last_used: Instant,
@@ -38,7 +44,7 @@ impl Endpoint {
     /// A session's own stream, on which the server tells the client what changes (its lists,
     /// the resources it subscribed to); with `Last-Event-ID`, a stream resumed after the event
     /// it names: the events that followed it, then the rest as they come, to the stream's end.
-    pub(super) fn get(&self, headers: &HeaderMap) -> Result<Response, Rejection> {
+    pub(super) fn get(&self, headers: &HeaderMap, client: ClientId) -> Result<Response, Rejection> {
         access::protocol_version(headers)?;
         access::check_accept_events(headers)?;
         let Some(session_id) = headers.get(SESSION_ID) else {
@@ -54,8 +60,10 @@ impl Endpoint {
             ));
         };
         let Some(last_event_id) = headers.get(LAST_EVENT_ID) else {
+            self.own_stream(session_id.to_str().unwrap_or(""))?;
             return Ok(self.session_stream(&session, &replay));
         };
+        let slot = self.clients.open_stream(client)?;
         let last_event_id = last_event_id.to_str().unwrap_or("");
         let Some((log, from)) = replay.resume(last_event_id) else {
             return Err(Rejection::new(
@@ -67,7 +75,23 @@ impl Endpoint {
             ));
         };
         tracing::debug!(stream = log.stream(), from, "stream resumed");
-        Ok(log.reader(from, Some(replay), None).into_response())
+        Ok(holding(
+            log.reader(from, Some(replay), None).into_response(),
+            slot,
+        ))
+    }
+
+    /// Takes a place among its client's streams for the session's own stream, unless it has
+    /// one.
+    fn own_stream(&self, session_id: &str) -> Result<(), Rejection> {
+        let mut sessions = self.sessions();
+        let Some(entry) = sessions.get_mut(session_id) else {
+            return Ok(());
+        };
+        if entry.own_stream.is_none() {
+            entry.own_stream = Some(self.clients.open_stream(entry.client)?);
+        }
+        Ok(())
     }
 
     /// Opens the session's own stream, in place of the one it had: what the session is told
@@ -144,6 +168,7 @@ impl Endpoint {
         session: Arc<Session>,
         reply: Vec<u8>,
         id: Option<&Id>,
+        client: ClientId,
     ) -> Result<Response, Rejection> {
         let succeeded = serde_json::from_slice::<Value>(&reply)
             .is_ok_and(|reply| reply.get("result").is_some());
@@ -160,7 +185,18 @@ impl Endpoint {
         })?;
         {
             let mut sessions = self.sessions();
-            if sessions.len() >= MAX_SESSIONS && !evict_one(&mut sessions) {
+            let max = self.clients.max_sessions;
+            let own = sessions.values().filter(|e| e.client == client).count();
+            if own >= max && !evict_one(&mut sessions, Some(client)) {
+                return Err(Rejection::new(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    format!(
+                        "this client has {max} sessions with calls under way, the most it may:                          end one (DELETE) or wait for its calls"
+                    ),
+                )
+                .with_id(id));
+            }
+            if sessions.len() >= MAX_SESSIONS && !evict_one(&mut sessions, None) {
                 return Err(Rejection::new(
                     StatusCode::SERVICE_UNAVAILABLE,
                     "too many sessions with calls under way: try again later",
@@ -172,6 +208,8 @@ impl Endpoint {
                 session_id.clone(),
                 Entry {
                     session,
+                    client,
+                    own_stream: None,
                     replay: Arc::default(),
                     last_used: Instant::now(),
                 },
@@ -186,11 +224,12 @@ impl Endpoint {
     }
 }
 
-/// Ends the session unused the longest among those with no call under way. Returns whether
-/// there was one.
-fn evict_one(sessions: &mut HashMap<String, Entry>) -> bool {
+/// Ends the session unused the longest among those with no call under way (of `client` alone,
+/// when one is named). Returns whether there was one.
+fn evict_one(sessions: &mut HashMap<String, Entry>, client: Option<ClientId>) -> bool {
     let idle = sessions
         .iter()
+        .filter(|(_, entry)| client.is_none_or(|client| entry.client == client))
         // A call under way holds the session too.
         .filter(|(_, entry)| Arc::strong_count(&entry.session) == 1)
         .min_by_key(|(_, entry)| entry.last_used)
@@ -200,7 +239,11 @@ fn evict_one(sessions: &mut HashMap<String, Entry>) -> bool {
             if let Some(entry) = sessions.remove(&id) {
                 entry.session.close();
             }
-            tracing::info!("session ended: the most sessions are open");
+            if client.is_some() {
+                tracing::info!("session ended: its client opened the most it may");
+            } else {
+                tracing::info!("session ended: the most sessions are open");
+            }
             true
         }
         None => false,
