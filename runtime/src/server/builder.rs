@@ -11,6 +11,8 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::Semaphore;
 
 use super::dispatch::{Dispatcher, Settings};
+#[cfg(feature = "http")]
+use super::http::HttpConfig;
 use super::limits::{
     DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_SHUTDOWN_GRACE, Limits,
 };
@@ -548,39 +550,6 @@ fn served(registry: &Registry) -> Disabled {
                     .map(|t| t.registration.uri.to_owned()),
             )
             .collect(),
-    }
-}
-
-/// The HTTP settings of a [`Server`]; they apply to the HTTP transport only.
-#[cfg(feature = "http")]
-#[derive(Clone, Default)]
-pub(crate) struct HttpConfig {
-    pub(crate) token: Option<String>,
-    pub(crate) origins: Vec<String>,
-    pub(crate) hosts: Vec<String>,
-    /// The ceiling on connections; derived from the process's file limit when `None`.
-    pub(crate) max_connections: Option<usize>,
-    /// The deadlines for a request's headers and its body; the defaults when `None`.
-    pub(crate) header_timeout: Option<Duration>,
-    pub(crate) body_timeout: Option<Duration>,
-    /// What one client may hold; the defaults when `None`.
-    pub(crate) max_sessions_per_client: Option<usize>,
-    pub(crate) max_streams_per_client: Option<usize>,
-}
-
-#[cfg(feature = "http")]
-impl fmt::Debug for HttpConfig {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("HttpConfig")
-            .field("token", &self.token.as_ref().map(|_| "<redacted>"))
-            .field("origins", &self.origins)
-            .field("hosts", &self.hosts)
-            .field("max_connections", &self.max_connections)
-            .field("header_timeout", &self.header_timeout)
-            .field("body_timeout", &self.body_timeout)
-            .field("max_sessions_per_client", &self.max_sessions_per_client)
-            .field("max_streams_per_client", &self.max_streams_per_client)
-            .finish()
     }
 }
 

@@ -9,9 +9,9 @@ use axum::http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HOST, ORIGIN};
 use axum::http::{HeaderMap, HeaderName, StatusCode};
 use sha2::{Digest, Sha256};
 
+use super::HttpConfig;
 use super::response::Rejection;
 use crate::protocol::{HANDSHAKE_VERSIONS, STATELESS_VERSIONS};
-use crate::server::builder::HttpConfig;
 
 /// The header that names the protocol version after `initialize`.
 pub(super) const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");

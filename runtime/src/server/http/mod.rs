@@ -5,6 +5,7 @@
 
 mod access;
 mod clients;
+mod config;
 mod connections;
 mod endpoint;
 mod events;
@@ -22,6 +23,7 @@ use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio_util::sync::CancellationToken;
 
 use super::builder::{Error, Server, start};
+pub(crate) use config::HttpConfig;
 use endpoint::Endpoint;
 
 impl Server {

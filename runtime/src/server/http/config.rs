@@ -1,0 +1,35 @@
+//! The HTTP settings of a [`Server`](crate::Server), which its HTTP methods set.
+
+use std::fmt;
+use std::time::Duration;
+
+/// The HTTP settings of a [`Server`]; they apply to the HTTP transport only.
+#[derive(Clone, Default)]
+pub(crate) struct HttpConfig {
+    pub(crate) token: Option<String>,
+    pub(crate) origins: Vec<String>,
+    pub(crate) hosts: Vec<String>,
+    /// The ceiling on connections; derived from the process's file limit when `None`.
+    pub(crate) max_connections: Option<usize>,
+    /// The deadlines for a request's headers and its body; the defaults when `None`.
+    pub(crate) header_timeout: Option<Duration>,
+    pub(crate) body_timeout: Option<Duration>,
+    /// What one client may hold; the defaults when `None`.
+    pub(crate) max_sessions_per_client: Option<usize>,
+    pub(crate) max_streams_per_client: Option<usize>,
+}
+
+impl fmt::Debug for HttpConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpConfig")
+            .field("token", &self.token.as_ref().map(|_| "<redacted>"))
+            .field("origins", &self.origins)
+            .field("hosts", &self.hosts)
+            .field("max_connections", &self.max_connections)
+            .field("header_timeout", &self.header_timeout)
+            .field("body_timeout", &self.body_timeout)
+            .field("max_sessions_per_client", &self.max_sessions_per_client)
+            .field("max_streams_per_client", &self.max_streams_per_client)
+            .finish()
+    }
+}
