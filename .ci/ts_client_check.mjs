@@ -420,13 +420,16 @@ async function main() {
   const seen = tap(transport, Boolean(opts.wire));
   const caps = opts.suite === "mrtr" ? { sampling: {}, elicitation: { form: {} } } : {};
   const client = new sdk.Client({ name: "ts-client-check", version: "0.1.0" }, sdk.clientOptions(caps, opts.era));
-  // v1's Streamable HTTP transport reports its own abort of a POST stream it has not read to
-  // the end as "SSE stream disconnected: AbortError" when close() comes right after the last
-  // response; that one, during close() only, is not a warning.
+  // close() aborts what the transport still has under way, and both SDKs report it: v1 a POST
+  // stream it has not read to the end ("SSE stream disconnected: AbortError"), both a POST whose
+  // `202 Accepted` has not arrived yet (an AbortError, "This operation was aborted"), such as
+  // the answer to the server's last sampling or elicitation request, which can still be on its
+  // way when the call's result, sent on another connection, has already arrived. Those, during
+  // close() only, are not warnings.
   let closing = false;
   client.onerror = (err) => {
     const msg = `${err?.message ?? err}`;
-    if (closing && /AbortError/.test(msg)) return;
+    if (closing && (err?.name === "AbortError" || /AbortError/.test(msg))) return;
     warnings.push(`client.onerror: ${msg}`);
   };
   if (opts.suite === "mrtr") {
