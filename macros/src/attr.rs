@@ -19,6 +19,8 @@ pub(crate) struct ToolAttr {
     pub(crate) idempotent: Option<Flag>,
     pub(crate) open_world: Option<Flag>,
     pub(crate) tags: Vec<LitStr>,
+    /// The OAuth scopes a caller's token must grant.
+    pub(crate) scopes: Vec<LitStr>,
     pub(crate) core: Option<Flag>,
     /// Runs a plain `fn` on the blocking thread pool instead of the runtime.
     pub(crate) blocking: Option<Flag>,
@@ -60,6 +62,7 @@ const TOOL_OPTIONS: &[&str] = &[
     "idempotent",
     "open_world",
     "tags",
+    "scopes",
     "core",
     "blocking",
     "provider",
@@ -125,6 +128,11 @@ impl ToolAttr {
             "tags" => {
                 let usage = "`tags` takes a list of strings: `tags = [\"notes\", \"search\"]`";
                 self.tags = string_list(meta, usage)?.1;
+            }
+            "scopes" => {
+                let usage = "`scopes` takes a list of the OAuth scopes a caller needs: \
+                             `scopes = [\"notes:write\"]`";
+                self.scopes = string_list(meta, usage)?.1;
             }
             "visibility" => {
                 let usage = "`visibility` takes a list of who may call the tool: \

@@ -83,7 +83,7 @@ pub(crate) fn signature_of(func: &ItemFn, what: &str, fixed: &str, errors: &mut 
 
 /// Rules on the tool as a whole, each a check of its own: every one runs.
 pub(crate) fn tool(tool: &Tool, errors: &mut Errors) {
-    const CHECKS: [fn(&Tool, &mut Errors); 10] = [
+    const CHECKS: [fn(&Tool, &mut Errors); 11] = [
         name,
         description,
         texts,
@@ -91,6 +91,7 @@ pub(crate) fn tool(tool: &Tool, errors: &mut Errors) {
         hints,
         blocking,
         tags,
+        scopes,
         view,
         context_params,
         arguments,
@@ -219,6 +220,26 @@ fn tags(tool: &Tool, errors: &mut Errors) {
             ));
         }
         tags.push(value);
+    }
+}
+
+/// Each scope is one OAuth scope (no spaces: a token lists its scopes space-separated), once.
+fn scopes(tool: &Tool, errors: &mut Errors) {
+    let mut scopes: Vec<String> = Vec::new();
+    for scope in &tool.attr.scopes {
+        let value = scope.value();
+        if !rules::is_scope(&value) {
+            errors.push(syn::Error::new(
+                scope.span(),
+                format!("`{value}` is not an OAuth scope: {}", rules::SCOPE_RULE),
+            ));
+        } else if scopes.contains(&value) {
+            errors.push(syn::Error::new(
+                scope.span(),
+                format!("scope `{value}` is listed twice; keep one"),
+            ));
+        }
+        scopes.push(value);
     }
 }
 

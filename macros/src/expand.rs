@@ -157,6 +157,7 @@ fn generate(tool: &Tool) -> TokenStream {
     let open_world = option_flag(tool.attr.open_world);
     let core = tool.attr.core.is_some_and(|f| f.value);
     let tags = &tool.attr.tags;
+    let scopes = &tool.attr.scopes;
     let ui_uri = option_str(tool.attr.ui.as_ref().map(syn::LitStr::value));
     let visibility = match &tool.attr.visibility {
         Some(visibility) => {
@@ -237,6 +238,7 @@ fn generate(tool: &Tool) -> TokenStream {
                         open_world: #open_world,
                     },
                     tags: &[#(#tags),*],
+                    scopes: &[#(#scopes),*],
                     core: #core,
                     provider: #provider,
                     ui: #tw::ToolUi {

@@ -105,6 +105,91 @@ pub struct ServerArgs {
     /// localhost, 127.0.0.1, `[::1]` and the address listened on. Repeatable.
     #[arg(long, value_name = "HOST", requires = "http")]
     pub allow_host: Vec<String>,
+
+    /// How the server checks OAuth access tokens over HTTP.
+    #[command(flatten)]
+    pub oauth: OAuthArgs,
+}
+
+/// The options that make a server an OAuth 2.1 resource server over HTTP (see
+/// [`Server::oauth`]); `--oauth-issuer` turns it on. Each has an environment variable too, and
+/// they are ignored on stdio, whose client is a local process.
+#[derive(Clone, Debug, Default, clap::Args)]
+#[non_exhaustive]
+pub struct OAuthArgs {
+    /// With --http, require an OAuth access token on every request, issued by this
+    /// authorization server (its issuer URL) for this server; clients find it from the 401.
+    #[arg(long, value_name = "URL", env = "TOOLWRIGHT_OAUTH_ISSUER")]
+    pub oauth_issuer: Option<String>,
+
+    /// This server's URL as clients reach it, which tokens must be issued for (their audience);
+    /// by default http://ADDR/mcp, which suits a server on 127.0.0.1 only.
+    #[arg(long, value_name = "URL", env = "TOOLWRIGHT_OAUTH_RESOURCE")]
+    pub oauth_resource: Option<String>,
+
+    /// Take tokens whose audience is this instead of the resource URL. Repeatable.
+    #[arg(
+        long,
+        value_name = "AUDIENCE",
+        env = "TOOLWRIGHT_OAUTH_AUDIENCE",
+        value_delimiter = ' '
+    )]
+    pub oauth_audience: Vec<String>,
+
+    /// A scope every request's token must grant. Repeatable (space-separated in the variable).
+    #[arg(
+        long,
+        value_name = "SCOPE",
+        env = "TOOLWRIGHT_OAUTH_SCOPE",
+        value_delimiter = ' '
+    )]
+    pub oauth_scope: Vec<String>,
+
+    /// Where the issuer publishes its signing keys, if its metadata does not say.
+    #[arg(long, value_name = "URL", env = "TOOLWRIGHT_OAUTH_JWKS_URI")]
+    pub oauth_jwks_uri: Option<String>,
+
+    /// Check tokens by introspection (RFC 7662) as this client, instead of as JWTs; the
+    /// client's secret comes from TOOLWRIGHT_OAUTH_CLIENT_SECRET, never from a flag.
+    #[arg(long, value_name = "CLIENT_ID", env = "TOOLWRIGHT_OAUTH_INTROSPECT")]
+    pub oauth_introspect: Option<String>,
+
+    /// Where to introspect tokens, if the issuer's metadata does not say.
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "TOOLWRIGHT_OAUTH_INTROSPECTION_ENDPOINT"
+    )]
+    pub oauth_introspection_endpoint: Option<String>,
+}
+
+#[cfg(feature = "http")]
+impl OAuthArgs {
+    /// Whether any option is set besides the issuer, which they all need.
+    fn any_without_issuer(&self) -> Option<&'static str> {
+        let OAuthArgs {
+            oauth_issuer: _,
+            oauth_resource,
+            oauth_audience,
+            oauth_scope,
+            oauth_jwks_uri,
+            oauth_introspect,
+            oauth_introspection_endpoint,
+        } = self;
+        [
+            (oauth_resource.is_some(), "--oauth-resource"),
+            (!oauth_audience.is_empty(), "--oauth-audience"),
+            (!oauth_scope.is_empty(), "--oauth-scope"),
+            (oauth_jwks_uri.is_some(), "--oauth-jwks-uri"),
+            (oauth_introspect.is_some(), "--oauth-introspect"),
+            (
+                oauth_introspection_endpoint.is_some(),
+                "--oauth-introspection-endpoint",
+            ),
+        ]
+        .into_iter()
+        .find_map(|(set, name)| set.then_some(name))
+    }
 }
 
 impl ServerArgs {
@@ -188,6 +273,37 @@ impl Server {
         for host in &args.allow_host {
             self = self.allow_host(host);
         }
+        let oauth = &args.oauth;
+        // An empty variable (`TOOLWRIGHT_OAUTH_ISSUER=`) is taken for none, as an unset one is.
+        match oauth.oauth_issuer.as_deref().filter(|i| !i.is_empty()) {
+            None => {
+                if let Some(flag) = oauth.any_without_issuer() {
+                    eprintln!("error: {flag} needs --oauth-issuer, the authorization server");
+                    return ExitCode::from(2);
+                }
+            }
+            #[cfg(feature = "oauth")]
+            Some(issuer) => {
+                let secret = std::env::var("TOOLWRIGHT_OAUTH_CLIENT_SECRET").unwrap_or_default();
+                if oauth.oauth_introspect.is_some() && secret.is_empty() {
+                    eprintln!(
+                        "error: --oauth-introspect needs the client's secret in \
+                         TOOLWRIGHT_OAUTH_CLIENT_SECRET"
+                    );
+                    return ExitCode::from(2);
+                }
+                self = self.oauth(oauth_settings(issuer, oauth, secret));
+            }
+            #[cfg(not(feature = "oauth"))]
+            Some(_) => {
+                eprintln!(
+                    "error: --oauth-issuer would check OAuth access tokens, but this server was \
+                     built without toolwright's `oauth` feature; build it with that feature to \
+                     check them"
+                );
+                return ExitCode::from(2);
+            }
+        }
         self.run_http(addr)
     }
 
@@ -201,6 +317,31 @@ impl Server {
         );
         ExitCode::from(2)
     }
+}
+
+/// The OAuth settings the options say.
+#[cfg(all(feature = "http", feature = "oauth"))]
+fn oauth_settings(issuer: &str, args: &OAuthArgs, secret: String) -> crate::auth::OAuth {
+    let mut oauth = crate::auth::OAuth::new(issuer);
+    if let Some(resource) = &args.oauth_resource {
+        oauth = oauth.resource(resource);
+    }
+    for audience in &args.oauth_audience {
+        oauth = oauth.audience(audience);
+    }
+    for scope in &args.oauth_scope {
+        oauth = oauth.require_scope(scope);
+    }
+    if let Some(uri) = &args.oauth_jwks_uri {
+        oauth = oauth.jwks_uri(uri);
+    }
+    if let Some(client_id) = &args.oauth_introspect {
+        oauth = oauth.introspect(client_id, secret);
+    }
+    if let Some(endpoint) = &args.oauth_introspection_endpoint {
+        oauth = oauth.introspection_endpoint(endpoint);
+    }
+    oauth
 }
 
 /// `--http`'s address: `HOST:PORT` as given, or a bare `PORT` (or `:PORT`) on 127.0.0.1.

@@ -70,18 +70,21 @@
 //! client's rules), [`names`] (canonical names), [`search`] (the progressive catalog's ranking,
 //! over any manifest), [`catalog`], [`content`], [`state`] (what tools share, what a session keeps),
 //! [`testing`] (tools called in-process, as a client calls them), [`apps`] (MCP Apps views),
-//! [`build`] (a build script's guard), and, behind their features, `cli` and `http`.
+//! [`build`] (a build script's guard), [`auth`] (who calls: principals, and OAuth behind its
+//! feature), and, behind their features, `cli` and `http`.
 //!
 //! # Features
 //!
 //! All on by default: `http`, the Streamable HTTP transport (axum, hyper); `cli`, the flags of
 //! [`Server::run`] (clap); `validate`, arguments checked against the input schema before a
 //! tool runs (jsonschema). Without them a server serves the same tools on stdio, and says which
-//! feature it lacks when asked for what the feature does.
+//! feature it lacks when asked for what the feature does. Off by default: `oauth`, the server as
+//! an OAuth 2.1 resource server over HTTP ([`auth`]; jsonwebtoken, reqwest with rustls).
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod apps;
+pub mod auth;
 pub mod build;
 pub mod catalog;
 #[cfg(feature = "cli")]

@@ -29,6 +29,8 @@ pub struct ToolRegistration {
     pub annotations: Annotations,
     /// Words that group tools for the catalog's search.
     pub tags: &'static [&'static str],
+    /// The OAuth scopes a caller's token must grant; the macro checked each.
+    pub scopes: &'static [&'static str],
     /// Whether the catalog always lists the tool.
     pub core: bool,
     /// The provider in the canonical name `mcp::<provider>::<tool>`; the macro checked it.
@@ -123,6 +125,7 @@ impl ToolRegistration {
             description,
             annotations: Annotations::default(),
             tags: &[],
+            scopes: &[],
             core: false,
             provider: "test",
             ui: ToolUi::NONE,

@@ -120,3 +120,34 @@ pub(crate) fn header_name(name: &str) -> Result<(), NameProblem> {
         None => Ok(()),
     }
 }
+
+/// The scope rule, as a message states it.
+#[allow(
+    dead_code,
+    reason = "the macro's, and the runtime's with its `oauth` feature"
+)]
+pub(crate) const SCOPE_RULE: &str = "a scope is 1 or more printable ASCII characters other than \
+     space, `\"` and `\\` (RFC 6749, section 3.3)";
+
+/// Whether `scope` is one OAuth scope (RFC 6749 `scope-token`): 1 or more of `%x21 / %x23-5B /
+/// %x5D-7E`, so that a list of them can be written space-separated, as tokens and challenges
+/// carry them.
+#[allow(
+    dead_code,
+    reason = "the macro's, and the runtime's with its `oauth` feature"
+)]
+pub(crate) const fn is_scope(scope: &str) -> bool {
+    let bytes = scope.as_bytes();
+    if bytes.is_empty() {
+        return false;
+    }
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b < 0x21 || b > 0x7e || b == b'"' || b == b'\\' {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}

@@ -36,6 +36,7 @@ pub fn registration(name: &'static str, description: &'static str) -> ToolRegist
         description,
         annotations: Annotations::default(),
         tags: &[],
+        scopes: &[],
         core: false,
         provider: "tests",
         ui: ToolUi::NONE,

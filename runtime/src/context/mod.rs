@@ -11,6 +11,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use crate::auth::Principal;
 use crate::live::ServerHandle;
 use crate::protocol::LogLevel;
 use crate::sink::Sink;
@@ -64,6 +65,8 @@ struct Inner {
     last_progress: Mutex<Option<f64>>,
     /// The server the call runs on.
     server: ServerHandle,
+    /// Who called, as the request's access token says.
+    principal: Option<Arc<Principal>>,
 }
 
 /// The way back to the client: the connection's outgoing messages and its log level, what the
@@ -104,6 +107,7 @@ impl Context {
         peer: Option<Peer>,
         states: Arc<States>,
         server: ServerHandle,
+        principal: Option<Arc<Principal>>,
     ) -> Context {
         Context {
             inner: Arc::new(Inner {
@@ -114,8 +118,31 @@ impl Context {
                 states,
                 last_progress: Mutex::new(None),
                 server,
+                principal,
             }),
         }
+    }
+
+    /// Who called, as the request's access token says: its subject, its client, the scopes it
+    /// was granted and its claims. There is one when the server checks OAuth access tokens
+    /// ([`Server::oauth`](crate::Server::oauth)) and the request came over HTTP, or when a test
+    /// calls as one ([`Server::test_client_as`](crate::Server::test_client_as)); none on stdio,
+    /// with a shared bearer token, or with no authorization at all.
+    ///
+    /// ```
+    /// use toolwright::{Context, mcp_tool};
+    ///
+    /// /// Who am I?
+    /// #[mcp_tool]
+    /// fn whoami(ctx: Context) -> String {
+    ///     match ctx.principal().and_then(|p| p.subject()) {
+    ///         Some(subject) => format!("you are {subject}"),
+    ///         None => "you are anonymous".to_owned(),
+    ///     }
+    /// }
+    /// ```
+    pub fn principal(&self) -> Option<&Principal> {
+        self.inner.principal.as_deref()
     }
 
     /// The server the call runs on: to tell the clients that a resource changed
@@ -136,6 +163,7 @@ impl Context {
             None,
             Arc::default(),
             ServerHandle::default(),
+            None,
         )
     }
 

@@ -138,10 +138,19 @@ fn descriptor(
     if !annotations.is_empty() {
         tool.insert("annotations".into(), Value::Object(annotations));
     }
+    if let Some(schemes) = security_schemes(registration.scopes) {
+        tool.insert("securitySchemes".into(), schemes);
+    }
     if let Some(meta) = meta(registration) {
         tool.insert("_meta".into(), meta);
     }
     Value::Object(tool)
+}
+
+/// What a caller needs, for a tool with scopes: OAuth 2 with those scopes, as the OpenAI Apps
+/// SDK and SEP-1488 describe it (`[{"type": "oauth2", "scopes": [...]}]`).
+fn security_schemes(scopes: &[&str]) -> Option<Value> {
+    (!scopes.is_empty()).then(|| json!([{ "type": "oauth2", "scopes": scopes }]))
 }
 
 /// Why a tool's literal input schema is not enforced, if it is not: toolwright is built without
@@ -158,9 +167,18 @@ pub(super) fn unenforced(registration: &ToolRegistration) -> Option<String> {
     })
 }
 
-/// The tool's `_meta`, if it has anything to say: its MCP Apps view and visibility.
+/// The tool's `_meta`, if it has anything to say: its MCP Apps view and visibility, and its
+/// `securitySchemes` again, for the clients that read only `_meta` (the SDKs' tool types drop a
+/// field they do not know).
 pub(super) fn meta(registration: &ToolRegistration) -> Option<Value> {
-    registration.ui.meta().map(|ui| json!({ "ui": ui }))
+    let mut meta = Map::new();
+    if let Some(ui) = registration.ui.meta() {
+        meta.insert("ui".into(), ui);
+    }
+    if let Some(schemes) = security_schemes(registration.scopes) {
+        meta.insert("securitySchemes".into(), schemes);
+    }
+    (!meta.is_empty()).then_some(Value::Object(meta))
 }
 
 /// How the manifest's note describes the root of an output schema that is not an object.

@@ -132,6 +132,11 @@ impl Tool {
         self.registration.tags
     }
 
+    /// The OAuth scopes a caller's access token must grant (`#[mcp_tool(scopes = [...])]`).
+    pub fn scopes(&self) -> &'static [&'static str] {
+        self.registration.scopes
+    }
+
     /// Whether the catalog always lists the tool.
     pub fn is_core(&self) -> bool {
         self.registration.core

@@ -100,6 +100,11 @@ pub enum Error {
         /// Why, as its builder said.
         error: String,
     },
+    /// The [OAuth settings](Server::oauth) cannot be served: an issuer or resource that is not
+    /// an `https` URL, a resource missing where it cannot be derived, a malformed scope.
+    #[cfg(feature = "oauth")]
+    #[error("the OAuth settings cannot be served: {0}")]
+    OAuth(String),
 }
 
 impl Server {

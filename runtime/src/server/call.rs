@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 use super::service::Step;
 use super::session::Session;
 use crate::apps;
+use crate::auth::Principal;
 use crate::catalog::{CALL_TOOL, Progressive, SEARCH_TOOL};
 use crate::content::ToolResult;
 use crate::context::{Context, Inputs, Peer, StateKey, read_inputs, until_asked};
@@ -191,6 +192,8 @@ impl fmt::Debug for Registered {
 pub(super) struct Origin<'a> {
     pub(super) session: &'a Arc<Session>,
     pub(super) sink: &'a Sink,
+    /// Who sent the request, as its access token says.
+    pub(super) principal: Option<Arc<Principal>>,
     pub(super) wire: Wire,
     pub(super) caller: Caller,
 }
@@ -247,6 +250,7 @@ impl Calls {
             sink,
             wire,
             caller,
+            principal: _,
         } = origin;
         Peer {
             outgoing: (*sink).clone(),
@@ -328,6 +332,7 @@ impl Calls {
             Some(peer),
             Arc::clone(&self.states),
             self.server.clone(),
+            origin.principal.clone(),
         );
         // Kept to read, once the tool has returned, what its requests to the client met.
         let called = ctx.clone();
@@ -354,6 +359,24 @@ impl Calls {
             )
             .await
         })
+    }
+
+    /// The tool a `tools/call` with these `params` runs (the one it names, or the one
+    /// `call_tool` names in the progressive catalog) and its scopes, when it has some.
+    #[cfg(feature = "http")]
+    pub(super) fn scopes(&self, params: &Value) -> Option<(String, &'static [&'static str])> {
+        let named = params.get("name").and_then(Value::as_str);
+        let name = match named {
+            Some(CALL_TOOL) if self.progressive.is_some() => {
+                params.pointer("/arguments/name").and_then(Value::as_str)
+            }
+            named => named,
+        };
+        let disabled = self.server.live().disabled();
+        let tool = name
+            .filter(|name| !disabled.tools.contains(*name))
+            .and_then(|name| self.registry.get(name))?;
+        (!tool.scopes().is_empty()).then(|| (tool.wire_name().to_owned(), tool.scopes()))
     }
 
     /// The tool a `tools/call` runs, and its arguments: the named tool, or in progressive mode

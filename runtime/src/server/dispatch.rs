@@ -13,6 +13,7 @@ use super::service::{Service, Sink, Step};
 use super::session::{Era, Session};
 use super::{completion, listen, prompts, resources};
 use crate::apps;
+use crate::auth::Principal;
 use crate::catalog::{Catalog, Progressive};
 use crate::context::{ClientRequestError, StateKey};
 use crate::live::{Live, ServerHandle};
@@ -169,7 +170,7 @@ impl Dispatcher {
         id: Id,
         method: &str,
         params: Value,
-        sink: &Sink,
+        from: Requester<'_>,
         initialized: Option<&'static str>,
     ) -> Step {
         if method != "initialize" && has_envelope(&params) {
@@ -184,7 +185,7 @@ impl Dispatcher {
         }
         let reply = match (method, initialized) {
             ("ping", _) => jsonrpc::result(&id, &json!({})),
-            ("initialize", None) => self.initialize(session, &id, &params, sink),
+            ("initialize", None) => self.initialize(session, &id, &params, from.sink),
             ("initialize", Some(_)) => {
                 jsonrpc::error(&id, INVALID_REQUEST, "the session is already initialized")
             }
@@ -216,7 +217,10 @@ impl Dispatcher {
                 | "resources/subscribe"
                 | "resources/unsubscribe"),
                 Some(_),
-            ) => return self.resources(session, id, method, &params, Wire::Handshake),
+            ) => {
+                let wire = Wire::Handshake;
+                return self.resources(session, id, method, &params, wire, from.principal);
+            }
             ("completion/complete", Some(_)) => completion::complete(
                 &self.registry,
                 &self.states,
@@ -226,11 +230,11 @@ impl Dispatcher {
                 &Wire::Handshake,
             ),
             (method @ ("prompts/list" | "prompts/get"), Some(version)) => {
-                let origin = handshake_origin(session, sink, version);
+                let origin = handshake_origin(session, from, version);
                 return self.prompts(origin, id, method, &params);
             }
             ("tools/call", Some(version)) => {
-                let origin = handshake_origin(session, sink, version);
+                let origin = handshake_origin(session, from, version);
                 return self.calls.call(origin, id, params);
             }
             ("logging/setLevel", Some(_)) => set_level(session, &id, &params),
@@ -258,6 +262,7 @@ impl Dispatcher {
         method: &str,
         params: &Value,
         wire: Wire,
+        principal: Option<Arc<Principal>>,
     ) -> Step {
         resources::Answer {
             registry: &self.registry,
@@ -265,6 +270,7 @@ impl Dispatcher {
             disabled: &self.live.disabled().resources,
             session,
             wire,
+            principal,
             ttl_ms: self.ttl_ms,
         }
         .answer(id, method, params)
@@ -290,7 +296,7 @@ impl Dispatcher {
         id: Id,
         method: &str,
         params: Value,
-        sink: &Sink,
+        from: Requester<'_>,
     ) -> Step {
         if method == "initialize" {
             let mut data = json!({ "supported": STATELESS_VERSIONS });
@@ -317,10 +323,10 @@ impl Dispatcher {
             "server/discover" => jsonrpc::result_bytes(&id, &self.discover),
             "tools/list" => return self.list_tools(&id, &params, &wire, &envelope.client),
             "resources/list" | "resources/read" | "resources/templates/list" => {
-                return self.resources(session, id, method, &params, wire);
+                return self.resources(session, id, method, &params, wire, from.principal);
             }
             "prompts/list" | "prompts/get" => {
-                let origin = stateless_origin(session, sink, wire, envelope);
+                let origin = stateless_origin(session, from, wire, envelope);
                 return self.prompts(origin, id, method, &params);
             }
             "subscriptions/listen" => {
@@ -330,7 +336,7 @@ impl Dispatcher {
                     session,
                     id,
                     &params,
-                    sink,
+                    from.sink,
                     &wire,
                 );
             }
@@ -343,7 +349,7 @@ impl Dispatcher {
                 &wire,
             ),
             "tools/call" => {
-                let origin = stateless_origin(session, sink, wire, envelope);
+                let origin = stateless_origin(session, from, wire, envelope);
                 return self.calls.call(origin, id, params);
             }
             "ping" => jsonrpc::error(
@@ -423,6 +429,23 @@ impl Service for Dispatcher {
     }
 
     #[cfg(feature = "http")]
+    fn scopes(&self, method: &str, params: &Value) -> Option<(String, &'static [&'static str])> {
+        (method == "tools/call")
+            .then(|| self.calls.scopes(params))
+            .flatten()
+    }
+
+    #[cfg(feature = "oauth")]
+    fn tool_scopes(&self) -> Vec<&'static str> {
+        self.registry
+            .tools()
+            .iter()
+            .flat_map(Tool::scopes)
+            .copied()
+            .collect()
+    }
+
+    #[cfg(feature = "http")]
     fn mirrored(&self, name: &str) -> &[Mirrored] {
         match self.registry.get(name) {
             Some(tool) if !self.live.disabled().tools.contains(name) => tool.mirrored(),
@@ -430,7 +453,13 @@ impl Service for Dispatcher {
         }
     }
 
-    fn handle(&self, session: &Arc<Session>, message: Incoming, sink: &Sink) -> Step {
+    fn handle_as(
+        &self,
+        session: &Arc<Session>,
+        message: Incoming,
+        sink: &Sink,
+        principal: Option<Arc<Principal>>,
+    ) -> Step {
         match message {
             Incoming::Response { id, outcome } => {
                 let answer = outcome.map_err(|error| ClientRequestError::Client {
@@ -447,23 +476,35 @@ impl Service for Dispatcher {
             }
             Incoming::Request { id, method, params } => match session.era(&method, &params) {
                 Era::Handshake { version } => {
-                    self.handshake_request(session, id, &method, params, sink, version)
+                    let from = Requester { sink, principal };
+                    self.handshake_request(session, id, &method, params, from, version)
                 }
-                Era::Stateless => self.stateless_request(session, id, &method, params, sink),
+                Era::Stateless => {
+                    let from = Requester { sink, principal };
+                    self.stateless_request(session, id, &method, params, from)
+                }
             },
         }
     }
 }
 
+/// Who sent a request, besides its session: the way back for what its call sends, and the
+/// principal its access token names.
+struct Requester<'a> {
+    sink: &'a Sink,
+    principal: Option<Arc<Principal>>,
+}
+
 /// Where a request of the handshake era comes from, once `initialize` settled on `version`.
 fn handshake_origin<'a>(
     session: &'a Arc<Session>,
-    sink: &'a Sink,
+    from: Requester<'a>,
     version: &'static str,
 ) -> Origin<'a> {
     Origin {
         session,
-        sink,
+        sink: from.sink,
+        principal: from.principal,
         wire: Wire::Handshake,
         caller: Caller {
             log_level: Arc::clone(session.log_level()),
@@ -476,7 +517,7 @@ fn handshake_origin<'a>(
 /// Where a request of protocol 2026-07-28 comes from: who it says asks, in its envelope.
 fn stateless_origin<'a>(
     session: &'a Arc<Session>,
-    sink: &'a Sink,
+    from: Requester<'a>,
     wire: Wire,
     envelope: Envelope,
 ) -> Origin<'a> {
@@ -484,7 +525,8 @@ fn stateless_origin<'a>(
     let threshold = envelope.log_level.map_or(LogLevel::OFF, |l| l as u8);
     Origin {
         session,
-        sink,
+        sink: from.sink,
+        principal: from.principal,
         wire,
         caller: Caller {
             log_level: Arc::new(AtomicU8::new(threshold)),

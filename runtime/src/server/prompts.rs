@@ -73,6 +73,7 @@ pub(super) fn answer(served: Answer<'_>, id: Id, method: &str, params: &Value) -
         Err(message) => return Step::Reply(jsonrpc::error(&id, INVALID_PARAMS, &message)),
     };
     let peer = Some(calls.peer(&origin, round.as_ref().map(Round::inputs)));
+    let principal = origin.principal.clone();
     let context = |cancellation| {
         let server = calls.server().clone();
         Context::new(
@@ -82,6 +83,7 @@ pub(super) fn answer(served: Answer<'_>, id: Id, method: &str, params: &Value) -
             peer,
             Arc::clone(states),
             server,
+            principal.clone(),
         )
     };
     if let PromptHandler::Sync(handler) = prompt.handler {

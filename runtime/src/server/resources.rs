@@ -14,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 use super::call::{Registered, blocking, panic_message};
 use super::service::Step;
 use super::session::{MAX_SUBSCRIPTIONS, Session};
+use crate::auth::Principal;
 use crate::context::Context;
 use crate::live::ServerHandle;
 use crate::protocol::Wire;
@@ -70,6 +71,8 @@ pub(super) struct Answer<'a> {
     pub(super) disabled: &'a BTreeSet<String>,
     pub(super) session: &'a Arc<Session>,
     pub(super) wire: Wire,
+    /// Who sent the request, as its access token says.
+    pub(super) principal: Option<Arc<Principal>>,
     /// How long a 2026-07-28 client may cache what does not change while the server runs.
     pub(super) ttl_ms: u64,
 }
@@ -190,9 +193,18 @@ impl Answer<'_> {
         };
         let request = ResourceRequest { uri, variables };
         let states = Arc::clone(self.states);
+        let principal = self.principal.clone();
         let context = |cancellation| {
             let server = ServerHandle::default();
-            Context::new(resource.name, None, cancellation, None, states, server)
+            Context::new(
+                resource.name,
+                None,
+                cancellation,
+                None,
+                states,
+                server,
+                principal,
+            )
         };
         let answer = Contents {
             wire: self.wire.clone(),

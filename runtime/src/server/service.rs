@@ -4,7 +4,11 @@
 
 use std::sync::Arc;
 
+#[cfg(feature = "http")]
+use serde_json::Value;
+
 use super::session::Session;
+use crate::auth::Principal;
 use crate::handler::BoxFuture;
 use crate::protocol::jsonrpc::{Incoming, SharedResult};
 #[cfg(feature = "http")]
@@ -17,7 +21,30 @@ pub(crate) use crate::sink::Sink;
 pub(crate) trait Service: Send + Sync + 'static {
     /// Handles one message from the client; what a call sends while it runs goes to `sink`:
     /// the connection's writer on stdio, the request's own stream over HTTP.
-    fn handle(&self, session: &Arc<Session>, message: Incoming, sink: &Sink) -> Step;
+    fn handle(&self, session: &Arc<Session>, message: Incoming, sink: &Sink) -> Step {
+        self.handle_as(session, message, sink, None)
+    }
+
+    /// Handles one message that `principal` sent, as its access token says: what a tool,
+    /// prompt or resource it runs sees in its context.
+    fn handle_as(
+        &self,
+        session: &Arc<Session>,
+        message: Incoming,
+        sink: &Sink,
+        principal: Option<Arc<Principal>>,
+    ) -> Step;
+
+    /// The scopes a request needs besides those every request needs, and the tool that needs
+    /// them: a `tools/call`'s, of the tool it runs (the tool `call_tool` names, in the
+    /// progressive catalog). `None` for a tool without scopes, or one the server does not serve,
+    /// which is answered as unknown.
+    #[cfg(feature = "http")]
+    fn scopes(&self, method: &str, params: &Value) -> Option<(String, &'static [&'static str])>;
+
+    /// Every scope a tool asks for, for the server's metadata.
+    #[cfg(feature = "oauth")]
+    fn tool_scopes(&self) -> Vec<&'static str>;
 
     /// The arguments of tool `name` that a client of protocol 2026-07-28 mirrors in HTTP
     /// headers (`Mcp-Param-*`), for the transport to check against the body; none for a tool

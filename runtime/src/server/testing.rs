@@ -47,17 +47,20 @@ use serde_json::{Value, json};
 use super::builder::{Error, Server};
 use super::service::{Service, Sink, Step};
 use super::session::Session;
+use crate::auth::Principal;
 use crate::protocol::HANDSHAKE_VERSIONS;
 use crate::protocol::jsonrpc::{Id, Incoming};
 use crate::sink::{self, Answer, Outbox};
 
 /// A client of a server in the same process: one session, opened with `initialize` as a client
 /// of the newest handshake version (`clientInfo` `toolwright-test`). From
-/// [`Server::test_client`] and [`Server::test_client_with`].
+/// [`Server::test_client`], [`Server::test_client_with`] and [`Server::test_client_as`].
 pub struct TestClient {
     service: Arc<dyn Service>,
     session: Arc<Session>,
     sink: Sink,
+    /// Whom every request comes from, as if its access token named them.
+    principal: Option<Arc<Principal>>,
     /// What calls sent while they ran: progress, log messages, requests to the client.
     sent: Mutex<Outbox>,
     next_id: AtomicI64,
@@ -75,12 +78,31 @@ impl Server {
     /// [`test_client`](Server::test_client), as a client that declares these `capabilities`:
     /// the MCP Apps extension, to call the tools only views call, say.
     pub async fn test_client_with(self, capabilities: Value) -> Result<TestClient, Error> {
+        self.open_test_client(capabilities, None).await
+    }
+
+    /// [`test_client`](Server::test_client), whose every request comes from `principal`, as if
+    /// its access token named them: tools, prompts and resources see it in
+    /// [`Context::principal`](crate::Context::principal). The checks of a token and of its
+    /// scopes are the HTTP transport's, and are not made here: a test of them serves over
+    /// HTTP.
+    pub async fn test_client_as(self, principal: Principal) -> Result<TestClient, Error> {
+        self.open_test_client(json!({}), Some(Arc::new(principal)))
+            .await
+    }
+
+    async fn open_test_client(
+        self,
+        capabilities: Value,
+        principal: Option<Arc<Principal>>,
+    ) -> Result<TestClient, Error> {
         let service = self.into_service().await?;
         let (sink, sent) = sink::channel();
         let client = TestClient {
             service,
             session: Arc::new(Session::new()),
             sink,
+            principal,
             sent: Mutex::new(sent),
             next_id: AtomicI64::new(1),
         };
@@ -137,7 +159,11 @@ impl TestClient {
             method: method.to_owned(),
             params,
         };
-        let bytes = match self.service.handle(&self.session, message, &self.sink) {
+        let principal = self.principal.clone();
+        let step = self
+            .service
+            .handle_as(&self.session, message, &self.sink, principal);
+        let bytes = match step {
             Step::Reply(bytes) => bytes,
             Step::Shared(shared) => shared.into_vec(),
             Step::Call(call) | Step::Stream(call) => {

@@ -12,6 +12,7 @@ use toolwright::mcp_tool;
     open_world = false,
     read_only = false,
     tags = ["notes", "danger"],
+    scopes = ["notes:write", "notes.admin"],
     core,
     provider = "notebook",
 )]
@@ -47,6 +48,11 @@ fn main() {
         }
     );
     assert_eq!(tool.tags(), ["notes", "danger"]);
+    assert_eq!(tool.scopes(), ["notes:write", "notes.admin"]);
+    let schemes = json!([{"type": "oauth2", "scopes": ["notes:write", "notes.admin"]}]);
+    assert_eq!(tool.descriptor()["securitySchemes"], schemes);
+    assert_eq!(tool.descriptor()["_meta"]["securitySchemes"], schemes);
+    assert!(registry.get("all_bare").unwrap().descriptor().get("securitySchemes").is_none());
     assert!(tool.is_core());
     assert_eq!(tool.provider(), "notebook");
     assert_eq!(tool.descriptor()["title"], "Delete all notes");

@@ -1,13 +1,12 @@
 //! What a request must show before its body is read: a `Host` and an `Origin` of this machine
-//! (against DNS rebinding and foreign web pages), the bearer token when one is set, and headers
+//! (against DNS rebinding and foreign web pages), and headers
 //! that say the client speaks this transport.
 
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 
 use axum::http::Uri;
-use axum::http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HOST, ORIGIN};
+use axum::http::header::{ACCEPT, CONTENT_TYPE, HOST, ORIGIN};
 use axum::http::{HeaderMap, HeaderName, StatusCode};
-use sha2::{Digest, Sha256};
 
 use super::HttpConfig;
 use super::response::Rejection;
@@ -32,8 +31,6 @@ pub(super) struct Access {
     any_address: bool,
     /// Origins allowed besides those whose host is allowed: `scheme://host[:port]`, lowercase.
     origins: Vec<String>,
-    /// The SHA-256 of the bearer token, when one is required.
-    token: Option<[u8; 32]>,
 }
 
 impl Access {
@@ -57,12 +54,11 @@ impl Access {
             hosts,
             any_address: ip.is_unspecified(),
             origins: config.origins.iter().map(|o| normalize_origin(o)).collect(),
-            token: config.token.as_deref().map(|t| digest(t.as_bytes())),
         }
     }
 
-    /// Host, then Origin, then the token: a page of a foreign site learns nothing about the
-    /// token from the answer. The host is named once: by exactly one `Host` header and, in a
+    /// Host, then Origin, before the token (see `authorization`): a page of a foreign site
+    /// learns nothing about the token from the answer. The host is named once: by exactly one `Host` header and, in a
     /// request line of absolute form (`POST http://host/mcp`), by the same authority.
     pub(super) fn check(&self, headers: &HeaderMap, uri: &Uri) -> Result<(), Rejection> {
         let mut hosts = headers.get_all(HOST).iter();
@@ -112,7 +108,7 @@ impl Access {
                 ));
             }
         }
-        self.check_token(headers)
+        Ok(())
     }
 
     fn host_allowed(&self, host: &str) -> bool {
@@ -137,31 +133,6 @@ impl Access {
         matches!(scheme, "http" | "https")
             && !authority.contains('/')
             && host_name(authority).is_some_and(|h| self.named_host(&h))
-    }
-
-    fn check_token(&self, headers: &HeaderMap) -> Result<(), Rejection> {
-        let Some(expected) = &self.token else {
-            return Ok(());
-        };
-        let given = headers
-            .get(AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.split_once(' '))
-            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-            .map(|(_, token)| token.trim());
-        let (message, challenge) = match given {
-            None => (
-                "this server requires `Authorization: Bearer <token>`",
-                "Bearer",
-            ),
-            Some(token) if same_digest(expected, &digest(token.as_bytes())) => return Ok(()),
-            Some(_) => (
-                "the bearer token is not valid",
-                r#"Bearer error="invalid_token""#,
-            ),
-        };
-        Err(Rejection::new(StatusCode::UNAUTHORIZED, message)
-            .with_header("www-authenticate", challenge))
     }
 }
 
@@ -294,17 +265,6 @@ fn is_address(host: &str) -> bool {
 
 fn normalize_origin(origin: &str) -> String {
     origin.trim().trim_end_matches('/').to_ascii_lowercase()
-}
-
-fn digest(bytes: &[u8]) -> [u8; 32] {
-    Sha256::digest(bytes).into()
-}
-
-/// Compares every byte, so the time taken does not tell how much of a guess was right; comparing
-/// digests keeps the token's length out of it too.
-fn same_digest(a: &[u8; 32], b: &[u8; 32]) -> bool {
-    let difference = a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y));
-    std::hint::black_box(difference) == 0
 }
 
 #[cfg(test)]
@@ -455,40 +415,6 @@ mod tests {
         ] {
             assert_eq!(with_origin(origin), Some(StatusCode::FORBIDDEN), "{origin}");
         }
-    }
-
-    #[test]
-    fn the_token_is_required_when_set() {
-        let config = HttpConfig {
-            token: Some("s3cret".into()),
-            ..HttpConfig::default()
-        };
-        let access = bound_to("127.0.0.1:0", config);
-        let host = ("host", "localhost");
-        assert_eq!(
-            status(&access, &[host, ("authorization", "Bearer s3cret")]),
-            None
-        );
-        assert_eq!(
-            status(&access, &[host, ("authorization", "bearer s3cret")]),
-            None
-        );
-        let rejection = access
-            .check(&headers(&[host]), &Uri::from_static("/mcp"))
-            .unwrap_err();
-        assert_eq!(rejection.status, StatusCode::UNAUTHORIZED);
-        for wrong in ["Bearer s3cre", "Bearer s3cret2", "Basic s3cret", "s3cret"] {
-            assert_eq!(
-                status(&access, &[host, ("authorization", wrong)]),
-                Some(StatusCode::UNAUTHORIZED),
-                "{wrong}"
-            );
-        }
-        // A foreign host is refused before the token is looked at.
-        assert_eq!(
-            status(&access, &[("host", "evil.example.com")]),
-            Some(StatusCode::FORBIDDEN)
-        );
     }
 
     #[test]

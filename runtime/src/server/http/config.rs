@@ -17,19 +17,24 @@ pub(crate) struct HttpConfig {
     /// What one client may hold; the defaults when `None`.
     pub(crate) max_sessions_per_client: Option<usize>,
     pub(crate) max_streams_per_client: Option<usize>,
+    /// How access tokens are checked, when they are.
+    #[cfg(feature = "oauth")]
+    pub(crate) oauth: Option<crate::auth::OAuth>,
 }
 
 impl fmt::Debug for HttpConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("HttpConfig")
-            .field("token", &self.token.as_ref().map(|_| "<redacted>"))
+        let mut f = f.debug_struct("HttpConfig");
+        f.field("token", &self.token.as_ref().map(|_| "<redacted>"))
             .field("origins", &self.origins)
             .field("hosts", &self.hosts)
             .field("max_connections", &self.max_connections)
             .field("header_timeout", &self.header_timeout)
             .field("body_timeout", &self.body_timeout)
             .field("max_sessions_per_client", &self.max_sessions_per_client)
-            .field("max_streams_per_client", &self.max_streams_per_client)
-            .finish()
+            .field("max_streams_per_client", &self.max_streams_per_client);
+        #[cfg(feature = "oauth")]
+        f.field("oauth", &self.oauth);
+        f.finish()
     }
 }

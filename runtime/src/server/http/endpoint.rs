@@ -20,11 +20,13 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::access::{self, Access};
+use super::authorization::Authorization;
 use super::clients::{self, ClientId, Clients};
 use super::connections::{self, Connection, within};
 use super::events::{CancelOnDrop, EventLog, Replay};
 use super::response::{Rejection, holding, json};
 use super::stateless;
+use crate::auth::Principal;
 use crate::handler::BoxFuture;
 use crate::protocol::PRIMING_SINCE;
 use crate::protocol::jsonrpc::{self, INTERNAL_ERROR, Id, Incoming};
@@ -51,6 +53,7 @@ const ALLOWED: &str = "GET, POST, DELETE";
 pub(super) struct Endpoint {
     service: Arc<dyn Service>,
     access: Access,
+    authorization: Authorization,
     pub(super) limits: Limits,
     settings: Settings,
     /// What each client may hold.
@@ -85,7 +88,52 @@ enum Delivery {
 }
 
 pub(super) fn router(endpoint: Arc<Endpoint>) -> Router {
-    Router::new().route("/mcp", any(serve)).with_state(endpoint)
+    let router = Router::new().route("/mcp", any(serve));
+    #[cfg(feature = "oauth")]
+    let router = match endpoint.authorization.metadata() {
+        Some((paths, _)) => paths
+            .iter()
+            .fold(router, |router, path| router.route(path, any(metadata))),
+        None => router,
+    };
+    router.with_state(endpoint)
+}
+
+/// The protected resource metadata (RFC 9728), to anyone, web pages of any origin included: it
+/// is what a client reads to learn where to get a token.
+#[cfg(feature = "oauth")]
+async fn metadata(State(endpoint): State<Arc<Endpoint>>, method: Method) -> Response {
+    use axum::http::header::{
+        ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
+        CACHE_CONTROL,
+    };
+    let Some((_, document)) = endpoint.authorization.metadata() else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let cors = [
+        (ACCESS_CONTROL_ALLOW_ORIGIN, "*"),
+        (ACCESS_CONTROL_ALLOW_METHODS, "GET, OPTIONS"),
+        (ACCESS_CONTROL_ALLOW_HEADERS, "mcp-protocol-version"),
+    ];
+    match method {
+        Method::GET | Method::HEAD => {
+            let mut response = json(StatusCode::OK, document.to_vec());
+            response.headers_mut().extend(
+                cors.into_iter()
+                    .chain([(CACHE_CONTROL, "public, max-age=300")])
+                    .map(|(name, value)| (name, axum::http::HeaderValue::from_static(value))),
+            );
+            response
+        }
+        // A web page's preflight, for the `MCP-Protocol-Version` header clients send.
+        Method::OPTIONS => (StatusCode::NO_CONTENT, cors).into_response(),
+        _ => Rejection::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "the protected resource metadata is read with GET",
+        )
+        .with_header("allow", "GET, OPTIONS")
+        .into_response(),
+    }
 }
 
 async fn serve(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
@@ -101,12 +149,21 @@ async fn serve(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respo
             connection.working();
         }
     };
-    let answer = match endpoint.access.check(&parts.headers, &parts.uri) {
+    let checked = match endpoint.access.check(&parts.headers, &parts.uri) {
+        Ok(()) => endpoint.authorization.authenticate(&parts.headers).await,
         Err(rejection) => Err(rejection),
-        Ok(()) if parts.method == Method::POST => {
-            endpoint.post(&parts.headers, body, working, client).await
+    };
+    let principal = match checked {
+        Ok(principal) => principal,
+        Err(rejection) => return rejection.into_response(),
+    };
+    let answer = match () {
+        () if parts.method == Method::POST => {
+            endpoint
+                .post(&parts.headers, body, working, client, principal)
+                .await
         }
-        Ok(()) if stateless::applies(&parts.headers, None, &Value::Null) => Err(Rejection::new(
+        () if stateless::applies(&parts.headers, None, &Value::Null) => Err(Rejection::new(
             StatusCode::METHOD_NOT_ALLOWED,
             format!(
                 "method {} is not allowed under protocol 2026-07-28, which has neither sessions \
@@ -115,12 +172,14 @@ async fn serve(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respo
             ),
         )
         .with_header("allow", "POST")),
-        Ok(()) if parts.method == Method::GET => {
+        () if parts.method == Method::GET => {
             working();
-            endpoint.get(&parts.headers, client)
+            endpoint.get(&parts.headers, client, principal.as_deref())
         }
-        Ok(()) if parts.method == Method::DELETE => endpoint.delete(&parts.headers),
-        Ok(()) => Err(Rejection::new(
+        () if parts.method == Method::DELETE => {
+            endpoint.delete(&parts.headers, principal.as_deref())
+        }
+        () => Err(Rejection::new(
             StatusCode::METHOD_NOT_ALLOWED,
             format!(
                 "method {} is not allowed: POST a message, GET the session's stream (with \
@@ -136,6 +195,11 @@ async fn serve(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respo
 impl Endpoint {
     pub(super) async fn new(server: Server, bound: SocketAddr) -> Result<Endpoint, Error> {
         let access = Access::new(bound, &server.http);
+        let token = server.http.token.clone();
+        #[cfg(feature = "oauth")]
+        let oauth = server.http.oauth.clone();
+        #[cfg(feature = "oauth")]
+        let name = server.name().to_owned();
         let limits = server.limits();
         let settings = Settings {
             connections: connections::Settings {
@@ -163,9 +227,32 @@ impl Endpoint {
                 .max_streams_per_client
                 .unwrap_or(clients::DEFAULT_STREAMS),
         );
+        let service = server.into_service().await?;
+        let authorization = match token {
+            Some(token) => Authorization::token(&token),
+            None => Authorization::Open,
+        };
+        #[cfg(feature = "oauth")]
+        let authorization = match (oauth, authorization) {
+            (None, authorization) => authorization,
+            (Some(_), Authorization::Token(_)) => {
+                return Err(Error::OAuth(
+                    "both a shared bearer token and OAuth are set: a server checks one kind of \
+                     token, so keep one (`--token` or `--oauth-issuer`)"
+                        .to_owned(),
+                ));
+            }
+            (Some(oauth), _) => {
+                let scopes = service.tool_scopes();
+                let verifier = crate::auth::Verifier::new(oauth, bound, &name, &scopes)
+                    .map_err(Error::OAuth)?;
+                Authorization::OAuth(Arc::new(verifier))
+            }
+        };
         Ok(Endpoint {
-            service: server.into_service().await?,
+            service,
             access,
+            authorization,
             limits,
             settings,
             clients,
@@ -207,6 +294,7 @@ impl Endpoint {
         body: Body,
         working: impl FnOnce(),
         client: ClientId,
+        principal: Option<Arc<Principal>>,
     ) -> Result<Response, Rejection> {
         access::check_accept(headers)?;
         access::check_content_type(headers)?;
@@ -229,11 +317,20 @@ impl Endpoint {
             Incoming::Notification { params, .. } => (None, None, params),
             Incoming::Response { .. } => (None, None, &Value::Null),
         };
+        if let (Some(principal), Some(method)) = (&principal, method)
+            && let Some((tool, scopes)) = self.service.scopes(method, params)
+        {
+            self.authorization
+                .authorize(principal, scopes, &format!("tool `{tool}`"))
+                .map_err(|refused| refused.with_id(id))?;
+        }
         let stateless = stateless::applies(headers, method, params);
         let initialize = method == Some("initialize");
         let id = id.cloned();
         if stateless {
-            return Ok(self.post_stateless(headers, message, client).await);
+            return Ok(self
+                .post_stateless(headers, message, client, principal)
+                .await);
         }
         if initialize && stateless::header_names_era(headers) {
             let id = id.unwrap_or(Id::Null);
@@ -241,15 +338,18 @@ impl Endpoint {
         }
         access::protocol_version(headers).map_err(|refused| refused.with_id(id.as_ref()))?;
         let session_id = headers.get(SESSION_ID).map(|v| v.to_str().unwrap_or(""));
-        let known = session_id.and_then(|sid| self.session(sid));
+        let known = session_id.and_then(|sid| self.session(sid, principal.as_deref()));
         let (session, replay) = match (known, session_id) {
             (Some(known), _) => known,
             // A client that lost its session starts another with `initialize`.
             (None, _) if initialize => {
                 let session = Arc::new(Session::new());
                 let (sink, _) = sink::channel();
+                let owner = principal.as_deref();
                 return Ok(match self.service.handle(&session, message, &sink) {
-                    Step::Reply(reply) => self.open_session(session, reply, id.as_ref(), client)?,
+                    Step::Reply(reply) => {
+                        self.open_session(session, reply, id.as_ref(), client, owner)?
+                    }
                     // `initialize` is answered at once, never with the tool list.
                     Step::Nothing | Step::Call(_) | Step::Stream(_) | Step::Shared(_) => {
                         StatusCode::ACCEPTED.into_response()
@@ -274,7 +374,7 @@ impl Endpoint {
         };
 
         let (sink, notifications) = sink::channel();
-        let step = self.service.handle(&session, message, &sink);
+        let step = self.service.handle_as(&session, message, &sink, principal);
         // The call's context holds the only other sender: what it sends is this request's alone.
         drop(sink);
         Ok(match step {
@@ -312,6 +412,7 @@ impl Endpoint {
         headers: &HeaderMap,
         message: Incoming,
         client: ClientId,
+        principal: Option<Arc<Principal>>,
     ) -> Response {
         let (id, method, params) = match message {
             Incoming::Request { id, method, params } => (id, method, params),
@@ -335,7 +436,7 @@ impl Endpoint {
             method,
             params,
         };
-        let step = self.service.handle(&session, message, &sink);
+        let step = self.service.handle_as(&session, message, &sink, principal);
         drop(sink);
         match step {
             Step::Nothing => StatusCode::ACCEPTED.into_response(),

@@ -4,6 +4,7 @@
 //! stands alone.
 
 mod access;
+mod authorization;
 mod clients;
 mod config;
 mod connections;
@@ -44,6 +45,21 @@ impl Server {
             "a bearer token is visible ASCII without spaces, and not empty"
         );
         self.http.token = Some(token);
+        self
+    }
+
+    /// Makes the server an OAuth 2.1 resource server over HTTP: every request must carry an
+    /// access token issued for it, which is checked as [`OAuth`](crate::auth::OAuth) describes,
+    /// and each tool's scopes (`#[mcp_tool(scopes = [...])]`) are required of the token that
+    /// calls it. The tool sees who called in [`Context::principal`](crate::Context::principal).
+    /// Over stdio it does nothing: a local process's credentials come from its environment.
+    ///
+    /// A server has either this or a [shared bearer token](Server::bearer_token): with both,
+    /// [`bind_http`](Server::bind_http) fails.
+    #[cfg(feature = "oauth")]
+    #[must_use]
+    pub fn oauth(mut self, oauth: crate::auth::OAuth) -> Server {
+        self.http.oauth = Some(oauth);
         self
     }
 
@@ -142,12 +158,17 @@ impl Server {
     pub async fn bind_http(self, addr: impl ToSocketAddrs) -> Result<HttpServer, Error> {
         let listener = TcpListener::bind(addr).await?;
         let local_addr = listener.local_addr()?;
-        if !local_addr.ip().is_loopback() && self.http.token.is_none() {
+        #[cfg(feature = "oauth")]
+        let oauth = self.http.oauth.is_some();
+        #[cfg(not(feature = "oauth"))]
+        let oauth = false;
+        if !local_addr.ip().is_loopback() && self.http.token.is_none() && !oauth {
             tracing::warn!(
                 address = %local_addr,
                 "listening on an address other machines may reach, without a bearer token: \
-                 anyone who can connect can call the tools. Set a token (--token, or \
-                 TOOLWRIGHT_TOKEN) or listen on 127.0.0.1"
+                 anyone who can connect can call the tools. Check OAuth access tokens \
+                 (--oauth-issuer), set a token (--token, or TOOLWRIGHT_TOKEN) or listen on \
+                 127.0.0.1"
             );
         }
         let endpoint = Endpoint::new(self, local_addr).await?;

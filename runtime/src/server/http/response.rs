@@ -60,7 +60,7 @@ pub(super) struct Rejection {
     pub(super) message: String,
     id: Id,
     /// A header the status calls for (`WWW-Authenticate`, `Allow`): its name and value.
-    header: Option<(&'static str, &'static str)>,
+    header: Option<(&'static str, HeaderValue)>,
 }
 
 impl Rejection {
@@ -81,8 +81,9 @@ impl Rejection {
         self
     }
 
-    pub(super) fn with_header(mut self, name: &'static str, value: &'static str) -> Rejection {
-        self.header = Some((name, value));
+    /// With this header; a value no header can hold (a control character) is left out.
+    pub(super) fn with_header(mut self, name: &'static str, value: &str) -> Rejection {
+        self.header = HeaderValue::from_str(value).ok().map(|value| (name, value));
         self
     }
 }
@@ -105,9 +106,7 @@ impl IntoResponse for Rejection {
         let body = jsonrpc::error(&self.id, INVALID_REQUEST, &self.message);
         let mut response = json(self.status, body);
         if let Some((name, value)) = self.header {
-            response
-                .headers_mut()
-                .insert(name, HeaderValue::from_static(value));
+            response.headers_mut().insert(name, value);
         }
         response
     }

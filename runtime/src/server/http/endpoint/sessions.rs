@@ -15,6 +15,7 @@ use super::super::clients::{ClientId, StreamSlot};
 use super::super::events::Replay;
 use super::super::response::{Rejection, holding, json};
 use super::{Delivery, Endpoint, LAST_EVENT_ID, SESSION_ID};
+use crate::auth::Principal;
 use crate::protocol::PRIMING_SINCE;
 use crate::protocol::jsonrpc::Id;
 use crate::server::session::Session;
@@ -34,6 +35,22 @@ pub(super) struct Entry {
     /// The session's streams a client may resume.
     replay: Arc<Replay>,
     last_used: Instant,
+    /// Whom the access token that opened it named (its issuer, and subject or client): only
+    /// requests whose token names the same reach the session. `None` without OAuth.
+    owner: Option<Owner>,
+}
+
+/// Whom a session belongs to: an issuer, and the subject (or client) its token named.
+type Owner = (String, Option<String>);
+
+/// Whether a request of `principal` may use a session of `owner`. A session opened without a
+/// principal (no OAuth) is anyone's who holds its id.
+fn owned_by(owner: Option<&Owner>, principal: Option<&Principal>) -> bool {
+    match (owner, principal) {
+        (None, _) => true,
+        (Some(owner), Some(principal)) => *owner == principal.owner(),
+        (Some(_), None) => false,
+    }
 }
 
 impl Endpoint {
@@ -44,7 +61,12 @@ impl Endpoint {
     /// A session's own stream, on which the server tells the client what changes (its lists,
     /// the resources it subscribed to); with `Last-Event-ID`, a stream resumed after the event
     /// it names: the events that followed it, then the rest as they come, to the stream's end.
-    pub(super) fn get(&self, headers: &HeaderMap, client: ClientId) -> Result<Response, Rejection> {
+    pub(super) fn get(
+        &self,
+        headers: &HeaderMap,
+        client: ClientId,
+        principal: Option<&Principal>,
+    ) -> Result<Response, Rejection> {
         access::protocol_version(headers)?;
         access::check_accept_events(headers)?;
         let Some(session_id) = headers.get(SESSION_ID) else {
@@ -53,7 +75,8 @@ impl Endpoint {
                 "the `Mcp-Session-Id` header is missing: name the session of the stream",
             ));
         };
-        let Some((session, replay)) = self.session(session_id.to_str().unwrap_or("")) else {
+        let Some((session, replay)) = self.session(session_id.to_str().unwrap_or(""), principal)
+        else {
             return Err(Rejection::new(
                 StatusCode::NOT_FOUND,
                 "unknown or terminated session",
@@ -132,7 +155,11 @@ impl Endpoint {
     }
 
     /// Ends a session: later requests naming it get 404.
-    pub(super) fn delete(&self, headers: &HeaderMap) -> Result<Response, Rejection> {
+    pub(super) fn delete(
+        &self,
+        headers: &HeaderMap,
+        principal: Option<&Principal>,
+    ) -> Result<Response, Rejection> {
         access::protocol_version(headers)?;
         let Some(session_id) = headers.get(SESSION_ID) else {
             return Err(Rejection::new(
@@ -141,7 +168,12 @@ impl Endpoint {
             ));
         };
         let session_id = session_id.to_str().unwrap_or("");
-        match self.sessions().remove(session_id) {
+        let mut sessions = self.sessions();
+        // Another principal's session is unknown to this one.
+        let owned = sessions
+            .get(session_id)
+            .is_some_and(|entry| owned_by(entry.owner.as_ref(), principal));
+        match owned.then(|| sessions.remove(session_id)).flatten() {
             Some(entry) => {
                 // Calls of the session waiting for the client's answers stop waiting.
                 entry.session.close();
@@ -155,9 +187,17 @@ impl Endpoint {
         }
     }
 
-    pub(super) fn session(&self, id: &str) -> Option<(Arc<Session>, Arc<Replay>)> {
+    /// The session of this id, if `principal` may use it: as if there were none otherwise, so
+    /// that a session id learnt is no way into another principal's session.
+    pub(super) fn session(
+        &self,
+        id: &str,
+        principal: Option<&Principal>,
+    ) -> Option<(Arc<Session>, Arc<Replay>)> {
         let mut sessions = self.sessions();
-        let entry = sessions.get_mut(id)?;
+        let entry = sessions
+            .get_mut(id)
+            .filter(|entry| owned_by(entry.owner.as_ref(), principal))?;
         entry.last_used = Instant::now();
         Some((Arc::clone(&entry.session), Arc::clone(&entry.replay)))
     }
@@ -169,6 +209,7 @@ impl Endpoint {
         reply: Vec<u8>,
         id: Option<&Id>,
         client: ClientId,
+        principal: Option<&Principal>,
     ) -> Result<Response, Rejection> {
         let succeeded = serde_json::from_slice::<Value>(&reply)
             .is_ok_and(|reply| reply.get("result").is_some());
@@ -191,7 +232,8 @@ impl Endpoint {
                 return Err(Rejection::new(
                     StatusCode::TOO_MANY_REQUESTS,
                     format!(
-                        "this client has {max} sessions with calls under way, the most it may:                          end one (DELETE) or wait for its calls"
+                        "this client has {max} sessions with calls under way, the most it may: \
+                         end one (DELETE) or wait for its calls"
                     ),
                 )
                 .with_id(id));
@@ -212,6 +254,7 @@ impl Endpoint {
                     own_stream: None,
                     replay: Arc::default(),
                     last_used: Instant::now(),
+                    owner: principal.map(Principal::owner),
                 },
             );
         }

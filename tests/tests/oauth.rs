@@ -1,0 +1,660 @@
+//! The server as an OAuth 2.1 resource server, against a real authorization server: the
+//! certified `oidc-provider` from npm (`tests/oauth-server/`), started by these tests on a free
+//! port of 127.0.0.1 and issuing client-credentials tokens for a resource (RFC 8707), JWTs by
+//! default and opaque ones for the resources its configuration names.
+//!
+//! It needs Node.js 20 or later with npm (`TOOLWRIGHT_NODE` names another `node` binary): the
+//! first run installs oidc-provider under the target directory.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+use toolwright::Server;
+use toolwright::auth::OAuth;
+
+mod tools {
+    use schemars::JsonSchema;
+    use serde::Serialize;
+    use serde_json::Value;
+    use toolwright::{Context, mcp_tool};
+
+    /// Who called.
+    #[derive(Serialize, JsonSchema)]
+    pub(crate) struct Caller {
+        issuer: String,
+        subject: Option<String>,
+        client_id: Option<String>,
+        scopes: Vec<String>,
+        audience: Option<Value>,
+    }
+
+    /// Who called, as the access token says.
+    #[mcp_tool(read_only)]
+    fn whoami(ctx: Context) -> Result<Caller, String> {
+        let principal = ctx.principal().ok_or("no principal")?;
+        Ok(Caller {
+            issuer: principal.issuer().to_owned(),
+            subject: principal.subject().map(str::to_owned),
+            client_id: principal.client_id().map(str::to_owned),
+            scopes: principal.scopes().to_vec(),
+            audience: principal.claim("aud").cloned(),
+        })
+    }
+
+    /// Read the notes.
+    #[mcp_tool(read_only, scopes = ["notes:read"])]
+    fn read_notes() -> String {
+        "no notes yet".to_owned()
+    }
+
+    /// Write a note.
+    #[mcp_tool(scopes = ["notes:write"])]
+    fn write_note(
+        /// The note's title.
+        title: String,
+    ) -> String {
+        format!("wrote {title}")
+    }
+}
+
+const TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The resource the authorization server issues opaque tokens for, checked by introspection.
+const OPAQUE: &str = "http://localhost/opaque/mcp";
+
+/// The resource whose tokens live one second.
+const SHORT_LIVED: &str = "http://localhost/short/mcp";
+
+// ---- the authorization server ----------------------------------------------------------------
+
+/// oidc-provider, running; it exits when the test process does (it is started with
+/// `--exit-with-stdin`, and the process holds its stdin).
+struct AuthorizationServer {
+    issuer: String,
+    _stdin: Mutex<ChildStdin>,
+    _child: Mutex<Child>,
+}
+
+/// The one authorization server of this test binary.
+fn authorization_server() -> &'static AuthorizationServer {
+    static SERVER: OnceLock<AuthorizationServer> = OnceLock::new();
+    SERVER.get_or_init(|| {
+        let dir = installed();
+        let config = json!({
+            "resources": {
+                OPAQUE: {"format": "opaque"},
+                SHORT_LIVED: {"ttl": 1},
+            }
+        });
+        let mut child = Command::new(node())
+            .arg(dir.join("server.mjs"))
+            .args(["--port", "0", "--exit-with-stdin"])
+            .env("OAUTH_SERVER_CONFIG", config.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|err| panic!("cannot start {}: {err}", node()));
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let started: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|_| panic!("the authorization server did not start: {line:?}"));
+        AuthorizationServer {
+            issuer: started["issuer"].as_str().unwrap().to_owned(),
+            _stdin: Mutex::new(child.stdin.take().unwrap()),
+            _child: Mutex::new(child),
+        }
+    })
+}
+
+/// The `node` to run: `TOOLWRIGHT_NODE`, or the one on the `PATH`.
+fn node() -> String {
+    std::env::var("TOOLWRIGHT_NODE").unwrap_or_else(|_| "node".to_owned())
+}
+
+/// The authorization server's folder under the target directory, with oidc-provider installed
+/// from its lock file (again when the lock file changed).
+fn installed() -> PathBuf {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("oauth-server");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oauth-server");
+    std::fs::create_dir_all(&dir).unwrap();
+    let lock = std::fs::read(source.join("package-lock.json")).unwrap();
+    let current = std::fs::read(dir.join("package-lock.json")).ok();
+    for file in ["server.mjs", "package.json", "package-lock.json"] {
+        std::fs::copy(source.join(file), dir.join(file)).unwrap();
+    }
+    let provider = dir.join("node_modules/oidc-provider/package.json");
+    if current.as_ref() != Some(&lock) || !provider.exists() {
+        let npm = Path::new(&node()).with_file_name("npm");
+        let npm = if npm.exists() {
+            npm
+        } else {
+            PathBuf::from("npm")
+        };
+        let status = Command::new(&npm)
+            .args(["ci", "--no-audit", "--no-fund", "--silent"])
+            .current_dir(&dir)
+            .status()
+            .unwrap_or_else(|err| {
+                panic!(
+                    "the OAuth tests start oidc-provider with Node.js, and cannot run `{}`: \
+                     {err}; install Node.js 20 or later with npm",
+                    npm.display()
+                )
+            });
+        assert!(
+            status.success(),
+            "`npm ci` of oidc-provider failed: {status}"
+        );
+    }
+    dir
+}
+
+impl AuthorizationServer {
+    /// A client-credentials token for `resource` with `scope`, as `client` (whose secret is its
+    /// id with `-secret`).
+    async fn token(&self, client: &str, resource: &str, scope: &str) -> String {
+        let answer: Value = reqwest::Client::new()
+            .post(format!("{}/token", self.issuer))
+            .basic_auth(client, Some(format!("{client}-secret")))
+            .form(&[
+                ("grant_type", "client_credentials"),
+                ("resource", resource),
+                ("scope", scope),
+            ])
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        answer["access_token"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no token: {answer}"))
+            .to_owned()
+    }
+}
+
+// ---- the MCP server ----------------------------------------------------------------------------
+
+/// A toolwright server with `oauth`, on a free port of 127.0.0.1.
+struct Mcp {
+    url: String,
+    origin: String,
+    client: reqwest::Client,
+    _stop: oneshot::Sender<()>,
+}
+
+/// What the server answered.
+#[derive(Debug)]
+struct Answer {
+    status: StatusCode,
+    challenge: Option<String>,
+    session: Option<String>,
+    body: Value,
+}
+
+impl Mcp {
+    async fn start(oauth: OAuth) -> Mcp {
+        let bound = Server::new("oauth-tests", "0.0.1")
+            .oauth(oauth)
+            .bind_http("127.0.0.1:0")
+            .await
+            .expect("the OAuth settings are served");
+        let origin = format!("http://{}", bound.local_addr());
+        let (stop, stopped) = oneshot::channel::<()>();
+        tokio::spawn(bound.run_until(async {
+            let _ = stopped.await;
+        }));
+        Mcp {
+            url: format!("{origin}/mcp"),
+            origin,
+            client: reqwest::Client::builder()
+                .no_proxy()
+                .timeout(TIMEOUT)
+                .build()
+                .unwrap(),
+            _stop: stop,
+        }
+    }
+
+    /// POSTs a JSON-RPC message with this token and session (if any).
+    async fn post(&self, token: Option<&str>, session: Option<&str>, body: Value) -> Answer {
+        let mut request = self
+            .client
+            .post(&self.url)
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .body(body.to_string());
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(session) = session {
+            request = request
+                .header("mcp-session-id", session)
+                .header("mcp-protocol-version", "2025-11-25");
+        }
+        let response = request.send().await.expect("the server answers");
+        let header = |name: &str| {
+            response
+                .headers()
+                .get(name)
+                .map(|v| v.to_str().unwrap().to_owned())
+        };
+        Answer {
+            status: response.status(),
+            challenge: header("www-authenticate"),
+            session: header("mcp-session-id"),
+            body: response.json().await.unwrap_or(Value::Null),
+        }
+    }
+
+    /// `initialize` with this token: the session's id.
+    async fn initialize(&self, token: &str) -> String {
+        let answer = self.post(Some(token), None, initialize()).await;
+        assert_eq!(answer.status, StatusCode::OK, "{answer:?}");
+        answer.session.expect("a session is opened")
+    }
+
+    async fn call(&self, token: &str, session: &str, tool: &str, arguments: Value) -> Answer {
+        let body = json!({
+            "jsonrpc": "2.0", "id": 7, "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments}
+        });
+        self.post(Some(token), Some(session), body).await
+    }
+
+    /// Where the server says its metadata is.
+    fn metadata_url(&self) -> String {
+        format!("{}/.well-known/oauth-protected-resource/mcp", self.origin)
+    }
+}
+
+fn initialize() -> Value {
+    json!({
+        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "oauth-tests", "version": "1.0.0"}
+        }
+    })
+}
+
+// ---- the tests -------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn a_request_without_a_token_is_sent_to_the_metadata_that_names_the_issuer() {
+    let issuer = &authorization_server().issuer;
+    let mcp = Mcp::start(OAuth::new(issuer)).await;
+
+    let refused = mcp.post(None, None, initialize()).await;
+    assert_eq!(refused.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        refused.challenge.as_deref(),
+        Some(format!(r#"Bearer resource_metadata="{}""#, mcp.metadata_url()).as_str())
+    );
+    assert_eq!(
+        refused.body["error"]["message"],
+        "this server requires an OAuth access token, `Authorization: Bearer <token>`: the \
+         `resource_metadata` of the `WWW-Authenticate` header names the authorization server \
+         that issues them"
+    );
+
+    for path in [
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-protected-resource",
+    ] {
+        let response = mcp
+            .client
+            .get(format!("{}{path}", mcp.origin))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK, "{path}");
+        assert_eq!(response.headers()["access-control-allow-origin"], "*");
+        let document: Value = response.json().await.unwrap();
+        assert_eq!(
+            document,
+            json!({
+                "resource": mcp.url,
+                "authorization_servers": [issuer],
+                "bearer_methods_supported": ["header"],
+                "resource_name": "oauth-tests",
+                "scopes_supported": ["notes:read", "notes:write"],
+            }),
+            "{path}"
+        );
+    }
+    // A web page's preflight, for the header MCP clients send with it.
+    let preflight = mcp
+        .client
+        .request(reqwest::Method::OPTIONS, mcp.metadata_url())
+        .header("origin", "https://inspector.example")
+        .header("access-control-request-headers", "mcp-protocol-version")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(preflight.status(), StatusCode::NO_CONTENT);
+    assert_eq!(
+        preflight.headers()["access-control-allow-headers"],
+        "mcp-protocol-version"
+    );
+}
+
+#[tokio::test]
+async fn a_token_for_this_server_reaches_the_tools_which_see_its_principal() {
+    let authorization = authorization_server();
+    let mcp = Mcp::start(OAuth::new(&authorization.issuer)).await;
+    let token = authorization
+        .token("mcp-basic", &mcp.url, "notes:read notes:write")
+        .await;
+    let session = mcp.initialize(&token).await;
+
+    let listed = mcp
+        .post(
+            Some(&token),
+            Some(&session),
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+        )
+        .await;
+    let tools = listed.body["result"]["tools"].as_array().unwrap().clone();
+    let write = tools.iter().find(|t| t["name"] == "write_note").unwrap();
+    let schemes = json!([{"type": "oauth2", "scopes": ["notes:write"]}]);
+    assert_eq!(write["securitySchemes"], schemes);
+    assert_eq!(write["_meta"]["securitySchemes"], schemes);
+    let whoami = tools.iter().find(|t| t["name"] == "whoami").unwrap();
+    assert!(whoami.get("securitySchemes").is_none(), "{whoami}");
+
+    let called = mcp.call(&token, &session, "whoami", json!({})).await;
+    assert_eq!(called.status, StatusCode::OK, "{called:?}");
+    assert_eq!(
+        called.body["result"]["structuredContent"],
+        json!({
+            "issuer": authorization.issuer,
+            "subject": "mcp-basic",
+            "client_id": "mcp-basic",
+            "scopes": ["notes:read", "notes:write"],
+            "audience": mcp.url,
+        })
+    );
+    let wrote = mcp
+        .call(&token, &session, "write_note", json!({"title": "t"}))
+        .await;
+    assert_eq!(wrote.body["result"]["content"][0]["text"], "wrote t");
+}
+
+#[tokio::test]
+async fn a_token_without_a_tool_s_scope_is_refused_403_naming_the_scope() {
+    let authorization = authorization_server();
+    let mcp = Mcp::start(OAuth::new(&authorization.issuer)).await;
+    let token = authorization
+        .token("mcp-readonly", &mcp.url, "notes:read")
+        .await;
+    let session = mcp.initialize(&token).await;
+
+    let read = mcp.call(&token, &session, "read_notes", json!({})).await;
+    assert_eq!(read.status, StatusCode::OK);
+    assert_eq!(read.body["result"]["content"][0]["text"], "no notes yet");
+
+    let refused = mcp
+        .call(&token, &session, "write_note", json!({"title": "t"}))
+        .await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+    let why = "the access token lacks scope `notes:write`, which tool `write_note` needs";
+    assert_eq!(refused.body["error"]["message"], why);
+    assert_eq!(refused.body["id"], 7, "the request's id is kept");
+    assert_eq!(
+        refused.challenge.unwrap(),
+        format!(
+            r#"Bearer resource_metadata="{}", scope="notes:write", error="insufficient_scope", error_description="{why}""#,
+            mcp.metadata_url()
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_scope_every_request_needs_is_named_in_the_401_and_refused_403_without_it() {
+    let authorization = authorization_server();
+    let mcp = Mcp::start(OAuth::new(&authorization.issuer).require_scope("notes:read")).await;
+
+    let unauthenticated = mcp.post(None, None, initialize()).await;
+    assert_eq!(
+        unauthenticated.challenge.unwrap(),
+        format!(
+            r#"Bearer resource_metadata="{}", scope="notes:read""#,
+            mcp.metadata_url()
+        )
+    );
+    // A token with no scope at all: the client asked for none.
+    let bare = authorization.token("mcp-basic", &mcp.url, "").await;
+    let refused = mcp.post(Some(&bare), None, initialize()).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+    assert_eq!(
+        refused.body["error"]["message"],
+        "the access token lacks scope `notes:read`, which this server needs"
+    );
+    let token = authorization
+        .token("mcp-readonly", &mcp.url, "notes:read")
+        .await;
+    mcp.initialize(&token).await;
+}
+
+#[tokio::test]
+async fn tokens_not_for_this_server_are_refused_401_saying_why() {
+    let authorization = authorization_server();
+    let mcp = Mcp::start(OAuth::new(&authorization.issuer)).await;
+    let invalid = |why: &str| {
+        format!(
+            r#"Bearer resource_metadata="{}", error="invalid_token", error_description="{why}""#,
+            mcp.metadata_url()
+        )
+    };
+
+    let elsewhere = authorization
+        .token("mcp-basic", "http://127.0.0.1:9/mcp", "notes:read")
+        .await;
+    let refused = mcp.post(Some(&elsewhere), None, initialize()).await;
+    assert_eq!(refused.status, StatusCode::UNAUTHORIZED);
+    let why = format!(
+        "the access token is not for this server: its audience (`aud`) must hold `{}`",
+        mcp.url
+    );
+    assert_eq!(refused.body["error"]["message"], why.as_str());
+    assert_eq!(refused.challenge.unwrap(), invalid(&why));
+
+    let encode = |header: Value, claims: Value| {
+        use base64::Engine as _;
+        let part = |v: &Value| {
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string().as_bytes())
+        };
+        format!("{}.{}.c2lnbmF0dXJl", part(&header), part(&claims))
+    };
+    let claims = json!({
+        "iss": authorization.issuer, "aud": mcp.url, "sub": "mallory",
+        "exp": 4_000_000_000u64, "scope": "notes:write"
+    });
+    for (token, why) in [
+        (
+            "not-a-jwt".to_owned(),
+            "the access token is not a JWT this server can read",
+        ),
+        (
+            encode(json!({"alg": "none", "typ": "at+jwt"}), claims.clone()),
+            "the access token is not a JWT this server can read",
+        ),
+        (
+            encode(json!({"alg": "HS256", "typ": "at+jwt"}), claims.clone()),
+            "the access token is signed with HS256, which this server does not take: it takes \
+             RS, PS, ES and EdDSA signatures by the issuer's published keys",
+        ),
+        (
+            encode(
+                json!({"alg": "RS256", "typ": "at+jwt", "kid": "made-up"}),
+                claims.clone(),
+            ),
+            "the access token is signed with key `made-up`, which the issuer does not publish",
+        ),
+        (
+            encode(json!({"alg": "RS256", "typ": "JWT+logout"}), claims.clone()),
+            "the token's type is `JWT+logout`: this server takes access tokens (`at+jwt`) only",
+        ),
+    ] {
+        let refused = mcp.post(Some(&token), None, initialize()).await;
+        assert_eq!(refused.status, StatusCode::UNAUTHORIZED, "{token}");
+        assert_eq!(refused.body["error"]["message"], why, "{token}");
+    }
+
+    // A real token whose signature was tampered with.
+    let token = authorization
+        .token("mcp-basic", &mcp.url, "notes:read")
+        .await;
+    let (signed, _) = token.rsplit_once('.').unwrap();
+    let forged = format!("{signed}.c2lnbmF0dXJl");
+    let refused = mcp.post(Some(&forged), None, initialize()).await;
+    assert_eq!(
+        refused.body["error"]["message"],
+        "the access token's signature does not verify"
+    );
+}
+
+#[tokio::test]
+async fn an_expired_token_is_refused() {
+    let authorization = authorization_server();
+    let oauth = OAuth::new(&authorization.issuer)
+        .resource(SHORT_LIVED)
+        .leeway(Duration::ZERO);
+    let mcp = Mcp::start(oauth).await;
+    let token = authorization
+        .token("mcp-basic", SHORT_LIVED, "notes:read")
+        .await;
+    mcp.initialize(&token).await;
+    tokio::time::sleep(Duration::from_millis(2100)).await;
+    let refused = mcp.post(Some(&token), None, initialize()).await;
+    assert_eq!(refused.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        refused.body["error"]["message"],
+        "the access token has expired"
+    );
+}
+
+#[tokio::test]
+async fn a_session_is_reached_only_by_the_principal_that_opened_it() {
+    let authorization = authorization_server();
+    let mcp = Mcp::start(OAuth::new(&authorization.issuer)).await;
+    let alice = authorization
+        .token("mcp-basic", &mcp.url, "notes:read")
+        .await;
+    let session = mcp.initialize(&alice).await;
+
+    let mallory = authorization
+        .token("mcp-post", &mcp.url, "notes:read")
+        .await;
+    let refused = mcp.call(&mallory, &session, "whoami", json!({})).await;
+    assert_eq!(refused.status, StatusCode::NOT_FOUND);
+    assert_eq!(
+        refused.body["error"]["message"],
+        "unknown or terminated session: send `initialize` to start a new one"
+    );
+    // The owner with a fresh token, as after a refresh, keeps the session.
+    let again = authorization
+        .token("mcp-basic", &mcp.url, "notes:read")
+        .await;
+    let called = mcp.call(&again, &session, "whoami", json!({})).await;
+    assert_eq!(called.status, StatusCode::OK);
+    assert_eq!(
+        called.body["result"]["structuredContent"]["subject"],
+        "mcp-basic"
+    );
+}
+
+#[tokio::test]
+async fn opaque_tokens_are_checked_by_introspection() {
+    let authorization = authorization_server();
+    let oauth = OAuth::new(&authorization.issuer)
+        .resource(OPAQUE)
+        .introspect("introspector", "introspector-secret");
+    let mcp = Mcp::start(oauth).await;
+    let token = authorization.token("mcp-post", OPAQUE, "notes:read").await;
+    assert_eq!(token.matches('.').count(), 0, "an opaque token: {token}");
+    let session = mcp.initialize(&token).await;
+    let called = mcp.call(&token, &session, "whoami", json!({})).await;
+    assert_eq!(
+        called.body["result"]["structuredContent"],
+        json!({
+            "issuer": authorization.issuer,
+            "subject": null,
+            "client_id": "mcp-post",
+            "scopes": ["notes:read"],
+            "audience": OPAQUE,
+        })
+    );
+    let refused = mcp.post(Some("never-issued"), None, initialize()).await;
+    assert_eq!(refused.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        refused.body["error"]["message"],
+        "the access token is not active: it expired, was revoked, or was never issued"
+    );
+    let wrong_scope = mcp
+        .call(&token, &session, "write_note", json!({"title": "t"}))
+        .await;
+    assert_eq!(wrong_scope.status, StatusCode::FORBIDDEN);
+}
+
+#[tokio::test]
+async fn an_authorization_server_that_cannot_be_reached_is_503_not_a_refusal() {
+    // A port nothing listens on: bound, then let go.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mcp = Mcp::start(OAuth::new(format!("http://127.0.0.1:{port}"))).await;
+    // eyJhbGciOiJSUzI1NiIsImtpZCI6ImsifQ: {"alg":"RS256","kid":"k"}, whose key is to be fetched.
+    let token = "eyJhbGciOiJSUzI1NiIsImtpZCI6ImsifQ.e30.c2ln";
+    let answer = mcp.post(Some(token), None, initialize()).await;
+    assert_eq!(answer.status, StatusCode::SERVICE_UNAVAILABLE, "{answer:?}");
+    let message = answer.body["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(&format!(
+            "the access token cannot be checked now: cannot fetch the issuer's signing keys: no \
+             authorization server metadata for http://127.0.0.1:{port}: \
+             http://127.0.0.1:{port}/.well-known/oauth-authorization-server did not answer"
+        )),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+async fn settings_that_cannot_be_served_stop_the_server_at_start() {
+    let err = Server::new("oauth-tests", "0.0.1")
+        .oauth(OAuth::new("http://as.example.com"))
+        .bind_http("127.0.0.1:0")
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the OAuth settings cannot be served: the issuer `http://as.example.com` is plain \
+         `http`: tokens and keys must travel over `https` (plain `http` only on this machine: \
+         localhost, 127.0.0.1, [::1])"
+    );
+    let err = Server::new("oauth-tests", "0.0.1")
+        .bearer_token("s3cret")
+        .oauth(OAuth::new("https://as.example.com"))
+        .bind_http("127.0.0.1:0")
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("both a shared bearer token and OAuth are set"),
+        "{err}"
+    );
+}

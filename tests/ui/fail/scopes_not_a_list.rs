@@ -1,0 +1,7 @@
+use toolwright::mcp_tool;
+
+/// Delete a note.
+#[mcp_tool(scopes = "notes:write")]
+fn delete_note() {}
+
+fn main() {}
