@@ -130,4 +130,20 @@ refusal = [line.strip()[2:] for line in open(sys.argv[2]) if line.strip().starts
 assert refusal and refusal[0] in readme, refusal
 PY
 ok "a server without its state refuses to start as the README says"
+# The OAuth server: it builds with the `oauth` feature, and its tool lists its scope.
+guarded="$repo/target/readme-oauth"
+rm -rf "$guarded"
+fresh_crate "$guarded" readme-oauth <<TOML
+[dependencies]
+toolwright = { path = "$repo/runtime", features = ["oauth"] }
+TOML
+snippet "use toolwright::auth::OAuth;" >"$guarded/src/main.rs"
+[ -s "$guarded/src/main.rs" ] || fail "the README's OAuth snippet was not found"
+(cd "$guarded" && cargo build --quiet)
+"$CARGO_TARGET_DIR/debug/readme-oauth" --print-manifest | python3 -c '
+import json, sys
+tool, = json.load(sys.stdin)["tools"]
+assert tool["securitySchemes"] == [{"type": "oauth2", "scopes": ["notes:write"]}], tool
+' || fail "the README's OAuth tool does not list its scope"
+ok "the README's OAuth server builds, and its tool lists the scope notes:write"
 echo "$pass passed, 0 failed"

@@ -66,8 +66,12 @@ fn connection_help(args: &Args) -> Option<String> {
         None => "notes live in memory (use --data FILE to keep them)".to_owned(),
     };
     if let Some(addr) = &args.server.http {
-        let token = args.server.token.as_deref().is_some_and(|t| !t.is_empty());
-        return Some(http_help(addr, &storage, token));
+        let access = match (&args.server.oauth.oauth_issuer, &args.server.token) {
+            (Some(issuer), _) if !issuer.is_empty() => Access::OAuth(issuer),
+            (_, Some(token)) if !token.is_empty() => Access::Token,
+            _ => Access::Open,
+        };
+        return Some(http_help(addr, &storage, &access));
     }
     let mut command_args = String::new();
     if let Some(path) = &args.data {
@@ -84,8 +88,16 @@ fn connection_help(args: &Args) -> Option<String> {
     ))
 }
 
+/// Who may call over HTTP.
+enum Access<'a> {
+    Open,
+    Token,
+    /// Holders of access tokens this issuer grants.
+    OAuth(&'a str),
+}
+
 /// The start message when serving over HTTP: the URL, and how to point a client at it.
-fn http_help(addr: &str, storage: &str, token: bool) -> String {
+fn http_help(addr: &str, storage: &str, access: &Access<'_>) -> String {
     // A server on every interface is reached from this machine through the loopback address.
     let local = match addr.rsplit_once(':') {
         Some(("0.0.0.0", port)) => format!("127.0.0.1:{port}"),
@@ -98,14 +110,20 @@ fn http_help(addr: &str, storage: &str, token: bool) -> String {
     } else {
         ""
     };
-    let header = if token {
-        r#" --header "Authorization: Bearer $TOOLWRIGHT_TOKEN""#
-    } else {
-        ""
+    let header = match access {
+        Access::Token => r#" --header "Authorization: Bearer $TOOLWRIGHT_TOKEN""#,
+        Access::Open | Access::OAuth(_) => "",
+    };
+    let tokens = match access {
+        Access::OAuth(issuer) => format!(
+            "Every request needs an access token from {issuer}: a client finds it from the \
+             server's 401 and its metadata, and the writing tools need the scope notes:write.\n"
+        ),
+        Access::Open | Access::Token => String::new(),
     };
     format!(
         "notes-server: MCP over HTTP at {url}{port_note}; {storage}.\n\
-         To connect a client:\n  \
+         {tokens}To connect a client:\n  \
          - MCP Inspector: npx @modelcontextprotocol/inspector, then Streamable HTTP and the URL\n  \
          - Cursor, VS Code (mcpServers): {{\"notes\": {{\"type\": \"http\", \"url\": {url:?}}}}}\n  \
          - Claude Code: claude mcp add --transport http notes {url}{header}\n\

@@ -80,6 +80,7 @@ pub fn show_board(
     idempotent,
     open_world = false,
     tags = ["notes", "tags", "write"],
+    scopes = ["notes:write"],
     visibility = ["app"],
     blocking
 )]

@@ -14,7 +14,7 @@ pub(crate) fn changed(ctx: &Context, id: u64) {
 }
 
 /// Add a note to the notebook and return it with its new id.
-#[mcp_tool(destructive = false, idempotent = false, open_world = false, core, tags = ["notes", "write"], blocking)]
+#[mcp_tool(destructive = false, idempotent = false, open_world = false, core, tags = ["notes", "write"], scopes = ["notes:write"], blocking)]
 pub fn add_note(
     notebook: State<Notebook>,
     /// Title shown in lists; not blank, at most 200 characters.
@@ -28,7 +28,7 @@ pub fn add_note(
 }
 
 /// Change a note's title, body, or both. Fields left out stay as they are.
-#[mcp_tool(destructive, idempotent, open_world = false, tags = ["notes", "write"], blocking)]
+#[mcp_tool(destructive, idempotent, open_world = false, tags = ["notes", "write"], scopes = ["notes:write"], blocking)]
 pub fn update_note(
     ctx: &Context,
     notebook: State<Notebook>,
@@ -45,7 +45,7 @@ pub fn update_note(
 }
 
 /// File a note under more tags. Tags it already has are kept once.
-#[mcp_tool(destructive = false, idempotent, open_world = false, tags = ["notes", "tags", "write"], blocking)]
+#[mcp_tool(destructive = false, idempotent, open_world = false, tags = ["notes", "tags", "write"], scopes = ["notes:write"], blocking)]
 pub fn tag_note(
     ctx: &Context,
     notebook: State<Notebook>,
@@ -60,7 +60,7 @@ pub fn tag_note(
 }
 
 /// Remove tags from a note. Tags the note does not have are ignored.
-#[mcp_tool(destructive, idempotent, open_world = false, tags = ["notes", "tags", "write"], blocking)]
+#[mcp_tool(destructive, idempotent, open_world = false, tags = ["notes", "tags", "write"], scopes = ["notes:write"], blocking)]
 pub fn untag_note(
     ctx: &Context,
     notebook: State<Notebook>,
@@ -86,7 +86,7 @@ pub struct Deleted {
 /// Delete a note for good.
 ///
 /// There is no undo: check the id with `get_note` first when in doubt.
-#[mcp_tool(destructive, idempotent = false, open_world = false, tags = ["notes", "write"], blocking)]
+#[mcp_tool(destructive, idempotent = false, open_world = false, tags = ["notes", "write"], scopes = ["notes:write"], blocking)]
 pub fn delete_note(
     ctx: &Context,
     notebook: State<Notebook>,

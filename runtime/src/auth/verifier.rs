@@ -132,8 +132,18 @@ impl Verifier {
             "{}{METADATA_PATH}{path}",
             resource.origin().ascii_serialization()
         );
-        let mut metadata_paths = vec![format!("{METADATA_PATH}{path}")];
-        for extra in [format!("{METADATA_PATH}/mcp"), METADATA_PATH.to_owned()] {
+        // A segment that opens with `:` or `*` reads as a capture to the router: such a path
+        // is served by a proxy's rewrite, if at all.
+        let routable = !path.split('/').any(|s| s.starts_with([':', '*']));
+        let mut metadata_paths = Vec::new();
+        for extra in [
+            routable.then(|| format!("{METADATA_PATH}{path}")),
+            Some(format!("{METADATA_PATH}/mcp")),
+            Some(METADATA_PATH.to_owned()),
+        ]
+        .into_iter()
+        .flatten()
+        {
             if !metadata_paths.contains(&extra) {
                 metadata_paths.push(extra);
             }

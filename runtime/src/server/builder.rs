@@ -172,7 +172,7 @@ impl Server {
     }
 
     /// The name it introduces itself with.
-    #[cfg(feature = "cli")]
+    #[cfg(any(feature = "cli", feature = "oauth"))]
     pub(crate) fn name(&self) -> &str {
         &self.name
     }

@@ -126,6 +126,8 @@ impl Change {
 /// | the view changes or is removed | `` view `ui://a/b.html` -> `ui://a/c.html` `` | cosmetic |
 /// | `_meta.ui.visibility` loses `model` or `app` | `hidden from the model`, `no longer callable from the app` | breaking |
 /// | `_meta.ui.visibility` gains `model` or `app` | `now visible to the model`, `now callable from the app` | additive |
+/// | `securitySchemes` asks for a new OAuth scope | ``scope `notes:write` now required`` | breaking |
+/// | `securitySchemes` no longer asks for a scope | ``scope `notes:write` no longer required`` | additive |
 /// | any other `_meta` member, or of `_meta.ui` | `` `_meta` `anthropic/alwaysLoad` changed ``, `` `_meta` `ui.csp` added `` | cosmetic |
 /// | any other field | ``tool field `execution` changed`` | breaking |
 ///
@@ -305,6 +307,7 @@ fn compare_tool(
                 }
             }
             "_meta" => compare_meta(name, o, n, changes),
+            "securitySchemes" => compare_scopes(name, o, n, changes),
             "inputSchema" => {
                 let (o, n) = (ranged(o.unwrap_or(&TRUE)), ranged(n.unwrap_or(&TRUE)));
                 Schemas::compare_roots(name, "input", &o, &n, Flow::Input, changes);
@@ -335,6 +338,32 @@ fn compare_tool(
                 }
             }
         }
+    }
+}
+
+/// A tool's OAuth scopes (every `oauth2` scheme's), as a set: a caller's token that had what the
+/// tool asked for may lack a scope it asks for now.
+fn compare_scopes(name: &str, old: Option<&Value>, new: Option<&Value>, changes: &mut Vec<Change>) {
+    let scopes = |schemes: Option<&Value>| -> BTreeSet<String> {
+        schemes
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|scheme| scheme["type"] == "oauth2")
+            .filter_map(|scheme| scheme["scopes"].as_array())
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect()
+    };
+    let (o, n) = (scopes(old), scopes(new));
+    for scope in n.difference(&o) {
+        let detail = format!("scope `{scope}` now required");
+        changes.push(change(Severity::Breaking, name, detail));
+    }
+    for scope in o.difference(&n) {
+        let detail = format!("scope `{scope}` no longer required");
+        changes.push(change(Severity::Additive, name, detail));
     }
 }
 
@@ -387,7 +416,8 @@ fn compare_meta(name: &str, old: Option<&Value>, new: Option<&Value>, changes: &
         let mut rest = BTreeMap::new();
         for (key, value) in meta.as_object().into_iter().flatten() {
             match (key.as_str(), value) {
-                ("ui/resourceUri", _) => {}
+                // The tool's own `securitySchemes` again, compared there.
+                ("ui/resourceUri" | "securitySchemes", _) => {}
                 ("ui", Value::Object(ui)) => rest.extend(
                     ui.iter()
                         .filter(|(k, _)| *k != "resourceUri" && *k != "visibility")

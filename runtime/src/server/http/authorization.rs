@@ -2,16 +2,23 @@
 //! holders of OAuth access tokens issued for it. The token is checked before a request's body is
 //! read; the scopes the request needs (its tool's), once it is.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::http::header::AUTHORIZATION;
+#[cfg(feature = "oauth")]
+use axum::http::Method;
 use axum::http::{HeaderMap, StatusCode};
+#[cfg(feature = "oauth")]
+use axum::response::{IntoResponse, Response};
 use sha2::{Digest, Sha256};
 
 use super::response::Rejection;
 use crate::auth::Principal;
 #[cfg(feature = "oauth")]
 use crate::auth::{TokenError, Verifier};
+use crate::server::builder::{Error, Server};
+use crate::server::service::Service;
 
 /// How the endpoint checks who calls.
 pub(super) enum Authorization {
@@ -25,8 +32,42 @@ pub(super) enum Authorization {
 }
 
 impl Authorization {
-    pub(super) fn token(token: &str) -> Authorization {
-        Authorization::Token(digest(token.as_bytes()))
+    /// What the server's settings ask for, made once its service (which knows the tools'
+    /// scopes) is: `bound` is where it listens. Fails for settings that cannot be served: OAuth
+    /// that is not safe, or both kinds of token.
+    pub(super) fn configured(
+        server: &Server,
+        bound: SocketAddr,
+    ) -> impl FnOnce(&dyn Service) -> Result<Authorization, Error> + use<> {
+        let token = server.http.token.as_deref().map(|t| digest(t.as_bytes()));
+        #[cfg(feature = "oauth")]
+        let oauth = server.http.oauth.clone();
+        #[cfg(feature = "oauth")]
+        let name = server.name().to_owned();
+        #[cfg_attr(not(feature = "oauth"), allow(unused_variables))]
+        move |service| {
+            let authorization = token.map_or(Authorization::Open, Authorization::Token);
+            #[cfg(feature = "oauth")]
+            let authorization = match (oauth, authorization) {
+                (None, authorization) => authorization,
+                (Some(_), Authorization::Token(_)) => {
+                    return Err(Error::OAuth(
+                        "both a shared bearer token and OAuth are set: a server checks one kind \
+                         of token, so keep one (`--token` or `--oauth-issuer`)"
+                            .to_owned(),
+                    ));
+                }
+                (Some(oauth), _) => {
+                    let scopes = service.tool_scopes();
+                    let verifier =
+                        Verifier::new(oauth, bound, &name, &scopes).map_err(Error::OAuth)?;
+                    Authorization::OAuth(Arc::new(verifier))
+                }
+            };
+            #[cfg(not(feature = "oauth"))]
+            let _ = bound;
+            Ok(authorization)
+        }
     }
 
     /// Checks the request's bearer token: `Ok(None)` when it needs none or names nobody (the
@@ -131,15 +172,53 @@ impl Authorization {
         Ok(())
     }
 
-    /// Where the protected resource metadata is served, and the document, under OAuth.
+    /// Under OAuth, `router` with the protected resource metadata (RFC 9728) at its paths, to
+    /// anyone, web pages of any origin included: it is what a client reads to learn where to get
+    /// a token.
     #[cfg(feature = "oauth")]
-    pub(super) fn metadata(&self) -> Option<(&[String], &[u8])> {
-        match self {
-            Authorization::OAuth(verifier) => {
-                Some((verifier.metadata_paths(), verifier.metadata_document()))
-            }
-            _ => None,
+    pub(super) fn route_metadata<S: Clone + Send + Sync + 'static>(
+        &self,
+        router: axum::Router<S>,
+    ) -> axum::Router<S> {
+        let Authorization::OAuth(verifier) = self else {
+            return router;
+        };
+        let document = axum::body::Bytes::copy_from_slice(verifier.metadata_document());
+        verifier.metadata_paths().iter().fold(router, |router, path| {
+            let document = document.clone();
+            router.route(path, axum::routing::any(move |method| metadata(method, document)))
+        })
+    }
+}
+
+/// The metadata document, or the preflight of a web page that will read it (for the
+/// `MCP-Protocol-Version` header clients send with it).
+#[cfg(feature = "oauth")]
+async fn metadata(method: Method, document: axum::body::Bytes) -> Response {
+    use axum::http::header::{
+        ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
+        CACHE_CONTROL, CONTENT_TYPE,
+    };
+    let cors = [
+        (ACCESS_CONTROL_ALLOW_ORIGIN, "*"),
+        (ACCESS_CONTROL_ALLOW_METHODS, "GET, OPTIONS"),
+        (ACCESS_CONTROL_ALLOW_HEADERS, "mcp-protocol-version"),
+    ];
+    match method {
+        Method::GET | Method::HEAD => {
+            let headers = [
+                (CONTENT_TYPE, "application/json"),
+                (CACHE_CONTROL, "public, max-age=300"),
+            ];
+            (StatusCode::OK, cors, headers, document).into_response()
         }
+        Method::OPTIONS => (StatusCode::NO_CONTENT, cors).into_response(),
+        _ => Rejection::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "the protected resource metadata is read with GET",
+        )
+        .with_header("allow", "GET, OPTIONS")
+        .into_response(),
     }
 }
 

@@ -90,50 +90,8 @@ enum Delivery {
 pub(super) fn router(endpoint: Arc<Endpoint>) -> Router {
     let router = Router::new().route("/mcp", any(serve));
     #[cfg(feature = "oauth")]
-    let router = match endpoint.authorization.metadata() {
-        Some((paths, _)) => paths
-            .iter()
-            .fold(router, |router, path| router.route(path, any(metadata))),
-        None => router,
-    };
+    let router = endpoint.authorization.route_metadata(router);
     router.with_state(endpoint)
-}
-
-/// The protected resource metadata (RFC 9728), to anyone, web pages of any origin included: it
-/// is what a client reads to learn where to get a token.
-#[cfg(feature = "oauth")]
-async fn metadata(State(endpoint): State<Arc<Endpoint>>, method: Method) -> Response {
-    use axum::http::header::{
-        ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
-        CACHE_CONTROL,
-    };
-    let Some((_, document)) = endpoint.authorization.metadata() else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
-    let cors = [
-        (ACCESS_CONTROL_ALLOW_ORIGIN, "*"),
-        (ACCESS_CONTROL_ALLOW_METHODS, "GET, OPTIONS"),
-        (ACCESS_CONTROL_ALLOW_HEADERS, "mcp-protocol-version"),
-    ];
-    match method {
-        Method::GET | Method::HEAD => {
-            let mut response = json(StatusCode::OK, document.to_vec());
-            response.headers_mut().extend(
-                cors.into_iter()
-                    .chain([(CACHE_CONTROL, "public, max-age=300")])
-                    .map(|(name, value)| (name, axum::http::HeaderValue::from_static(value))),
-            );
-            response
-        }
-        // A web page's preflight, for the `MCP-Protocol-Version` header clients send.
-        Method::OPTIONS => (StatusCode::NO_CONTENT, cors).into_response(),
-        _ => Rejection::new(
-            StatusCode::METHOD_NOT_ALLOWED,
-            "the protected resource metadata is read with GET",
-        )
-        .with_header("allow", "GET, OPTIONS")
-        .into_response(),
-    }
 }
 
 async fn serve(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
@@ -195,11 +153,7 @@ async fn serve(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respo
 impl Endpoint {
     pub(super) async fn new(server: Server, bound: SocketAddr) -> Result<Endpoint, Error> {
         let access = Access::new(bound, &server.http);
-        let token = server.http.token.clone();
-        #[cfg(feature = "oauth")]
-        let oauth = server.http.oauth.clone();
-        #[cfg(feature = "oauth")]
-        let name = server.name().to_owned();
+        let authorization = Authorization::configured(&server, bound);
         let limits = server.limits();
         let settings = Settings {
             connections: connections::Settings {
@@ -228,27 +182,7 @@ impl Endpoint {
                 .unwrap_or(clients::DEFAULT_STREAMS),
         );
         let service = server.into_service().await?;
-        let authorization = match token {
-            Some(token) => Authorization::token(&token),
-            None => Authorization::Open,
-        };
-        #[cfg(feature = "oauth")]
-        let authorization = match (oauth, authorization) {
-            (None, authorization) => authorization,
-            (Some(_), Authorization::Token(_)) => {
-                return Err(Error::OAuth(
-                    "both a shared bearer token and OAuth are set: a server checks one kind of \
-                     token, so keep one (`--token` or `--oauth-issuer`)"
-                        .to_owned(),
-                ));
-            }
-            (Some(oauth), _) => {
-                let scopes = service.tool_scopes();
-                let verifier = crate::auth::Verifier::new(oauth, bound, &name, &scopes)
-                    .map_err(Error::OAuth)?;
-                Authorization::OAuth(Arc::new(verifier))
-            }
-        };
+        let authorization = authorization(&*service)?;
         Ok(Endpoint {
             service,
             access,

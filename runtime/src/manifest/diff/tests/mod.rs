@@ -192,6 +192,42 @@ fn views_and_visibility_compare_by_meaning() {
 }
 
 #[test]
+fn a_scope_asked_for_breaks_and_one_no_longer_asked_for_adds() {
+    let with = |scopes: &[&str]| {
+        let mut t = tool("t", args(json!({}), &[]));
+        if !scopes.is_empty() {
+            let schemes = json!([{ "type": "oauth2", "scopes": scopes }]);
+            t["securitySchemes"] = schemes.clone();
+            t["_meta"] = json!({ "securitySchemes": schemes });
+        }
+        manifest(vec![t])
+    };
+    assert_eq!(
+        diff(&with(&[]), &with(&["notes:write"])),
+        vec![change(Breaking, "t", "scope `notes:write` now required")]
+    );
+    assert_eq!(
+        diff(
+            &with(&["notes:read", "notes:write"]),
+            &with(&["notes:admin", "notes:read"])
+        ),
+        vec![
+            change(Breaking, "t", "scope `notes:admin` now required"),
+            change(Additive, "t", "scope `notes:write` no longer required"),
+        ]
+    );
+    assert_eq!(
+        diff(&with(&["notes:write"]), &with(&[])),
+        vec![change(
+            Additive,
+            "t",
+            "scope `notes:write` no longer required"
+        )]
+    );
+    assert_eq!(diff(&with(&["a", "b"]), &with(&["b", "a"])), vec![]);
+}
+
+#[test]
 fn changes_display_and_sort_breaking_first() {
     let old = manifest(vec![
         tool("b", args(json!({}), &[])),
