@@ -74,17 +74,23 @@ const SHORT_LIVED: &str = "http://localhost/short/mcp";
 // ---- the authorization server ----------------------------------------------------------------
 
 /// oidc-provider, running; it exits when the test process does (it is started with
-/// `--exit-with-stdin`, and the process holds its stdin).
+/// `--exit-with-stdin`, and the process holds its stdin), or when dropped.
 struct AuthorizationServer {
     issuer: String,
+    port: u16,
     _stdin: Mutex<ChildStdin>,
-    _child: Mutex<Child>,
+    child: Mutex<Child>,
 }
 
-/// The one authorization server of this test binary.
+/// The one authorization server most tests of this binary share.
 fn authorization_server() -> &'static AuthorizationServer {
     static SERVER: OnceLock<AuthorizationServer> = OnceLock::new();
-    SERVER.get_or_init(|| {
+    SERVER.get_or_init(|| AuthorizationServer::start(0))
+}
+
+impl AuthorizationServer {
+    /// Starts one on this port of 127.0.0.1 (0: a free one), with a key of its own.
+    fn start(port: u16) -> AuthorizationServer {
         let dir = installed();
         let config = json!({
             "resources": {
@@ -94,7 +100,7 @@ fn authorization_server() -> &'static AuthorizationServer {
         });
         let mut child = Command::new(node())
             .arg(dir.join("server.mjs"))
-            .args(["--port", "0", "--exit-with-stdin"])
+            .args(["--port", &port.to_string(), "--exit-with-stdin"])
             .env("OAUTH_SERVER_CONFIG", config.to_string())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -109,10 +115,19 @@ fn authorization_server() -> &'static AuthorizationServer {
             .unwrap_or_else(|_| panic!("the authorization server did not start: {line:?}"));
         AuthorizationServer {
             issuer: started["issuer"].as_str().unwrap().to_owned(),
+            port: u16::try_from(started["port"].as_u64().unwrap()).unwrap(),
             _stdin: Mutex::new(child.stdin.take().unwrap()),
-            _child: Mutex::new(child),
+            child: Mutex::new(child),
         }
-    })
+    }
+}
+
+impl Drop for AuthorizationServer {
+    fn drop(&mut self) {
+        let child = self.child.get_mut().unwrap();
+        let _ = child.kill();
+        let _ = child.wait();
+    }
 }
 
 /// The `node` to run: `TOOLWRIGHT_NODE`, or the one on the `PATH`.
@@ -523,6 +538,62 @@ async fn tokens_not_for_this_server_are_refused_401_saying_why() {
     assert_eq!(
         refused.body["error"]["message"],
         "the access token's signature does not verify"
+    );
+}
+
+#[tokio::test]
+async fn a_token_of_another_issuer_is_refused() {
+    let authorization = authorization_server();
+    // The same keys, but another issuer: its tokens name `127.0.0.1`, not `localhost`.
+    let issuer = format!("http://localhost:{}", authorization.port);
+    let oauth = OAuth::new(&issuer).jwks_uri(format!("{}/jwks", authorization.issuer));
+    let mcp = Mcp::start(oauth).await;
+    let token = authorization
+        .token("mcp-basic", &mcp.url, "notes:read")
+        .await;
+    let refused = mcp.post(Some(&token), None, initialize()).await;
+    assert_eq!(refused.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        refused.body["error"]["message"],
+        format!(
+            "the access token is not from this server's authorization server: its issuer \
+             (`iss`) must be `{issuer}`"
+        )
+    );
+}
+
+#[tokio::test]
+async fn the_issuer_s_new_keys_are_fetched_and_its_withdrawn_ones_refused() {
+    let before = AuthorizationServer::start(0);
+    let oauth = OAuth::new(&before.issuer).refetch_keys_after(Duration::ZERO);
+    let mcp = Mcp::start(oauth).await;
+    let old = before.token("mcp-basic", &mcp.url, "notes:read").await;
+    mcp.initialize(&old).await;
+
+    // The issuer comes back at the same address with a new signing key, and the old one gone.
+    let port = before.port;
+    drop(before);
+    let after = AuthorizationServer::start(port);
+    let new = after.token("mcp-basic", &mcp.url, "notes:read").await;
+    let kid = |token: &str| {
+        use base64::Engine as _;
+        let header = token.split('.').next().unwrap();
+        let header = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(header)
+            .unwrap();
+        serde_json::from_slice::<Value>(&header).unwrap()["kid"].clone()
+    };
+    assert_ne!(kid(&old), kid(&new), "a new key signs");
+    mcp.initialize(&new).await;
+
+    let refused = mcp.post(Some(&old), None, initialize()).await;
+    assert_eq!(refused.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        refused.body["error"]["message"],
+        format!(
+            "the access token is signed with key `{}`, which the issuer does not publish",
+            kid(&old).as_str().unwrap()
+        )
     );
 }
 

@@ -26,10 +26,6 @@ const ALGORITHMS: [Algorithm; 9] = [
     Algorithm::EdDSA,
 ];
 
-/// A token with a key the server does not know makes it fetch the keys again, at most this
-/// often: tokens with made-up key ids cannot make it hammer the issuer.
-const REFETCH_AT_MOST_EVERY: Duration = Duration::from_secs(30);
-
 /// Keys older than this are fetched again when next used, so that a key the issuer withdrew
 /// stops being taken.
 const KEYS_KEPT_FOR: Duration = Duration::from_secs(3600);
@@ -37,6 +33,9 @@ const KEYS_KEPT_FOR: Duration = Duration::from_secs(3600);
 /// The issuer's signing keys, as last fetched.
 pub(crate) struct Keys {
     set: RwLock<Option<Arc<KeySet>>>,
+    /// A token with a key the server does not know makes it fetch the keys again, at most this
+    /// often: tokens with made-up key ids cannot make it hammer the issuer.
+    refetch_after: Duration,
     /// Held while the keys are fetched, so that one fetch serves every request waiting; holds
     /// when they were last asked for.
     fetching: tokio::sync::Mutex<Option<Instant>>,
@@ -65,9 +64,10 @@ pub(crate) struct Expected<'a> {
 }
 
 impl Keys {
-    pub(crate) fn new() -> Keys {
+    pub(crate) fn new(refetch_after: Duration) -> Keys {
         Keys {
             set: RwLock::new(None),
+            refetch_after,
             fetching: tokio::sync::Mutex::new(None),
         }
     }
@@ -152,7 +152,7 @@ impl Keys {
     {
         let mut last = self.fetching.lock().await;
         let have_keys = self.set.read().unwrap_or_else(|e| e.into_inner()).is_some();
-        if have_keys && last.is_some_and(|at| at.elapsed() < REFETCH_AT_MOST_EVERY) {
+        if have_keys && last.is_some_and(|at| at.elapsed() < self.refetch_after) {
             return Ok(());
         }
         *last = Some(Instant::now());

@@ -6,6 +6,9 @@ use std::time::Duration;
 /// The leeway on a token's `exp` and `nbf` by default, for clocks a little apart.
 pub(crate) const DEFAULT_LEEWAY: Duration = Duration::from_secs(30);
 
+/// The least time between two fetches of the issuer's keys that tokens cause, by default.
+pub(crate) const DEFAULT_REFETCH_AFTER: Duration = Duration::from_secs(30);
+
 /// The server as an OAuth 2.1 resource server, as the MCP authorization specification makes a
 /// server reached over HTTP: every request carries an access token that an authorization server
 /// issued for this server, and the server checks it. Given to
@@ -18,8 +21,8 @@ pub(crate) const DEFAULT_LEEWAY: Duration = Duration::from_secs(30);
 /// holds [the resource](OAuth::resource), RFC 8707), unexpired and already valid (`exp`, `nbf`,
 /// with 30 seconds of [leeway](OAuth::leeway)), and of no other kind than an access token
 /// (`typ`, when given, `at+jwt` or `JWT`). The keys are fetched once and kept; a token signed
-/// with a key the server does not know makes it fetch them again (at most every 30 seconds),
-/// so the issuer's key rotation needs no restart. An opaque token is checked by introspection
+/// with a key the server does not know makes it fetch them again ([at most every 30
+/// seconds](OAuth::refetch_keys_after)), so the issuer's key rotation needs no restart. An opaque token is checked by introspection
 /// (RFC 7662) instead, with [`introspect`](OAuth::introspect).
 ///
 /// The server publishes its protected resource metadata (RFC 9728) at the well-known path of
@@ -58,6 +61,7 @@ pub struct OAuth {
     pub(crate) introspection: Option<Introspection>,
     pub(crate) required_scopes: Vec<String>,
     pub(crate) leeway: Duration,
+    pub(crate) refetch_after: Duration,
 }
 
 /// How opaque tokens are introspected: the client the server authenticates as, and where.
@@ -80,6 +84,7 @@ impl OAuth {
             introspection: None,
             required_scopes: Vec::new(),
             leeway: DEFAULT_LEEWAY,
+            refetch_after: DEFAULT_REFETCH_AFTER,
         }
     }
 
@@ -165,6 +170,19 @@ impl OAuth {
     }
 }
 
+impl OAuth {
+    /// The least time between two fetches of the issuer's signing keys that tokens cause: a
+    /// token signed with a key the server does not know (after the issuer rotated its keys)
+    /// makes the server fetch them again, unless it did so this recently (30 seconds by
+    /// default), so that tokens with made-up key ids cannot make it hammer the issuer. Keys are
+    /// fetched again after an hour in any case, so that a withdrawn key stops being taken.
+    #[must_use]
+    pub fn refetch_keys_after(mut self, interval: Duration) -> OAuth {
+        self.refetch_after = interval;
+        self
+    }
+}
+
 /// The introspection secret is left out.
 impl fmt::Debug for OAuth {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -182,6 +200,7 @@ impl fmt::Debug for OAuth {
             )
             .field("required_scopes", &self.required_scopes)
             .field("leeway", &self.leeway)
+            .field("refetch_after", &self.refetch_after)
             .finish()
     }
 }

@@ -90,7 +90,7 @@ impl Verifier {
         }
         let method = match config.introspection {
             None => Method::Jwt {
-                keys: Keys::new(),
+                keys: Keys::new(config.refetch_after),
                 jwks_uri: config.jwks_uri,
             },
             Some(introspection) => {

@@ -5,9 +5,9 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use axum::http::header::AUTHORIZATION;
 #[cfg(feature = "oauth")]
 use axum::http::Method;
+use axum::http::header::AUTHORIZATION;
 use axum::http::{HeaderMap, StatusCode};
 #[cfg(feature = "oauth")]
 use axum::response::{IntoResponse, Response};
@@ -184,10 +184,16 @@ impl Authorization {
             return router;
         };
         let document = axum::body::Bytes::copy_from_slice(verifier.metadata_document());
-        verifier.metadata_paths().iter().fold(router, |router, path| {
-            let document = document.clone();
-            router.route(path, axum::routing::any(move |method| metadata(method, document)))
-        })
+        verifier
+            .metadata_paths()
+            .iter()
+            .fold(router, |router, path| {
+                let document = document.clone();
+                router.route(
+                    path,
+                    axum::routing::any(move |method| metadata(method, document)),
+                )
+            })
     }
 }
 
