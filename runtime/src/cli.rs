@@ -111,8 +111,8 @@ pub struct ServerArgs {
     pub oauth: OAuthArgs,
 }
 
-/// The options that make a server an OAuth 2.1 resource server over HTTP (see
-/// [`Server::oauth`]); `--oauth-issuer` turns it on. Each has an environment variable too, and
+/// The options that make a server an OAuth 2.1 resource server over HTTP (`Server::oauth`, with
+/// the `oauth` feature); `--oauth-issuer` turns it on. Each has an environment variable too, and
 /// they are ignored on stdio, whose client is a local process.
 #[derive(Clone, Debug, Default, clap::Args)]
 #[non_exhaustive]

@@ -1,17 +1,17 @@
 //! Who calls: the [`Principal`] an access token names and, with the `oauth` feature, the server
-//! as an OAuth 2.1 resource server ([`OAuth`]), as the MCP authorization specification has a
+//! as an OAuth 2.1 resource server (`OAuth`), as the MCP authorization specification has a
 //! server reached over HTTP be.
 //!
 //! A server has three ways to let callers in over HTTP, from the simplest:
 //!
 //! - none, on `127.0.0.1`: only this machine reaches it (the `Host` and `Origin` checks keep
 //!   web pages out);
-//! - one shared secret, [`Server::bearer_token`](crate::Server::bearer_token) (`--token`): every
+//! - one shared secret, `Server::bearer_token` (`--token`): every
 //!   client that holds it may call every tool. Simple and adequate for a server a few trusted
 //!   programs reach; it names nobody, so tools see no principal and scopes are not checked;
-//! - [`OAuth`] (`--oauth-issuer`): tokens an authorization server issues to each client for
+//! - `OAuth` (`--oauth-issuer`, or `Server::oauth`): tokens an authorization server issues to each client for
 //!   this server, checked on every request; each names its [`Principal`], and carries the scopes
-//!   that `#[mcp_tool(scopes = [...])]` and [`OAuth::require_scope`] ask for.
+//!   that `#[mcp_tool(scopes = [...])]` and `OAuth::require_scope` ask for.
 //!
 //! `tools/list` shows every tool to every caller, with the scopes each needs in its
 //! `securitySchemes`: a client learns what a token with more scopes would let it do, and a call
