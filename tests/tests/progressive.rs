@@ -78,7 +78,12 @@ async fn the_list_holds_the_meta_tools_then_the_core_tools() {
     assert_eq!(tools[1]["annotations"]["readOnlyHint"], false);
     // The core tools are listed exactly as in the full catalog.
     assert_eq!(tools[2]["annotations"]["destructiveHint"], false);
-    assert!(tools[2].get("_meta").is_none(), "{}", tools[2]);
+    assert_eq!(
+        tools[2]["_meta"],
+        json!({"securitySchemes": [{"type": "oauth2", "scopes": ["notes:write"]}]}),
+        "{}",
+        tools[2]
+    );
     let description = tools[0]["description"].as_str().unwrap();
     // Tags by use, then by first use in name order.
     assert!(
