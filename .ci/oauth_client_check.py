@@ -190,8 +190,11 @@ async def one_mode(c: Checks, url: str, issuer: str, mode: str, caught: Caught) 
             added = await client.call_tool("add_note", {"title": title, "body": "via OAuth"})
             c.ok(not added.is_error and title in text_of(added),
                  "add_note after the 403: the client stepped up to notes:write", text_of(added)[:200])
-            c.ok(storage.tokens is not None and "notes:write" in (storage.tokens.scope or "").split(),
-                 "the new token has notes:write", storage.tokens and storage.tokens.scope)
+            scopes = (storage.tokens.scope or "").split() if storage.tokens else []
+            c.ok("notes:write" in scopes and "notes:read" in scopes,
+                 "the new token has notes:write, and kept notes:read", scopes)
+            listed = await client.call_tool("list_notes", {})
+            c.ok(not listed.is_error, "list_notes still, with the new token", text_of(listed)[:200])
     except Exception as e:  # noqa: BLE001 - reported as a failed check
         e = unwrap(e)
         c.ok(False, "connect, list and call", f"{type(e).__name__}: {e}")

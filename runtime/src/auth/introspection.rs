@@ -19,10 +19,15 @@ const KEEP_FOR: Duration = Duration::from_secs(30);
 /// The most answers kept; past it, the expired ones go, and if that is not enough, all of them.
 const MAX_KEPT: usize = 10_000;
 
+/// The most introspection requests under way at once: a flood of made-up tokens waits its turn
+/// instead of becoming a flood of requests to the authorization server.
+const MAX_ASKING: usize = 16;
+
 /// Answers of the introspection endpoint, by the SHA-256 of the token: the tokens themselves are
 /// not kept.
 pub(crate) struct Introspector {
     kept: Mutex<Kept>,
+    asking: tokio::sync::Semaphore,
 }
 
 /// The claims of each token asked about, and until when they are kept.
@@ -32,6 +37,7 @@ impl Introspector {
     pub(crate) fn new() -> Introspector {
         Introspector {
             kept: Mutex::new(HashMap::new()),
+            asking: tokio::sync::Semaphore::new(MAX_ASKING),
         }
     }
 
@@ -49,6 +55,8 @@ impl Introspector {
         if let Some(claims) = self.kept(&key) {
             return Ok(claims);
         }
+        // The semaphore is never closed.
+        let _asking = self.asking.acquire().await;
         let answer = fetcher
             .post_form(
                 endpoint,

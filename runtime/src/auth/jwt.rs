@@ -1,6 +1,7 @@
 //! Access tokens as JWTs (RFC 9068): checked against the issuer's published keys, which are
 //! fetched once, kept, and fetched again when a token names a key the server does not know.
 
+use std::str::FromStr;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
@@ -37,8 +38,14 @@ pub(crate) struct Keys {
     /// often: tokens with made-up key ids cannot make it hammer the issuer.
     refetch_after: Duration,
     /// Held while the keys are fetched, so that one fetch serves every request waiting; holds
-    /// when they were last asked for.
-    fetching: tokio::sync::Mutex<Option<Instant>>,
+    /// the last attempt.
+    fetching: tokio::sync::Mutex<Option<Attempt>>,
+}
+
+/// When the keys were last asked for, and why they could not be had, if they could not.
+struct Attempt {
+    at: Instant,
+    failed: Option<String>,
 }
 
 struct KeySet {
@@ -49,8 +56,21 @@ struct KeySet {
 struct Key {
     id: Option<String>,
     /// The one algorithm the key is for, when the key set says.
-    algorithm: Option<String>,
+    algorithm: Option<Algorithm>,
     decoding: DecodingKey,
+}
+
+/// What looking a token's key up found.
+enum Lookup {
+    /// The key, fresh or kept past [`KEYS_KEPT_FOR`].
+    Found {
+        set: Arc<KeySet>,
+        at: usize,
+        stale: bool,
+    },
+    /// A key of the token's `kid`, but for another algorithm.
+    OtherAlgorithm,
+    Missing,
 }
 
 /// What a token must be, besides signed by one of the keys.
@@ -85,83 +105,136 @@ impl Keys {
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<String, String>>,
     {
-        let header = jsonwebtoken::decode_header(token).map_err(|_| {
-            TokenError::Invalid("the access token is not a JWT this server can read".to_owned())
-        })?;
+        let invalid = |why: String| Err(TokenError::Invalid(why));
+        let Ok(header) = jsonwebtoken::decode_header(token) else {
+            return invalid("the access token is not a JWT this server can read".to_owned());
+        };
         if !ALGORITHMS.contains(&header.alg) {
-            return Err(TokenError::Invalid(format!(
+            return invalid(format!(
                 "the access token is signed with {:?}, which this server does not take: it takes \
                  RS, PS, ES and EdDSA signatures by the issuer's published keys",
                 header.alg
-            )));
+            ));
         }
-        if let Some(typ) = &header.typ
-            && !["at+jwt", "application/at+jwt", "jwt"].contains(&typ.to_ascii_lowercase().as_str())
-        {
-            return Err(TokenError::Invalid(format!(
-                "the token's type is `{typ}`: this server takes access tokens (`at+jwt`) only"
-            )));
+        let typ = header.typ.as_deref().map(str::to_ascii_lowercase);
+        let access_typ = matches!(typ.as_deref(), Some("at+jwt" | "application/at+jwt"));
+        if !access_typ && !matches!(typ.as_deref(), None | Some("jwt")) {
+            return invalid(format!(
+                "the token's type is `{}`: this server takes access tokens (`at+jwt`) only",
+                header.typ.unwrap_or_default()
+            ));
         }
         let kid = header.kid.as_deref();
-        let (set, at) = match self.find(kid, header.alg, true) {
-            Some(found) => found,
-            None => {
-                self.refresh(fetcher, jwks_uri).await?;
-                // Kept keys, even old, when the issuer could not be asked again.
-                self.find(kid, header.alg, false).ok_or_else(|| {
-                    TokenError::Invalid(match kid {
-                        Some(kid) => format!(
-                            "the access token is signed with key `{kid}`, which the issuer does \
-                             not publish"
-                        ),
-                        None => "the access token names no key (`kid`), and the issuer publishes \
-                                 no single key for its algorithm"
-                            .to_owned(),
-                    })
-                })?
+        let (set, at) = match self.find(kid, header.alg) {
+            Lookup::Found { set, at, stale } => {
+                // Old keys are fetched again by one request, while the others go on with them:
+                // an issuer that cannot be reached then holds up nobody but that one.
+                if stale && let Ok(last) = self.fetching.try_lock() {
+                    let _ = self.refresh(last, fetcher, jwks_uri).await;
+                }
+                (set, at)
+            }
+            Lookup::OtherAlgorithm | Lookup::Missing => {
+                self.refresh(self.fetching.lock().await, fetcher, jwks_uri)
+                    .await?;
+                match self.find(kid, header.alg) {
+                    Lookup::Found { set, at, .. } => (set, at),
+                    Lookup::OtherAlgorithm => {
+                        return invalid(format!(
+                            "the access token is signed with {:?} by key `{}`, which the issuer \
+                             publishes for another algorithm",
+                            header.alg,
+                            kid.unwrap_or_default()
+                        ));
+                    }
+                    Lookup::Missing => {
+                        return invalid(match kid {
+                            Some(kid) => format!(
+                                "the access token is signed with key `{kid}`, which the issuer \
+                                 does not publish"
+                            ),
+                            None => "the access token names no key (`kid`), and the issuer \
+                                     publishes no single key for its algorithm"
+                                .to_owned(),
+                        });
+                    }
+                }
             }
         };
         let mut validation = Validation::new(header.alg);
         validation.leeway = expected.leeway.as_secs();
         validation.validate_nbf = true;
-        validation.set_required_spec_claims(&["exp", "iss", "aud"]);
+        validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
         validation.set_issuer(expected.issuers);
         validation.set_audience(expected.audiences);
-        jsonwebtoken::decode::<Map<String, Value>>(token, &set.keys[at].decoding, &validation)
-            .map(|data| data.claims)
-            .map_err(|err| TokenError::Invalid(refusal(err.kind(), expected).to_owned()))
-    }
-
-    /// The key that signed a token of this `kid` and algorithm, among those kept; when `fresh`,
-    /// only if they are not too old.
-    fn find(&self, kid: Option<&str>, alg: Algorithm, fresh: bool) -> Option<(Arc<KeySet>, usize)> {
-        let set = self.set.read().unwrap_or_else(|e| e.into_inner()).clone()?;
-        if fresh && set.fetched.elapsed() > KEYS_KEPT_FOR {
-            return None;
+        let claims =
+            jsonwebtoken::decode::<Map<String, Value>>(token, &set.keys[at].decoding, &validation)
+                .map(|data| data.claims)
+                .map_err(|err| TokenError::Invalid(refusal(err.kind(), expected)))?;
+        // Without `at+jwt` an ID token of the same issuer and audience (Entra's, whose
+        // audience is the application) would pass for an access token: what only ID tokens
+        // carry gives it away.
+        if !access_typ
+            && (["nonce", "at_hash", "c_hash"]
+                .iter()
+                .any(|c| claims.contains_key(*c))
+                || claims.get("typ").and_then(Value::as_str) == Some("ID"))
+        {
+            return invalid("the token is an ID token, not an access token".to_owned());
         }
-        let at = set.position(kid, alg)?;
-        Some((set, at))
+        Ok(claims)
     }
 
-    /// Fetches the keys, unless another request just did (or is doing so, which this one waits
-    /// for).
-    async fn refresh<F, Fut>(&self, fetcher: &Fetcher, jwks_uri: F) -> Result<(), TokenError>
+    /// The key that signed a token of this `kid` and algorithm, among those kept.
+    fn find(&self, kid: Option<&str>, alg: Algorithm) -> Lookup {
+        let Some(set) = self.set.read().unwrap_or_else(|e| e.into_inner()).clone() else {
+            return Lookup::Missing;
+        };
+        match set.position(kid, alg) {
+            Ok(at) => Lookup::Found {
+                stale: set.fetched.elapsed() > KEYS_KEPT_FOR,
+                set,
+                at,
+            },
+            Err(lookup) => lookup,
+        }
+    }
+
+    /// Fetches the keys, unless they were asked for too recently: then what that attempt found
+    /// stands (its failure too, when no keys are kept, so that requests fail at once instead of
+    /// each waiting on an issuer that does not answer).
+    async fn refresh<F, Fut>(
+        &self,
+        mut last: tokio::sync::MutexGuard<'_, Option<Attempt>>,
+        fetcher: &Fetcher,
+        jwks_uri: F,
+    ) -> Result<(), TokenError>
     where
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<String, String>>,
     {
-        let mut last = self.fetching.lock().await;
         let have_keys = self.set.read().unwrap_or_else(|e| e.into_inner()).is_some();
-        if have_keys && last.is_some_and(|at| at.elapsed() < self.refetch_after) {
-            return Ok(());
+        if let Some(attempt) = &*last
+            && attempt.at.elapsed() < self.refetch_after
+        {
+            return match (&attempt.failed, have_keys) {
+                (Some(why), false) => Err(TokenError::Unavailable(why.clone())),
+                _ => Ok(()),
+            };
         }
-        *last = Some(Instant::now());
         let fetched = async {
             let uri = jwks_uri().await?;
             let document = fetcher.get_json(&uri).await?;
             KeySet::read(&document).map_err(|why| format!("the key set at {uri} {why}"))
         };
-        match fetched.await {
+        let fetched = fetched
+            .await
+            .map_err(|why| format!("cannot fetch the issuer's signing keys: {why}"));
+        *last = Some(Attempt {
+            at: Instant::now(),
+            failed: fetched.as_ref().err().cloned(),
+        });
+        match fetched {
             Ok(set) => {
                 tracing::debug!(keys = set.keys.len(), "fetched the issuer's signing keys");
                 *self.set.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(set));
@@ -169,12 +242,10 @@ impl Keys {
             }
             // Keys kept from before still check the tokens they signed.
             Err(why) if have_keys => {
-                tracing::warn!("cannot fetch the issuer's signing keys again: {why}");
+                tracing::warn!("{why}; the keys fetched before are kept");
                 Ok(())
             }
-            Err(why) => Err(TokenError::Unavailable(format!(
-                "cannot fetch the issuer's signing keys: {why}"
-            ))),
+            Err(why) => Err(TokenError::Unavailable(why)),
         }
     }
 }
@@ -194,7 +265,10 @@ impl KeySet {
                 let decoding = DecodingKey::from_jwk(&jwk).ok()?;
                 (decoding.family() != AlgorithmFamily::Hmac).then(|| Key {
                     id: jwk.common.key_id.clone(),
-                    algorithm: jwk.common.key_algorithm.map(|a| format!("{a:?}")),
+                    algorithm: jwk
+                        .common
+                        .key_algorithm
+                        .and_then(|a| Algorithm::from_str(&a.to_string()).ok()),
                     decoding,
                 })
             })
@@ -208,23 +282,37 @@ impl KeySet {
         })
     }
 
-    fn position(&self, kid: Option<&str>, alg: Algorithm) -> Option<usize> {
-        let name = format!("{alg:?}");
+    /// Where the key of this `kid` for `alg` is; without a `kid`, only a key set with one key
+    /// for the algorithm says which.
+    fn position(&self, kid: Option<&str>, alg: Algorithm) -> Result<usize, Lookup> {
         let fits = |key: &Key| {
-            key.decoding.family() == alg.family()
-                && key.algorithm.as_ref().is_none_or(|a| *a == name)
+            key.decoding.family() == alg.family() && key.algorithm.is_none_or(|a| a == alg)
         };
         match kid {
-            Some(kid) => self
-                .keys
-                .iter()
-                .position(|key| key.id.as_deref() == Some(kid) && fits(key)),
-            // Without a `kid`, only a key set with one key for the algorithm says which.
+            Some(kid) => {
+                let mut named = self
+                    .keys
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, key)| key.id.as_deref() == Some(kid));
+                let mut any = false;
+                for (at, key) in named.by_ref() {
+                    any = true;
+                    if fits(key) {
+                        return Ok(at);
+                    }
+                }
+                Err(if any {
+                    Lookup::OtherAlgorithm
+                } else {
+                    Lookup::Missing
+                })
+            }
             None => {
                 let mut fitting = self.keys.iter().enumerate().filter(|(_, key)| fits(key));
                 match (fitting.next(), fitting.next()) {
-                    (Some((at, _)), None) => Some(at),
-                    _ => None,
+                    (Some((at, _)), None) => Ok(at),
+                    _ => Err(Lookup::Missing),
                 }
             }
         }
@@ -259,4 +347,135 @@ fn refusal(kind: &ErrorKind, expected: &Expected<'_>) -> String {
 fn quoted(values: &[String]) -> String {
     let quoted: Vec<String> = values.iter().map(|v| format!("`{v}`")).collect();
     quoted.join(" or ")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use base64::Engine as _;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    use jsonwebtoken::{EncodingKey, Header};
+    use serde_json::json;
+
+    use super::*;
+
+    /// The Ed25519 key of RFC 8037, appendix A: its private part as PKCS #8, its public `x`.
+    const SEED: &str = "nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A";
+    const X: &str = "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo";
+
+    fn signed(typ: Option<&str>, claims: Value) -> String {
+        let mut der = vec![
+            0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22,
+            0x04, 0x20,
+        ];
+        der.extend(URL_SAFE_NO_PAD.decode(SEED).unwrap());
+        let mut header = Header::new(Algorithm::EdDSA);
+        header.typ = typ.map(str::to_owned);
+        header.kid = Some("k1".to_owned());
+        jsonwebtoken::encode(&header, &claims, &EncodingKey::from_ed_der(&der)).unwrap()
+    }
+
+    /// Keys holding the RFC's key as `k1`, fetched `age` ago.
+    fn keys(age: Duration) -> Keys {
+        let keys = Keys::new(Duration::from_secs(30));
+        let document = json!({"keys": [{"kty": "OKP", "crv": "Ed25519", "x": X, "kid": "k1"}]});
+        let mut set = KeySet::read(&document).unwrap();
+        set.fetched = Instant::now().checked_sub(age).unwrap_or_else(Instant::now);
+        *keys.set.write().unwrap() = Some(Arc::new(set));
+        keys
+    }
+
+    async fn verify(keys: &Keys, token: &str, asked: &AtomicUsize) -> Result<Value, String> {
+        let issuers = ["https://as.example".to_owned()];
+        let audiences = ["https://notes.example/mcp".to_owned()];
+        let expected = Expected {
+            issuers: &issuers,
+            audiences: &audiences,
+            named_audiences: &audiences,
+            leeway: Duration::from_secs(30),
+        };
+        // The issuer cannot be reached: every fetch fails, and is counted.
+        let jwks_uri = || async {
+            asked.fetch_add(1, Ordering::Relaxed);
+            Err::<String, _>("the issuer did not answer".to_owned())
+        };
+        keys.verify(token, &expected, &Fetcher::new().unwrap(), jwks_uri)
+            .await
+            .map(Value::Object)
+            .map_err(|err| err.to_string())
+    }
+
+    fn claims(extra: Value) -> Value {
+        let mut claims = json!({
+            "iss": "https://as.example", "aud": "https://notes.example/mcp", "sub": "alice",
+            "exp": 4_000_000_000u64, "scope": "notes:read",
+        });
+        claims
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        claims
+    }
+
+    #[tokio::test]
+    async fn an_access_token_is_taken_and_an_id_token_refused() {
+        let (keys, asked) = (keys(Duration::ZERO), AtomicUsize::new(0));
+        let good = signed(Some("at+jwt"), claims(json!({})));
+        assert_eq!(verify(&keys, &good, &asked).await.unwrap()["sub"], "alice");
+        // `JWT`, or no type, is taken too, unless the claims are an ID token's.
+        let plain = signed(Some("JWT"), claims(json!({})));
+        assert!(verify(&keys, &plain, &asked).await.is_ok());
+        for id_token in [
+            signed(Some("JWT"), claims(json!({"nonce": "n-0S6_WzA2Mj"}))),
+            signed(None, claims(json!({"at_hash": "77QmUPtjPfzWtF2AnpK9RQ"}))),
+            signed(None, claims(json!({"typ": "ID"}))),
+        ] {
+            assert_eq!(
+                verify(&keys, &id_token, &asked).await.unwrap_err(),
+                "the token is an ID token, not an access token"
+            );
+        }
+        let nameless = signed(Some("at+jwt"), {
+            let mut c = claims(json!({}));
+            c.as_object_mut().unwrap().remove("sub");
+            c
+        });
+        assert_eq!(
+            verify(&keys, &nameless, &asked).await.unwrap_err(),
+            "the access token has no `sub` claim"
+        );
+        assert_eq!(asked.load(Ordering::Relaxed), 0, "no fetch for a key kept");
+    }
+
+    #[tokio::test]
+    async fn old_keys_serve_while_the_issuer_cannot_be_reached() {
+        let (keys, asked) = (keys(Duration::from_secs(7200)), AtomicUsize::new(0));
+        let good = signed(Some("at+jwt"), claims(json!({})));
+        assert!(verify(&keys, &good, &asked).await.is_ok());
+        assert_eq!(
+            asked.load(Ordering::Relaxed),
+            1,
+            "old keys are asked for again"
+        );
+        assert!(verify(&keys, &good, &asked).await.is_ok());
+        assert_eq!(asked.load(Ordering::Relaxed), 1, "and not again at once");
+    }
+
+    #[tokio::test]
+    async fn without_keys_a_failed_fetch_answers_until_it_may_be_tried_again() {
+        let (keys, asked) = (Keys::new(Duration::from_secs(30)), AtomicUsize::new(0));
+        let good = signed(Some("at+jwt"), claims(json!({})));
+        for _ in 0..3 {
+            assert_eq!(
+                verify(&keys, &good, &asked).await.unwrap_err(),
+                "cannot fetch the issuer's signing keys: the issuer did not answer"
+            );
+        }
+        assert_eq!(
+            asked.load(Ordering::Relaxed),
+            1,
+            "one fetch for three requests"
+        );
+    }
 }

@@ -21,6 +21,8 @@
 
 mod principal;
 
+#[cfg(feature = "http")]
+pub(crate) use principal::Owner;
 pub use principal::Principal;
 
 #[cfg(feature = "oauth")]

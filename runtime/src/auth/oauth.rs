@@ -59,17 +59,17 @@ pub struct OAuth {
     pub(crate) audiences: Vec<String>,
     pub(crate) jwks_uri: Option<String>,
     pub(crate) introspection: Option<Introspection>,
+    pub(crate) introspection_endpoint: Option<String>,
     pub(crate) required_scopes: Vec<String>,
     pub(crate) leeway: Duration,
     pub(crate) refetch_after: Duration,
 }
 
-/// How opaque tokens are introspected: the client the server authenticates as, and where.
+/// The client the server authenticates as to introspect opaque tokens.
 #[derive(Clone)]
 pub(crate) struct Introspection {
     pub(crate) client_id: String,
     pub(crate) client_secret: String,
-    pub(crate) endpoint: Option<String>,
 }
 
 impl OAuth {
@@ -82,6 +82,7 @@ impl OAuth {
             audiences: Vec::new(),
             jwks_uri: None,
             introspection: None,
+            introspection_endpoint: None,
             required_scopes: Vec::new(),
             leeway: DEFAULT_LEEWAY,
             refetch_after: DEFAULT_REFETCH_AFTER,
@@ -90,8 +91,10 @@ impl OAuth {
 
     /// This server's canonical URL, as clients reach it (`https://notes.example.com/mcp`): the
     /// resource its tokens must be issued for, and what its metadata names. By default the URL
-    /// it listens at (`http://127.0.0.1:PORT/mcp`), which serves clients on this machine only;
-    /// a server that listens on another address, or behind a proxy, must say.
+    /// it listens at (`http://127.0.0.1:PORT/mcp`), which serves clients on this machine that
+    /// connect by that URL (`localhost` is another origin to a client's resource check); a
+    /// server that listens on another address, or behind a proxy, must say. Requests naming the
+    /// resource's host (its `Host` header) are answered, as those naming this machine are.
     #[must_use]
     pub fn resource(mut self, url: impl Into<String>) -> OAuth {
         self.resource = Some(url.into());
@@ -127,11 +130,9 @@ impl OAuth {
         client_id: impl Into<String>,
         client_secret: impl Into<String>,
     ) -> OAuth {
-        let endpoint = self.introspection.take().and_then(|i| i.endpoint);
         self.introspection = Some(Introspection {
             client_id: client_id.into(),
             client_secret: client_secret.into(),
-            endpoint,
         });
         self
     }
@@ -140,15 +141,7 @@ impl OAuth {
     /// [`introspect`](OAuth::introspect) only.
     #[must_use]
     pub fn introspection_endpoint(mut self, url: impl Into<String>) -> OAuth {
-        if let Some(introspection) = &mut self.introspection {
-            introspection.endpoint = Some(url.into());
-        } else {
-            self.introspection = Some(Introspection {
-                client_id: String::new(),
-                client_secret: String::new(),
-                endpoint: Some(url.into()),
-            });
-        }
+        self.introspection_endpoint = Some(url.into());
         self
     }
 
@@ -161,24 +154,23 @@ impl OAuth {
         self
     }
 
+    /// The least time between two fetches of the issuer's signing keys that tokens cause: a
+    /// token signed with a key the server does not know (after the issuer rotated its keys)
+    /// makes the server fetch them again, unless it did so this recently (30 seconds by
+    /// default), so that tokens with made-up key ids cannot make it hammer the issuer. The same
+    /// bound holds for its metadata, and for fetches that failed. Keys are fetched again after
+    /// an hour in any case, so that a withdrawn key stops being taken once the issuer answers.
+    #[must_use]
+    pub fn refetch_keys_after(mut self, interval: Duration) -> OAuth {
+        self.refetch_after = interval;
+        self
+    }
+
     /// How far apart the server's and the issuer's clocks may be: a token this much past its
     /// `exp`, or this much before its `nbf`, is still taken. 30 seconds by default.
     #[must_use]
     pub fn leeway(mut self, leeway: Duration) -> OAuth {
         self.leeway = leeway;
-        self
-    }
-}
-
-impl OAuth {
-    /// The least time between two fetches of the issuer's signing keys that tokens cause: a
-    /// token signed with a key the server does not know (after the issuer rotated its keys)
-    /// makes the server fetch them again, unless it did so this recently (30 seconds by
-    /// default), so that tokens with made-up key ids cannot make it hammer the issuer. Keys are
-    /// fetched again after an hour in any case, so that a withdrawn key stops being taken.
-    #[must_use]
-    pub fn refetch_keys_after(mut self, interval: Duration) -> OAuth {
-        self.refetch_after = interval;
         self
     }
 }
@@ -193,11 +185,9 @@ impl fmt::Debug for OAuth {
             .field("jwks_uri", &self.jwks_uri)
             .field(
                 "introspection",
-                &self
-                    .introspection
-                    .as_ref()
-                    .map(|i| (&i.client_id, &i.endpoint)),
+                &self.introspection.as_ref().map(|i| &i.client_id),
             )
+            .field("introspection_endpoint", &self.introspection_endpoint)
             .field("required_scopes", &self.required_scopes)
             .field("leeway", &self.leeway)
             .field("refetch_after", &self.refetch_after)

@@ -30,6 +30,21 @@ pub struct Principal {
     client_id: Option<String>,
     scopes: Vec<String>,
     claims: Map<String, Value>,
+    /// The SHA-256 of the token it was read from, when it was: what names a principal whose
+    /// token names nobody.
+    token: Option<[u8; 32]>,
+}
+
+/// Whom a principal is, for what belongs to it (an HTTP session): its subject, else its client,
+/// else the very token, so that two tokens that name nobody never share.
+#[cfg(feature = "http")]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Owner {
+    Subject(String, String),
+    Client(String, String),
+    Token([u8; 32]),
+    /// A principal made by hand, not read from a token ([`Principal::new`]), naming nobody.
+    Nobody,
 }
 
 impl Principal {
@@ -41,6 +56,7 @@ impl Principal {
             client_id: None,
             scopes: Vec::new(),
             claims: Map::new(),
+            token: None,
         }
     }
 
@@ -78,8 +94,12 @@ impl Principal {
     #[cfg(feature = "oauth")]
     /// Reads what a token's claims (a JWT's payload, or an introspection response) say of who
     /// it is for: `sub`; the client from `client_id`, else `azp`; the scopes from `scope`
-    /// (space-separated) or `scp` (a list, or space-separated).
-    pub(crate) fn from_claims(issuer: &str, claims: Map<String, Value>) -> Principal {
+    /// (space-separated) or `scp` (a list, or space-separated). `token` is the token's SHA-256.
+    pub(crate) fn from_claims(
+        issuer: &str,
+        claims: Map<String, Value>,
+        token: [u8; 32],
+    ) -> Principal {
         let text = |name: &str| claims.get(name).and_then(Value::as_str).map(str::to_owned);
         let scopes = match claims.get("scope").or_else(|| claims.get("scp")) {
             Some(Value::String(scopes)) => scopes.split_whitespace().map(str::to_owned).collect(),
@@ -96,6 +116,7 @@ impl Principal {
             client_id: text("client_id").or_else(|| text("azp")),
             scopes,
             claims,
+            token: Some(token),
         }
     }
 
@@ -141,12 +162,16 @@ impl Principal {
         UNIX_EPOCH.checked_add(Duration::from_secs(seconds))
     }
 
+    /// Who owns what this principal opens (a session): whom its token names, with the issuer,
+    /// or the token itself when it names nobody. A later request must come from the same.
     #[cfg(feature = "http")]
-    /// Who owns a session this principal opens: its issuer and whom the token names. A later
-    /// request of the session must come from the same.
-    pub(crate) fn owner(&self) -> (String, Option<String>) {
-        let who = self.subject.clone().or_else(|| self.client_id.clone());
-        (self.issuer.clone(), who)
+    pub(crate) fn owner(&self) -> Owner {
+        match (&self.subject, &self.client_id, self.token) {
+            (Some(subject), _, _) => Owner::Subject(self.issuer.clone(), subject.clone()),
+            (None, Some(client), _) => Owner::Client(self.issuer.clone(), client.clone()),
+            (None, None, Some(token)) => Owner::Token(token),
+            (None, None, None) => Owner::Nobody,
+        }
     }
 }
 
@@ -186,6 +211,7 @@ mod tests {
                 "sub": "alice", "client_id": "agent", "scope": "notes:read  notes:write",
                 "exp": 2_000_000_000u64, "tenant": "acme"
             })),
+            [1; 32],
         );
         assert_eq!(principal.subject(), Some("alice"));
         assert_eq!(principal.client_id(), Some("agent"));
@@ -204,13 +230,38 @@ mod tests {
         let principal = Principal::from_claims(
             "https://as.example",
             claims(json!({"azp": "agent", "scp": ["a", "b"]})),
+            [1; 32],
         );
         assert_eq!(principal.client_id(), Some("agent"));
         assert_eq!(principal.scopes(), ["a", "b"]);
         assert_eq!(principal.subject(), None);
+    }
+
+    #[cfg(feature = "oauth")]
+    #[test]
+    fn owners_are_subjects_else_clients_else_the_token_and_never_mix() {
+        let read = |value: Value, token: u8| {
+            Principal::from_claims("https://as.example", claims(value), [token; 32]).owner()
+        };
+        let issuer = "https://as.example".to_owned();
         assert_eq!(
-            principal.owner(),
-            ("https://as.example".to_owned(), Some("agent".to_owned()))
+            read(json!({"sub": "x", "client_id": "agent"}), 1),
+            Owner::Subject(issuer.clone(), "x".into())
+        );
+        // A client named `x` is not the user `x`.
+        assert_eq!(
+            read(json!({"client_id": "x"}), 1),
+            Owner::Client(issuer, "x".into())
+        );
+        assert_ne!(
+            read(json!({"sub": "x"}), 1),
+            read(json!({"client_id": "x"}), 1)
+        );
+        // Two tokens that name nobody are two owners.
+        assert_eq!(read(json!({"scope": "a"}), 1), Owner::Token([1; 32]));
+        assert_ne!(
+            read(json!({"scope": "a"}), 1),
+            read(json!({"scope": "a"}), 2)
         );
     }
 

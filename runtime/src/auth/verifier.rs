@@ -2,6 +2,10 @@
 //! written once, and each request's token checked into a [`Principal`].
 
 use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use sha2::{Digest, Sha256};
 
 use serde_json::json;
 use url::Url;
@@ -25,8 +29,11 @@ pub(crate) struct Verifier {
     audiences: Vec<String>,
     /// The audiences a refusal names: those configured, else the resource.
     named_audiences: Vec<String>,
+    /// The resource, as the metadata names it, and its host name.
+    resource: String,
+    resource_host: String,
     required_scopes: Vec<String>,
-    leeway: std::time::Duration,
+    leeway: Duration,
     /// Where the metadata is, for the challenges, and the paths it is served at.
     metadata_url: String,
     metadata_paths: Vec<String>,
@@ -34,9 +41,17 @@ pub(crate) struct Verifier {
     document: Vec<u8>,
     method: Method,
     fetcher: Fetcher,
-    /// The issuer's metadata, fetched when first needed; a failed fetch is tried again by the
-    /// next request that needs it.
-    issuer_metadata: tokio::sync::OnceCell<IssuerMetadata>,
+    /// The issuer's metadata, fetched when first needed; a failed fetch is tried again by a
+    /// request that needs it once `refetch_after` has passed.
+    issuer_metadata: tokio::sync::Mutex<Discovery>,
+    refetch_after: Duration,
+}
+
+/// The issuer's metadata once found, or the last failure to find it.
+#[derive(Default)]
+struct Discovery {
+    found: Option<Arc<IssuerMetadata>>,
+    failed: Option<(Instant, String)>,
 }
 
 enum Method {
@@ -88,42 +103,46 @@ impl Verifier {
                 return Err(format!("`{scope}` is not a scope: {SCOPE_RULE}"));
             }
         }
-        let method = match config.introspection {
-            None => Method::Jwt {
+        for url in config.introspection_endpoint.iter() {
+            fetchable(url, "the introspection endpoint")?;
+        }
+        let method = match (config.introspection, config.introspection_endpoint) {
+            (None, Some(_)) => {
+                return Err("an introspection endpoint is given without the client to \
+                            introspect as: give its id, and its secret (`--oauth-introspect` and \
+                            `TOOLWRIGHT_OAUTH_CLIENT_SECRET`, or `OAuth::introspect`)"
+                    .to_owned());
+            }
+            (None, None) => Method::Jwt {
                 keys: Keys::new(config.refetch_after),
                 jwks_uri: config.jwks_uri,
             },
-            Some(introspection) => {
-                if introspection.client_id.is_empty() {
-                    return Err("an introspection endpoint is given without the client to \
-                                introspect as: give its id and secret too (`--oauth-client-id` \
-                                and `TOOLWRIGHT_OAUTH_CLIENT_SECRET`, or `OAuth::introspect`)"
-                        .to_owned());
-                }
-                for url in introspection.endpoint.iter() {
-                    fetchable(url, "the introspection endpoint")?;
-                }
-                Method::Introspection {
-                    introspector: Introspector::new(),
-                    client_id: introspection.client_id,
-                    client_secret: introspection.client_secret,
-                    endpoint: introspection.endpoint,
-                }
-            }
+            (Some(introspection), endpoint) => Method::Introspection {
+                introspector: Introspector::new(),
+                client_id: introspection.client_id,
+                client_secret: introspection.client_secret,
+                endpoint,
+            },
         };
-        // As given: clients send it back verbatim as the token request's `resource`, and the
-        // authorization server copies it into `aud`.
+        // As given, in the metadata: clients send it back as the token request's `resource`,
+        // and the authorization server copies that into `aud`.
         let resource_text = config
             .resource
             .clone()
             .unwrap_or_else(|| resource.as_str().to_owned());
         let (audiences, named_audiences) = if config.audiences.is_empty() {
-            // `.../mcp` and `.../mcp/` are one resource; a client may write either.
-            let bare = resource_text.trim_end_matches('/').to_owned();
-            (
-                vec![bare.clone(), format!("{bare}/")],
-                vec![resource_text.clone()],
-            )
+            // One resource, however a client writes it: with a trailing slash or not, or as a
+            // URL parser writes it back (the host in lowercase, no default port).
+            let mut audiences = Vec::new();
+            for form in [resource_text.as_str(), resource.as_str()] {
+                let bare = form.trim_end_matches('/');
+                for audience in [bare.to_owned(), format!("{bare}/")] {
+                    if !audiences.contains(&audience) {
+                        audiences.push(audience);
+                    }
+                }
+            }
+            (audiences, vec![resource_text.clone()])
         } else {
             (config.audiences.clone(), config.audiences)
         };
@@ -132,8 +151,8 @@ impl Verifier {
             "{}{METADATA_PATH}{path}",
             resource.origin().ascii_serialization()
         );
-        // A segment that opens with `:` or `*` reads as a capture to the router: such a path
-        // is served by a proxy's rewrite, if at all.
+        // The router refuses (panics on) a path with a segment that opens with `:` or `*`, the
+        // capture syntax of its former versions: such a path is left to a proxy's rewrite.
         let routable = !path.split('/').any(|s| s.starts_with([':', '*']));
         let mut metadata_paths = Vec::new();
         for extra in [
@@ -171,6 +190,8 @@ impl Verifier {
             issuer,
             audiences,
             named_audiences,
+            resource_host: resource.host_str().unwrap_or_default().to_owned(),
+            resource: resource_text.clone(),
             required_scopes: config.required_scopes,
             leeway: config.leeway,
             metadata_url,
@@ -178,7 +199,8 @@ impl Verifier {
             document: serde_json::to_vec(&document).expect("JSON serialises"),
             method,
             fetcher: Fetcher::new()?,
-            issuer_metadata: tokio::sync::OnceCell::new(),
+            issuer_metadata: tokio::sync::Mutex::default(),
+            refetch_after: config.refetch_after,
         })
     }
 
@@ -198,8 +220,32 @@ impl Verifier {
         &self.required_scopes
     }
 
+    /// The issuer, as configured.
+    pub(crate) fn issuer(&self) -> &str {
+        &self.issuers[0]
+    }
+
+    /// The resource, as the metadata names it.
+    pub(crate) fn resource(&self) -> &str {
+        &self.resource
+    }
+
+    /// The host name of the resource, which requests name in their `Host` header when a proxy
+    /// passes them on as they came.
+    pub(crate) fn resource_host(&self) -> &str {
+        &self.resource_host
+    }
+
     /// Checks a bearer token: whom it names, or why it is refused.
     pub(crate) async fn verify(&self, token: &str) -> Result<Principal, TokenError> {
+        // Read before anyone is asked about it: what no authorization server issues costs the
+        // server nothing, and the authorization server nothing either.
+        if token.len() > MAX_TOKEN || !is_b64token(token) {
+            return Err(TokenError::Invalid(format!(
+                "the bearer token is malformed: a token is at most {MAX_TOKEN} of `A-Z a-z 0-9 - \
+                 . _ ~ + /`, then `=` (RFC 6750)"
+            )));
+        }
         let expected = Expected {
             issuers: &self.issuers,
             audiences: &self.audiences,
@@ -251,13 +297,34 @@ impl Verifier {
                     .await?
             }
         };
-        Ok(Principal::from_claims(&self.issuers[0], claims))
+        let digest = Sha256::digest(token.as_bytes()).into();
+        Ok(Principal::from_claims(&self.issuers[0], claims, digest))
     }
 
-    async fn issuer_metadata(&self) -> Result<&IssuerMetadata, String> {
-        self.issuer_metadata
-            .get_or_try_init(|| discover(&self.fetcher, &self.issuer))
-            .await
+    /// The issuer's metadata, fetched once found; while it cannot be, the last failure answers
+    /// until `refetch_after` has passed, so that requests do not each wait on an issuer that
+    /// does not answer.
+    async fn issuer_metadata(&self) -> Result<Arc<IssuerMetadata>, String> {
+        let mut discovery = self.issuer_metadata.lock().await;
+        if let Some(found) = &discovery.found {
+            return Ok(Arc::clone(found));
+        }
+        if let Some((at, why)) = &discovery.failed
+            && at.elapsed() < self.refetch_after
+        {
+            return Err(why.clone());
+        }
+        match discover(&self.fetcher, &self.issuer).await {
+            Ok(found) => {
+                let found = Arc::new(found);
+                discovery.found = Some(Arc::clone(&found));
+                Ok(found)
+            }
+            Err(why) => {
+                discovery.failed = Some((Instant::now(), why.clone()));
+                Err(why)
+            }
+        }
     }
 
     /// The value of `WWW-Authenticate` for a refused request: where the metadata is, the scopes
@@ -275,6 +342,19 @@ impl Verifier {
         }
         challenge
     }
+}
+
+/// The longest bearer token read: JWTs of a few KiB are common, more is no token.
+const MAX_TOKEN: usize = 16 * 1024;
+
+/// Whether a bearer token is RFC 6750's `b64token`: `1*( ALPHA / DIGIT / "-" / "." / "_" / "~" /
+/// "+" / "/" ) *"="`.
+fn is_b64token(token: &str) -> bool {
+    let body = token.trim_end_matches('=');
+    !body.is_empty()
+        && body
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-._~+/".contains(&b))
 }
 
 /// A URL the server may fetch from or name: `https`, or `http` on this machine only, where no
@@ -406,5 +486,14 @@ mod tests {
             )
             .starts_with("an introspection endpoint is given without the client")
         );
+    }
+
+    #[test]
+    fn bearer_tokens_are_b64tokens() {
+        assert!(is_b64token("eyJhbGciOiJSUzI1NiJ9.e30.c2ln"));
+        assert!(is_b64token("a+b/c~d_e-f=="));
+        for malformed in ["", "==", "a b", "a,b", "tok\u{e9}n", "a=b"] {
+            assert!(!is_b64token(malformed), "{malformed}");
+        }
     }
 }

@@ -372,10 +372,8 @@ impl Calls {
             }
             named => named,
         };
-        let disabled = self.server.live().disabled();
-        let tool = name
-            .filter(|name| !disabled.tools.contains(*name))
-            .and_then(|name| self.registry.get(name))?;
+        // A tool disabled now is checked too: it may be enabled before the call runs.
+        let tool = name.and_then(|name| self.registry.get(name))?;
         (!tool.scopes().is_empty()).then(|| (tool.wire_name().to_owned(), tool.scopes()))
     }
 

@@ -57,6 +57,16 @@ impl Access {
         }
     }
 
+    /// Answers to this host name too: an OAuth resource's, which a proxy passes on.
+    #[cfg(feature = "oauth")]
+    pub(super) fn allow_host(&mut self, host: &str) {
+        if let Some(host) = host_name(host)
+            && !self.named_host(&host)
+        {
+            self.hosts.push(host);
+        }
+    }
+
     /// Host, then Origin, before the token (see `authorization`): a page of a foreign site
     /// learns nothing about the token from the answer. The host is named once: by exactly one `Host` header and, in a
     /// request line of absolute form (`POST http://host/mcp`), by the same authority.

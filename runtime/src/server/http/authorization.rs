@@ -61,6 +61,11 @@ impl Authorization {
                     let scopes = service.tool_scopes();
                     let verifier =
                         Verifier::new(oauth, bound, &name, &scopes).map_err(Error::OAuth)?;
+                    tracing::info!(
+                        issuer = verifier.issuer(),
+                        resource = verifier.resource(),
+                        "every request needs an OAuth access token of the issuer for the resource"
+                    );
                     Authorization::OAuth(Arc::new(verifier))
                 }
             };
@@ -112,11 +117,14 @@ impl Authorization {
                             verifier.challenge(Some(("invalid_token", &why)), &required),
                         ));
                     }
+                    // Why stays in the log: it names the authorization server's inner
+                    // addresses, which a caller without a valid token has no business knowing.
                     Err(TokenError::Unavailable(why)) => {
                         tracing::warn!("cannot check an access token: {why}");
                         return Err(Rejection::new(
                             StatusCode::SERVICE_UNAVAILABLE,
-                            format!("the access token cannot be checked now: {why}"),
+                            "the access token cannot be checked now: the authorization server \
+                             cannot be reached; try again shortly",
                         )
                         .with_header("retry-after", "5"));
                     }
@@ -164,6 +172,13 @@ impl Authorization {
                     },
                     missing.join("`, `")
                 );
+                // With the scopes the token has, so that a client which asks for what the
+                // challenge names does not lose them (and then the calls they allow).
+                for scope in principal.scopes() {
+                    if !scopes.contains(&scope.as_str()) {
+                        scopes.push(scope);
+                    }
+                }
                 let challenge = verifier.challenge(Some(("insufficient_scope", &why)), &scopes);
                 return Err(Rejection::new(StatusCode::FORBIDDEN, why)
                     .with_header("www-authenticate", &challenge));

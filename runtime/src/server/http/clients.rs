@@ -1,16 +1,19 @@
 //! What one client may hold at once, so that no client takes the whole server: sessions, and
 //! streams that stay open waiting for what changes.
 //!
-//! A client is the address its connections come from. Behind a reverse proxy every client
-//! shares the proxy's address; such a deployment raises the limits.
+//! A client is the address its connections come from, and under OAuth whom its token names:
+//! behind a reverse proxy every client shares the proxy's address, so without OAuth such a
+//! deployment raises the limits.
 
 use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use axum::http::StatusCode;
 
 use super::response::Rejection;
+use crate::auth::Principal;
 
 /// The most sessions one client keeps, by default.
 pub(crate) const DEFAULT_SESSIONS: usize = 256;
@@ -19,18 +22,31 @@ pub(crate) const DEFAULT_SESSIONS: usize = 256;
 /// resumed (GET with `Last-Event-ID`), `subscriptions/listen`.
 pub(crate) const DEFAULT_STREAMS: usize = 64;
 
-/// Who a request comes from, for its client's limits.
+/// Who a request comes from, for its client's limits: an address and, under OAuth, a digest of
+/// whom its token names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(super) struct ClientId(Option<IpAddr>);
+pub(super) struct ClientId(Option<IpAddr>, u64);
 
 impl ClientId {
     pub(super) fn address(address: IpAddr) -> ClientId {
-        ClientId(Some(address))
+        ClientId(Some(address), 0)
     }
 
     /// A request that came through no connection of ours (the router served directly).
     pub(super) fn unknown() -> ClientId {
-        ClientId(None)
+        ClientId(None, 0)
+    }
+
+    /// The client as the principal its token names, if any: principals behind one address each
+    /// have their own limits.
+    pub(super) fn of(self, principal: Option<&Principal>) -> ClientId {
+        let Some(principal) = principal else {
+            return self;
+        };
+        let mut hasher = DefaultHasher::new();
+        principal.owner().hash(&mut hasher);
+        // Never 0, which is no principal's.
+        ClientId(self.0, hasher.finish() | 1)
     }
 }
 

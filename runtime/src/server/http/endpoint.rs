@@ -115,13 +115,13 @@ async fn serve(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respo
         Ok(principal) => principal,
         Err(rejection) => return rejection.into_response(),
     };
-    let answer = match () {
-        () if parts.method == Method::POST => {
-            endpoint
-                .post(&parts.headers, body, working, client, principal)
-                .await
-        }
-        () if stateless::applies(&parts.headers, None, &Value::Null) => Err(Rejection::new(
+    let client = client.of(principal.as_deref());
+    let answer = if parts.method == Method::POST {
+        endpoint
+            .post(&parts.headers, body, working, client, principal)
+            .await
+    } else if stateless::applies(&parts.headers, None, &Value::Null) {
+        Err(Rejection::new(
             StatusCode::METHOD_NOT_ALLOWED,
             format!(
                 "method {} is not allowed under protocol 2026-07-28, which has neither sessions \
@@ -129,15 +129,14 @@ async fn serve(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respo
                 parts.method
             ),
         )
-        .with_header("allow", "POST")),
-        () if parts.method == Method::GET => {
-            working();
-            endpoint.get(&parts.headers, client, principal.as_deref())
-        }
-        () if parts.method == Method::DELETE => {
-            endpoint.delete(&parts.headers, principal.as_deref())
-        }
-        () => Err(Rejection::new(
+        .with_header("allow", "POST"))
+    } else if parts.method == Method::GET {
+        working();
+        endpoint.get(&parts.headers, client, principal.as_deref())
+    } else if parts.method == Method::DELETE {
+        endpoint.delete(&parts.headers, principal.as_deref())
+    } else {
+        Err(Rejection::new(
             StatusCode::METHOD_NOT_ALLOWED,
             format!(
                 "method {} is not allowed: POST a message, GET the session's stream (with \
@@ -145,14 +144,15 @@ async fn serve(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respo
                 parts.method
             ),
         )
-        .with_header("allow", ALLOWED)),
+        .with_header("allow", ALLOWED))
     };
     answer.unwrap_or_else(IntoResponse::into_response)
 }
 
 impl Endpoint {
     pub(super) async fn new(server: Server, bound: SocketAddr) -> Result<Endpoint, Error> {
-        let access = Access::new(bound, &server.http);
+        #[cfg_attr(not(feature = "oauth"), allow(unused_mut))]
+        let mut access = Access::new(bound, &server.http);
         let authorization = Authorization::configured(&server, bound);
         let limits = server.limits();
         let settings = Settings {
@@ -183,6 +183,10 @@ impl Endpoint {
         );
         let service = server.into_service().await?;
         let authorization = authorization(&*service)?;
+        #[cfg(feature = "oauth")]
+        if let Authorization::OAuth(verifier) = &authorization {
+            access.allow_host(verifier.resource_host());
+        }
         Ok(Endpoint {
             service,
             access,

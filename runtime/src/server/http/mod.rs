@@ -154,7 +154,8 @@ impl Server {
     ///
     /// The address is used as given: `127.0.0.1:8080` (the safe choice) is reachable from this
     /// machine only, `0.0.0.0:8080` from any machine that can reach this one, which is logged as
-    /// a warning when no [bearer token](Server::bearer_token) is set.
+    /// a warning when no [bearer token](Server::bearer_token) is set and access tokens are not
+    /// checked (`Server::oauth`).
     pub async fn bind_http(self, addr: impl ToSocketAddrs) -> Result<HttpServer, Error> {
         let listener = TcpListener::bind(addr).await?;
         let local_addr = listener.local_addr()?;

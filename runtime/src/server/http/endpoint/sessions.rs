@@ -15,7 +15,7 @@ use super::super::clients::{ClientId, StreamSlot};
 use super::super::events::Replay;
 use super::super::response::{Rejection, holding, json};
 use super::{Delivery, Endpoint, LAST_EVENT_ID, SESSION_ID};
-use crate::auth::Principal;
+use crate::auth::{Owner, Principal};
 use crate::protocol::PRIMING_SINCE;
 use crate::protocol::jsonrpc::Id;
 use crate::server::session::Session;
@@ -35,13 +35,10 @@ pub(super) struct Entry {
     /// The session's streams a client may resume.
     replay: Arc<Replay>,
     last_used: Instant,
-    /// Whom the access token that opened it named (its issuer, and subject or client): only
-    /// requests whose token names the same reach the session. `None` without OAuth.
+    /// Whom the access token that opened it named: only requests whose token names the same
+    /// reach the session. `None` without OAuth.
     owner: Option<Owner>,
 }
-
-/// Whom a session belongs to: an issuer, and the subject (or client) its token named.
-type Owner = (String, Option<String>);
 
 /// Whether a request of `principal` may use a session of `owner`. A session opened without a
 /// principal (no OAuth) is anyone's who holds its id.
