@@ -263,8 +263,20 @@ struct Call {
     arguments: Option<Map<String, Value>>,
 }
 
+/// How the progressive catalog ranks the tools: by the words a query shares with them, or by
+/// meaning too, with a model that embeds the tools at once (`wait`, for a command that prints
+/// one search) or on a thread of its own while the server serves.
+pub(crate) enum Ranking {
+    Lexical,
+    #[cfg(feature = "semantic")]
+    Semantic {
+        embedder: Arc<crate::search::Embedder>,
+        wait: bool,
+    },
+}
+
 impl Progressive {
-    pub(crate) fn new(registry: Arc<Registry>) -> Progressive {
+    pub(crate) fn new(registry: Arc<Registry>, ranking: Ranking) -> Progressive {
         let tools = registry.tools();
         let searched: Vec<usize> = (0..tools.len())
             .filter(|&i| !tools[i].is_app_only())
@@ -273,7 +285,14 @@ impl Progressive {
         let check = |tool: &Value| {
             ArgumentCheck::new(&tool["inputSchema"]).expect("a meta-tool's schema compiles")
         };
-        let index = SearchIndex::from_tools(searched.iter().map(|&i| &tools[i]));
+        let searched_tools = searched.iter().map(|&i| &tools[i]);
+        let index = match ranking {
+            Ranking::Lexical => SearchIndex::from_tools(searched_tools),
+            #[cfg(feature = "semantic")]
+            Ranking::Semantic { embedder, wait } => {
+                SearchIndex::from_tools_embedded(searched_tools, embedder, wait)
+            }
+        };
         Progressive {
             registry,
             index,
@@ -572,7 +591,10 @@ mod tests {
     }
 
     fn empty() -> Progressive {
-        Progressive::new(Arc::new(Registry::from_registrations([]).unwrap()))
+        Progressive::new(
+            Arc::new(Registry::from_registrations([]).unwrap()),
+            Ranking::Lexical,
+        )
     }
 
     fn error_text(result: &ToolResult) -> String {

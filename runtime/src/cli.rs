@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::catalog::{Catalog, Progressive, UnknownCatalog};
+use crate::catalog::{Catalog, Progressive, Ranking, UnknownCatalog};
 use crate::manifest::{Change, Severity, diff};
 use crate::profile::{Profile, render};
 use crate::registry::{NOT_LINKED, Registry};
@@ -105,6 +105,11 @@ pub struct ServerArgs {
     /// localhost, 127.0.0.1, `[::1]` and the address listened on. Repeatable.
     #[arg(long, value_name = "HOST", requires = "http")]
     pub allow_host: Vec<String>,
+
+    /// Rank the progressive catalog's search (search_tools, --search) by meaning too, with the
+    /// sentence-embedding model in DIR (config.json, model.safetensors, tokenizer.json).
+    #[arg(long, value_name = "DIR", env = "TOOLWRIGHT_EMBEDDING_MODEL")]
+    pub embedding_model: Option<PathBuf>,
 
     /// How the server checks OAuth access tokens over HTTP.
     #[command(flatten)]
@@ -223,6 +228,17 @@ impl Server {
         if let Some(catalog) = args.catalog {
             self = self.catalog(catalog);
         }
+        // An empty variable (`TOOLWRIGHT_EMBEDDING_MODEL=`) is taken for none.
+        if let Some(dir) = args
+            .embedding_model
+            .as_ref()
+            .filter(|d| !d.as_os_str().is_empty())
+        {
+            match embedder(dir) {
+                Ok(embedder) => self = embedder(self),
+                Err(code) => return code,
+            }
+        }
         if args.serves() {
             let Some(addr) = &args.http else {
                 return self.run_stdio();
@@ -245,7 +261,17 @@ impl Server {
         // The manifest's notes are said where they matter, once: at each start of the server,
         // and by the build guard; a command that prints the manifest does not repeat them.
         if let Some(query) = &args.search {
-            return print_search(registry, query);
+            #[cfg(feature = "semantic")]
+            let ranking = match self.embedder_given() {
+                Some(embedder) => Ranking::Semantic {
+                    embedder,
+                    wait: true,
+                },
+                None => Ranking::Lexical,
+            };
+            #[cfg(not(feature = "semantic"))]
+            let ranking = Ranking::Lexical;
+            return print_search(registry, query, ranking);
         }
         let manifest = registry.manifest().as_json();
         match &args.diff {
@@ -344,6 +370,33 @@ fn oauth_settings(issuer: &str, args: &OAuthArgs, secret: String) -> crate::auth
     oauth
 }
 
+/// The model in `dir`, to give the server; or, failing that, the exit code, having said why.
+#[cfg(feature = "semantic")]
+fn embedder(dir: &std::path::Path) -> Result<impl FnOnce(Server) -> Server, ExitCode> {
+    match crate::search::Embedder::from_dir(dir) {
+        Ok(embedder) => Ok(move |server: Server| server.embedder(embedder)),
+        Err(err) => {
+            eprintln!(
+                "error: cannot load the embedding model in {}: {err}",
+                dir.display()
+            );
+            Err(ExitCode::FAILURE)
+        }
+    }
+}
+
+/// Without the `semantic` feature there is no model to rank with: say so.
+#[cfg(not(feature = "semantic"))]
+fn embedder(dir: &std::path::Path) -> Result<fn(Server) -> Server, ExitCode> {
+    eprintln!(
+        "error: --embedding-model {} would rank search by meaning, but this server was built \
+         without toolwright's `semantic` feature; build it with that feature, or leave out \
+         --embedding-model (and TOOLWRIGHT_EMBEDDING_MODEL) to rank by words",
+        dir.display()
+    );
+    Err(ExitCode::from(2))
+}
+
 /// `--http`'s address: `HOST:PORT` as given, or a bare `PORT` (or `:PORT`) on 127.0.0.1.
 fn http_addr(value: &str) -> Result<String, String> {
     let value = value.trim();
@@ -371,8 +424,8 @@ fn catalog_mode(value: &str) -> Result<Catalog, String> {
 
 /// One line per matching tool, best first: rank, score, name and the first line of its
 /// description. Exit status 1 when nothing matches, as `grep` has it.
-fn print_search(registry: Registry, query: &str) -> ExitCode {
-    let catalog = Progressive::new(Arc::new(registry));
+fn print_search(registry: Registry, query: &str, ranking: Ranking) -> ExitCode {
+    let catalog = Progressive::new(Arc::new(registry), ranking);
     let hits = catalog.ranked(query);
     if hits.is_empty() {
         eprintln!("no tool matches `{query}`");

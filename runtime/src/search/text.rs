@@ -49,6 +49,30 @@ pub(super) fn document(tool: &Value, tags: &[&str]) -> [Vec<String>; FIELDS.len(
     ]
 }
 
+/// What a model reads of a tool to make its vector: the words of its name, its title and its
+/// description, as a sentence.
+#[cfg(feature = "semantic")]
+pub(super) fn prose(tool: &Value) -> String {
+    let text = |value: Option<&Value>| {
+        value
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .trim()
+            .to_owned()
+    };
+    let name = words(&text(tool.get("name"))).join(" ");
+    let title = text(
+        tool.get("title")
+            .or_else(|| tool.get("annotations").and_then(|a| a.get("title"))),
+    );
+    let description = text(tool.get("description"));
+    [name, title, description]
+        .into_iter()
+        .filter(|part| !part.is_empty())
+        .collect::<Vec<_>>()
+        .join(". ")
+}
+
 /// The abbreviations a name's words make: the initials of each run of two or three words in a
 /// row, so that `pr` finds `create_pull_request` and `dm` finds `send_direct_message`.
 fn initials(name: &[String]) -> Vec<String> {

@@ -14,7 +14,7 @@ use super::session::{Era, Session};
 use super::{completion, listen, prompts, resources};
 use crate::apps;
 use crate::auth::Principal;
-use crate::catalog::{Catalog, Progressive};
+use crate::catalog::{Catalog, Progressive, Ranking};
 use crate::context::{ClientRequestError, StateKey};
 use crate::live::{Live, ServerHandle};
 use crate::protocol::jsonrpc::{
@@ -73,6 +73,9 @@ pub(crate) struct Settings {
     pub(crate) server: ServerHandle,
     /// Seals the state of input-required results.
     pub(crate) state_key: StateKey,
+    /// The model the progressive catalog ranks by meaning with, too.
+    #[cfg(feature = "semantic")]
+    pub(crate) embedder: Option<Arc<crate::search::Embedder>>,
 }
 
 impl Dispatcher {
@@ -89,6 +92,8 @@ impl Dispatcher {
             states,
             server,
             state_key,
+            #[cfg(feature = "semantic")]
+            embedder,
         } = settings;
         let result_meta = json!({ SERVER_INFO_KEY: { "name": name, "version": version } });
         let ttl_ms = u64::try_from(cache_ttl.as_millis()).unwrap_or(u64::MAX);
@@ -113,8 +118,18 @@ impl Dispatcher {
             discover["instructions"] = json!(instructions);
         }
         let registry = Arc::new(registry);
-        let progressive =
-            (catalog == Catalog::Progressive).then(|| Progressive::new(Arc::clone(&registry)));
+        #[cfg(feature = "semantic")]
+        let ranking = match embedder {
+            Some(embedder) => Ranking::Semantic {
+                embedder,
+                wait: false,
+            },
+            None => Ranking::Lexical,
+        };
+        #[cfg(not(feature = "semantic"))]
+        let ranking = Ranking::Lexical;
+        let progressive = (catalog == Catalog::Progressive)
+            .then(|| Progressive::new(Arc::clone(&registry), ranking));
         let live = Arc::clone(server.live());
         let tools = ToolLists::new(
             Arc::clone(&registry),
@@ -617,6 +632,8 @@ mod tests {
                 states: Arc::default(),
                 server: ServerHandle::default(),
                 state_key: StateKey::random(),
+                #[cfg(feature = "semantic")]
+                embedder: None,
             },
         )
     }
