@@ -79,7 +79,9 @@
 //! [`Server::run`] (clap); `validate`, arguments checked against the input schema before a
 //! tool runs (jsonschema). Without them a server serves the same tools on stdio, and says which
 //! feature it lacks when asked for what the feature does. Off by default: `oauth`, the server as
-//! an OAuth 2.1 resource server over HTTP ([`auth`]; jsonwebtoken, reqwest with rustls).
+//! an OAuth 2.1 resource server over HTTP ([`auth`]; jsonwebtoken, reqwest with rustls), and
+//! `semantic`, search ranked by meaning too with a sentence-embedding model run in-process
+//! ([`search`]; candle, tokenizers).
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 

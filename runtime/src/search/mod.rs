@@ -421,13 +421,15 @@ impl SearchIndex {
 
     /// The tools that match `query`, best first; tools with equal scores keep their catalog
     /// order, so the same query always gives the same list. A tool that matches no word of the
-    /// query is left out, unless a model ranks by meaning too ([`SearchIndex::with_embedder`]):
-    /// then a tool near in meaning is in as well. A query without words (empty, or only
-    /// punctuation) lists every tool in catalog order, each with a score of zero.
+    /// query is left out, unless a model ranks by meaning too (`SearchIndex::with_embedder`,
+    /// feature `semantic`): then a tool near in meaning is in as well. A query without words
+    /// (empty, or only punctuation) lists every tool in catalog order, each with a score of zero.
     pub fn search(&self, query: &str) -> Vec<Hit> {
         let (lexical, _full) = self.lexical(query);
+        // A query without words lists the catalog in its order, by meaning or not.
         #[cfg(feature = "semantic")]
-        if let Some(semantic) = &self.semantic
+        if _full > 0.0
+            && let Some(semantic) = &self.semantic
             && let Some(similarities) = semantic.similarities(query)
         {
             return fuse(lexical, _full, &similarities);

@@ -8,7 +8,6 @@ use std::sync::{Arc, OnceLock};
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config};
-use sha2::{Digest, Sha256};
 use tokenizers::{PaddingParams, Tokenizer, TruncationParams};
 
 /// The most word pieces of a text the model reads: what all-MiniLM-L6-v2 was trained on; a
@@ -40,9 +39,8 @@ const BATCH: usize = 16;
 pub struct Embedder {
     model: BertModel,
     tokenizer: Tokenizer,
-    /// The SHA-256 of the weights and the tokenizer: vectors made by one model are kept under
-    /// it, never compared with another's.
-    id: [u8; 32],
+    /// The model's shape, for its `Debug`.
+    config: Config,
 }
 
 /// Why a model could not be loaded or run.
@@ -73,15 +71,28 @@ impl Embedder {
         weights: Vec<u8>,
         tokenizer: &[u8],
     ) -> Result<Embedder, EmbedderError> {
-        let mut digest = Sha256::new();
-        digest.update(&weights);
-        digest.update(tokenizer);
-        let id = digest.finalize().into();
         let config: Config = serde_json::from_slice(config).map_err(|err| {
             EmbedderError(format!("`config.json` is not a BERT configuration: {err}"))
         })?;
-        let weights = VarBuilder::from_buffered_safetensors(weights, DType::F32, &Device::Cpu)
-            .map_err(|err| EmbedderError(format!("`model.safetensors` cannot be read: {err}")))?;
+        let unreadable = |err: candle_core::Error| {
+            EmbedderError(format!("`model.safetensors` cannot be read: {err}"))
+        };
+        let mut tensors =
+            candle_core::safetensors::load_buffer(&weights, &Device::Cpu).map_err(unreadable)?;
+        drop(weights);
+        for (name, tensor) in &mut tensors {
+            // A layer multiplies by its weight's transpose: kept transposed, that transpose is
+            // contiguous, which the matrix product reads twice as fast for a short text. The
+            // embedding tables are read by row, and stay as they are.
+            if tensor.rank() == 2 && !name.contains("embeddings") {
+                *tensor = tensor
+                    .t()
+                    .and_then(|t| t.contiguous())
+                    .and_then(|t| t.t())
+                    .map_err(unreadable)?;
+            }
+        }
+        let weights = VarBuilder::from_tensors(tensors, DType::F32, &Device::Cpu);
         let model = BertModel::load(weights, &config)
             .map_err(|err| EmbedderError(format!("the weights are not a BERT encoder's: {err}")))?;
         let mut tokenizer = Tokenizer::from_bytes(tokenizer)
@@ -96,7 +107,7 @@ impl Embedder {
         Ok(Embedder {
             model,
             tokenizer,
-            id,
+            config,
         })
     }
 
@@ -161,9 +172,9 @@ impl Embedder {
 
 impl std::fmt::Debug for Embedder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let id: String = self.id[..8].iter().map(|b| format!("{b:02x}")).collect();
         f.debug_struct("Embedder")
-            .field("id", &id)
+            .field("hidden_size", &self.config.hidden_size)
+            .field("layers", &self.config.num_hidden_layers)
             .finish_non_exhaustive()
     }
 }
@@ -234,5 +245,89 @@ impl Semantic {
                 .map(|tool| tool.iter().zip(&query).map(|(a, b)| a * b).sum())
                 .collect(),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::search::SearchIndex;
+
+    /// The model the tests run, from `TOOLWRIGHT_EMBEDDING_MODEL` (a folder of all-MiniLM-L6-v2's
+    /// `config.json`, `model.safetensors` and `tokenizer.json`; `.ci/run` fetches it).
+    fn embedder() -> Arc<Embedder> {
+        static EMBEDDER: OnceLock<Arc<Embedder>> = OnceLock::new();
+        EMBEDDER
+            .get_or_init(|| {
+                let dir = std::env::var("TOOLWRIGHT_EMBEDDING_MODEL").expect(
+                    "the `semantic` feature's tests run a model: set TOOLWRIGHT_EMBEDDING_MODEL \
+                     to its folder",
+                );
+                Arc::new(Embedder::from_dir(dir).expect("the model loads"))
+            })
+            .clone()
+    }
+
+    fn cosine(a: &[f32], b: &[f32]) -> f32 {
+        a.iter().zip(b).map(|(x, y)| x * y).sum()
+    }
+
+    #[test]
+    fn texts_that_mean_alike_are_near() {
+        let embedder = embedder();
+        let vectors = embedder
+            .embed_all(&[
+                "delete a file",
+                "remove a document",
+                "tomorrow's weather forecast",
+            ])
+            .unwrap();
+        assert_eq!(vectors[0].len(), 384);
+        let norm = cosine(&vectors[0], &vectors[0]);
+        assert!((norm - 1.0).abs() < 1e-4, "unit length: {norm}");
+        let (alike, unlike) = (
+            cosine(&vectors[0], &vectors[1]),
+            cosine(&vectors[0], &vectors[2]),
+        );
+        assert!(alike > unlike + 0.3, "{alike} against {unlike}");
+        // One at a time or in a batch of texts of other lengths: the same vector.
+        let alone = embedder.embed("remove a document").unwrap();
+        assert!(cosine(&alone, &vectors[1]) > 0.9999);
+    }
+
+    #[test]
+    fn a_paraphrase_finds_a_tool_it_shares_no_word_with() {
+        let tools = [
+            json!({"name": "create_refund", "description": "Refund a charge to the customer's card."}),
+            json!({"name": "list_invoices", "description": "List the invoices of a customer."}),
+            json!({"name": "get_forecast", "description": "The weather of the next days."}),
+        ];
+        let index = SearchIndex::with_embedder(&tools, embedder()).unwrap();
+        let first = |query: &str| tools[index.search(query)[0].index]["name"].clone();
+        assert_eq!(first("give the money back for order 1182"), "create_refund");
+        assert_eq!(first("will it rain on Saturday"), "get_forecast");
+        // Words still rank a keyword query.
+        assert_eq!(first("invoices"), "list_invoices");
+        // A query without words lists the catalog in its order.
+        let all: Vec<usize> = index.search("?").iter().map(|hit| hit.index).collect();
+        assert_eq!(all, [0, 1, 2]);
+    }
+
+    #[test]
+    fn files_that_are_not_a_model_are_refused_saying_which() {
+        let err = Embedder::from_dir("no/such/folder").unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("cannot read no/such/folder/config.json: "),
+            "{err}"
+        );
+        let err = Embedder::from_bytes(b"{}", Vec::new(), b"{}").unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("`config.json` is not a BERT configuration: "),
+            "{err}"
+        );
     }
 }

@@ -69,7 +69,7 @@ pub struct Server {
     state_secret: Option<Vec<u8>>,
     /// The model the progressive catalog ranks by meaning with, too.
     #[cfg(feature = "semantic")]
-    embedder: Option<Arc<crate::search::Embedder>>,
+    pub(super) embedder: Option<Arc<crate::search::Embedder>>,
 }
 
 /// A state built at start, by [`Server::state_from`]: its type, and what builds it.
@@ -285,25 +285,6 @@ impl Server {
     pub fn catalog(mut self, catalog: Catalog) -> Server {
         self.catalog = catalog;
         self
-    }
-
-    /// Ranks the progressive catalog's tools by meaning too (`search_tools`, and `--search`):
-    /// the model embeds every tool on a thread of its own when the server starts (the ranking
-    /// is by words until it is done), then each query, and its similarity is fused with the
-    /// lexical score (see [`SearchIndex::with_embedder`](crate::search::SearchIndex::with_embedder)).
-    /// A full catalog, which has no search, does not use it. `--embedding-model DIR` on the
-    /// command line.
-    #[cfg(feature = "semantic")]
-    #[must_use]
-    pub fn embedder(mut self, embedder: crate::search::Embedder) -> Server {
-        self.embedder = Some(Arc::new(embedder));
-        self
-    }
-
-    /// The model search ranks by meaning with, if any.
-    #[cfg(all(feature = "semantic", feature = "cli"))]
-    pub(crate) fn embedder_given(&self) -> Option<Arc<crate::search::Embedder>> {
-        self.embedder.clone()
     }
 
     /// Serves the tools as the manifest made at build time describes them

@@ -17,6 +17,8 @@ mod listen;
 mod listing;
 mod prompts;
 mod resources;
+#[cfg(feature = "semantic")]
+mod semantic;
 mod service;
 mod session;
 mod stdio;
