@@ -14,81 +14,16 @@ use crate::registry::{Registry, Tool};
 #[cfg(feature = "semantic")]
 mod semantic;
 mod text;
+mod weights;
 
 #[cfg(feature = "semantic")]
 pub use semantic::{Embedder, EmbedderError};
 
 pub(crate) use text::words;
 use text::{STOP_WORDS, document, stem};
-
-/// The parts of a tool that a query is matched against, each with its own weight.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Field {
-    Name,
-    Title,
-    Description,
-    Tags,
-    ArgumentNames,
-    ArgumentDescriptions,
-    Initials,
-}
-
-const FIELDS: [Field; 7] = [
-    Field::Name,
-    Field::Title,
-    Field::Description,
-    Field::Tags,
-    Field::ArgumentNames,
-    Field::ArgumentDescriptions,
-    Field::Initials,
-];
-
-impl Field {
-    /// How much one occurrence of a word in this field counts, before length normalisation.
-    /// The tags are words chosen to be found; a name's words are too, but a generic verb
-    /// (`get`, `read`) in it should not outweigh several words of the description, so it counts
-    /// as much as the description and the query's cover of the name adds the rest; a title
-    /// mostly repeats the name; arguments say how a tool is called more than what it does.
-    fn weight(self) -> f64 {
-        match self {
-            Field::Tags => 3.0,
-            Field::Name | Field::Description => 2.0,
-            Field::Title => 1.5,
-            Field::ArgumentNames | Field::Initials => 1.0,
-            Field::ArgumentDescriptions => 0.5,
-        }
-    }
-
-    /// How much a field's length lowers its words' weight (BM25's `b`). Names and tags are a
-    /// few words each, so their lengths say little about how much a word matters.
-    fn length_normalisation(self) -> f64 {
-        match self {
-            Field::Name | Field::Title => 0.5,
-            Field::Tags => 0.3,
-            Field::Initials => 0.0,
-            Field::Description | Field::ArgumentNames | Field::ArgumentDescriptions => 0.75,
-        }
-    }
-}
-
-/// How quickly repeated matches stop adding to a tool's score (BM25's `k1`).
-const SATURATION: f64 = 1.2;
-
-/// How much a word that merely starts with a query term counts, against a whole-word match.
-const PREFIX_WEIGHT: f64 = 0.3;
-
-/// How much a tool's score grows when the query holds every word of its name (in proportion
-/// for some of them): `create slack channel` means `create_channel` more than `slack_upload_file`.
-const NAME_COVERAGE: f64 = 0.2;
-
-/// A query term of this many characters or more also matches the start of longer words.
-const PREFIX_MIN_CHARS: usize = 3;
-
-/// BM25's inverse document frequency: how rare a word that `matched` of `all` tools hold is.
-fn rarity(all: usize, matched: usize) -> f64 {
-    let (all, matched) = (all as f64, matched as f64);
-    (1.0 + (all - matched + 0.5) / (matched + 0.5)).ln()
-}
+use weights::{
+    FIELDS, Field, NAME_COVERAGE, PREFIX_MIN_CHARS, PREFIX_WEIGHT, SATURATION, name_bonus, rarity,
+};
 
 /// What share of a tool's score for holding every query word in its name counts as a full
 /// lexical match, in a ranking by meaning too. A query's best lexical score is no measure: the
@@ -491,7 +426,11 @@ impl SearchIndex {
             .filter(|&(_, score)| score > 0.0)
             .map(|(index, score)| Hit {
                 index,
-                score: score * (1.0 + NAME_COVERAGE * self.name_coverage(index, &terms)),
+                score: score
+                    * name_bonus(
+                        self.name_coverage(index, &terms),
+                        self.whole_name(index, &terms),
+                    ),
             })
             .collect();
         // A stable sort: equal scores keep the catalog order.
@@ -559,6 +498,17 @@ impl SearchIndex {
         }
     }
 
+    /// Whether the query holds every word of the tool's name as a whole word (stemmed), not
+    /// only as a prefix.
+    fn whole_name(&self, tool: usize, terms: &[Term]) -> bool {
+        let name =
+            &self.names[self.name_starts[tool] as usize..self.name_starts[tool + 1] as usize];
+        !name.is_empty()
+            && name
+                .iter()
+                .all(|&word| terms.iter().any(|term| term.exact == Some(word as usize)))
+    }
+
     /// The share of the tool's name words that some query term matches, exactly or as a
     /// prefix.
     fn name_coverage(&self, tool: usize, terms: &[Term]) -> f64 {
@@ -586,6 +536,19 @@ mod tests {
 
     fn search<'a>(tools: &'a [Value], query: &str) -> Vec<&'a str> {
         names(tools, &SearchIndex::new(tools).search(query))
+    }
+
+    #[test]
+    fn a_query_of_a_whole_name_finds_that_tool_first() {
+        let tools = [
+            json!({
+                "name": "show_board",
+                "description": "Show the notebook as a board, one column per tag.",
+                "inputSchema": {"properties": {"tag": {"description": "Only this tag."}}},
+            }),
+            json!({"name": "tag_note", "description": "File a note under more tags."}),
+        ];
+        assert_eq!(search(&tools, "tag note"), ["tag_note", "show_board"]);
     }
 
     #[test]
