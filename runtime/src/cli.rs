@@ -106,6 +106,11 @@ pub struct ServerArgs {
     #[arg(long, value_name = "HOST", requires = "http")]
     pub allow_host: Vec<String>,
 
+    /// With --http, keep sessions in the Redis server at this URL (redis://HOST:PORT/DB), so
+    /// that replicas behind a load balancer serve each other's sessions.
+    #[arg(long, value_name = "URL", env = "TOOLWRIGHT_REDIS_URL")]
+    pub redis: Option<String>,
+
     /// Rank the progressive catalog's search (search_tools, --search) by meaning too, with the
     /// sentence-embedding model in DIR (config.json, model.safetensors, tokenizer.json).
     #[arg(long, value_name = "DIR", env = "TOOLWRIGHT_EMBEDDING_MODEL")]
@@ -298,6 +303,27 @@ impl Server {
         }
         for host in &args.allow_host {
             self = self.allow_host(host);
+        }
+        // An empty variable (`TOOLWRIGHT_REDIS_URL=`) is taken for none.
+        if let Some(url) = args.redis.as_deref().filter(|u| !u.is_empty()) {
+            #[cfg(feature = "redis")]
+            match crate::store::RedisStore::new(url) {
+                Ok(store) => self = self.session_store(store),
+                Err(err) => {
+                    eprintln!("error: --redis: {err}");
+                    return ExitCode::from(2);
+                }
+            }
+            #[cfg(not(feature = "redis"))]
+            {
+                let _ = url;
+                eprintln!(
+                    "error: --redis would keep sessions in Redis, but this server was built \
+                     without toolwright's `redis` feature; build it with that feature to share \
+                     sessions between replicas"
+                );
+                return ExitCode::from(2);
+            }
         }
         let oauth = &args.oauth;
         // An empty variable (`TOOLWRIGHT_OAUTH_ISSUER=`) is taken for none, as an unset one is.

@@ -109,6 +109,8 @@ pub mod search;
 mod server;
 mod sink;
 pub mod state;
+#[cfg(feature = "http")]
+pub mod store;
 mod template;
 
 pub use catalog::Catalog;

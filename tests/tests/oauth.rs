@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 use tokio::sync::oneshot;
 use toolwright::Server;
 use toolwright::auth::OAuth;
+use toolwright::store::MemoryStore;
 
 mod tools {
     use schemars::JsonSchema;
@@ -690,6 +691,43 @@ async fn a_session_is_reached_only_by_the_principal_that_opened_it() {
         .await;
     let called = mcp.call(&again, &session, "whoami", json!({})).await;
     assert_eq!(called.status, StatusCode::OK);
+    assert_eq!(
+        called.body["result"]["structuredContent"]["subject"],
+        "mcp-basic"
+    );
+}
+
+#[tokio::test]
+async fn a_session_belongs_to_its_principal_on_every_replica() {
+    let authorization = authorization_server();
+    // Two replicas of one resource, sharing their sessions.
+    let resource = "http://127.0.0.1:9/mcp";
+    let store = MemoryStore::new();
+    let mut replicas = Vec::new();
+    for _ in 0..2 {
+        let bound = Server::new("oauth-tests", "0.0.1")
+            .oauth(OAuth::new(&authorization.issuer).resource(resource))
+            .session_store(store.clone())
+            .bind_http("127.0.0.1:0")
+            .await
+            .unwrap();
+        replicas.push(Mcp::serve(bound));
+    }
+    let alice = authorization
+        .token("mcp-basic", resource, "notes:read")
+        .await;
+    let session = replicas[0].initialize(&alice).await;
+    let mallory = authorization
+        .token("mcp-post", resource, "notes:read")
+        .await;
+    let refused = replicas[1]
+        .call(&mallory, &session, "whoami", json!({}))
+        .await;
+    assert_eq!(refused.status, StatusCode::NOT_FOUND, "{refused:?}");
+    let called = replicas[1]
+        .call(&alice, &session, "whoami", json!({}))
+        .await;
+    assert_eq!(called.status, StatusCode::OK, "{called:?}");
     assert_eq!(
         called.body["result"]["structuredContent"]["subject"],
         "mcp-basic"

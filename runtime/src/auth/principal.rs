@@ -38,7 +38,7 @@ pub struct Principal {
 /// Whom a principal is, for what belongs to it (an HTTP session): its subject, else its client,
 /// else the very token, so that two tokens that name nobody never share.
 #[cfg(feature = "http")]
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub(crate) enum Owner {
     Subject(String, String),
     Client(String, String),

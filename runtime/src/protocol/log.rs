@@ -2,10 +2,10 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A log message's severity, as the protocol (and syslog) names them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 #[allow(missing_docs)]
 pub enum LogLevel {
@@ -48,6 +48,15 @@ impl LogLevel {
     /// The level with this protocol name.
     pub fn from_name(name: &str) -> Option<LogLevel> {
         LogLevel::ALL.into_iter().find(|l| l.as_str() == name)
+    }
+
+    /// The level stored as `level as u8`; the most severe for a number above them.
+    #[cfg(feature = "http")]
+    pub(crate) fn from_u8(level: u8) -> LogLevel {
+        LogLevel::ALL
+            .get(usize::from(level))
+            .copied()
+            .unwrap_or(LogLevel::Emergency)
     }
 
     /// A threshold above every level: no log message is sent. Protocol 2026-07-28 sends log

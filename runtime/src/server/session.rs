@@ -8,12 +8,14 @@
 //! to `initialize`, on a new connection, only when the probe fails.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+#[cfg(feature = "http")]
+use crate::auth::Owner;
 use crate::context::ClientRequests;
 use crate::live::Listener;
 use crate::protocol::{CLIENT_INFO_KEY, Client, LogLevel, has_envelope};
@@ -44,6 +46,8 @@ pub(crate) struct Session {
     /// Cancelled when the client is gone: what waits on it (a `subscriptions/listen` stream)
     /// ends.
     closed: CancellationToken,
+    /// What a session store keeps of it changed since the store last had it.
+    changed: AtomicBool,
 }
 
 /// The protocol era a connection speaks.
@@ -68,6 +72,7 @@ impl Session {
             state: Arc::default(),
             listener: Arc::new(Listener::session()),
             closed: CancellationToken::new(),
+            changed: AtomicBool::new(false),
         }
     }
 
@@ -144,6 +149,7 @@ impl Session {
             version: Some(version),
         });
         *self.client_lock() = client;
+        self.changed.store(true, Ordering::Relaxed);
     }
 
     /// What the client said of itself in `initialize`.
@@ -164,6 +170,7 @@ impl Session {
     /// Sets the handshake era's log level (`logging/setLevel`).
     pub(super) fn set_log_level(&self, level: LogLevel) {
         self.log_level.store(level as u8, Ordering::Relaxed);
+        self.changed.store(true, Ordering::Relaxed);
     }
 
     /// Registers a call under way by its request id, unless a call under way has that id.
@@ -200,12 +207,14 @@ impl Session {
             return false;
         }
         filter.uris.insert(uri.to_owned());
+        self.changed.store(true, Ordering::Relaxed);
         true
     }
 
     /// The client no longer wants to be told about `uri`.
     pub(super) fn unsubscribe(&self, uri: &str) {
         self.listener.filter().uris.remove(uri);
+        self.changed.store(true, Ordering::Relaxed);
     }
 
     /// Completes when the client is gone.
@@ -216,6 +225,61 @@ impl Session {
     /// What the client is told of changes, in the handshake era.
     pub(crate) fn listener(&self) -> &Arc<Listener> {
         &self.listener
+    }
+
+    /// Whether what a session store keeps of it changed since this was last asked.
+    #[cfg(feature = "http")]
+    pub(crate) fn take_changed(&self) -> bool {
+        self.changed.swap(false, Ordering::Relaxed)
+    }
+
+    /// What a session store keeps of a handshake-era session (see [`crate::store`]): the
+    /// version it settled on, what the client said of itself, its log level, the resources it
+    /// follows, and whom it belongs to.
+    #[cfg(feature = "http")]
+    pub(crate) fn record(&self, owner: Option<&Owner>) -> Vec<u8> {
+        let client = self.client();
+        let record = Record {
+            version: self.negotiated_version().unwrap_or_default().to_owned(),
+            capabilities: client.capabilities.as_deref().cloned(),
+            client_info: client.info.as_deref().cloned(),
+            log_level: LogLevel::from_u8(self.log_level.load(Ordering::Relaxed)),
+            subscriptions: self.listener.filter().uris.iter().cloned().collect(),
+            owner: owner.cloned(),
+        };
+        serde_json::to_vec(&record).expect("a record serialises")
+    }
+
+    /// A session of another process (or one this process no longer holds), as its record in
+    /// a session store has it, and whom it belongs to.
+    #[cfg(feature = "http")]
+    pub(crate) fn restore(record: &[u8]) -> Result<(Session, Option<Owner>), String> {
+        let session = Session::new();
+        let owner = session.apply(record)?;
+        Ok((session, owner))
+    }
+
+    /// Takes what a session store has of the session (another process may have changed it),
+    /// and returns whom it belongs to.
+    #[cfg(feature = "http")]
+    pub(crate) fn apply(&self, record: &[u8]) -> Result<Option<Owner>, String> {
+        let record: Record = serde_json::from_slice(record)
+            .map_err(|err| format!("a session record that is not one: {err}"))?;
+        let version = crate::protocol::HANDSHAKE_VERSIONS
+            .into_iter()
+            .find(|v| *v == record.version)
+            .ok_or_else(|| format!("a session record of protocol `{}`", record.version))?;
+        *self.era_lock() = Some(Era::Handshake {
+            version: Some(version),
+        });
+        *self.client_lock() = Client {
+            capabilities: record.capabilities.map(Arc::new),
+            info: record.client_info.map(Arc::new),
+        };
+        self.log_level
+            .store(record.log_level as u8, Ordering::Relaxed);
+        self.listener.filter().uris = record.subscriptions.into_iter().collect();
+        Ok(record.owner)
     }
 
     fn client_lock(&self) -> MutexGuard<'_, Client> {
@@ -229,4 +293,21 @@ impl Session {
     fn in_flight(&self) -> MutexGuard<'_, HashMap<String, CancellationToken>> {
         self.in_flight.lock().unwrap_or_else(|e| e.into_inner())
     }
+}
+
+/// A session's record in a session store, as JSON.
+#[cfg(feature = "http")]
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Record {
+    version: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    capabilities: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    client_info: Option<Value>,
+    log_level: LogLevel,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    subscriptions: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    owner: Option<Owner>,
 }

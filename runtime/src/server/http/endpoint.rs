@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
 use axum::Router;
@@ -15,7 +15,6 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use futures_util::StreamExt;
 use serde_json::Value;
-use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -23,28 +22,33 @@ use super::access::{self, Access};
 use super::authorization::Authorization;
 use super::clients::{self, ClientId, Clients};
 use super::connections::{self, Connection, within};
-use super::events::{CancelOnDrop, EventLog, Replay};
+use super::events::Replay;
 use super::response::{Rejection, holding, json};
 use super::stateless;
 use crate::auth::Principal;
-use crate::handler::BoxFuture;
 use crate::protocol::PRIMING_SINCE;
-use crate::protocol::jsonrpc::{self, INTERNAL_ERROR, Id, Incoming};
+use crate::protocol::jsonrpc::{self, Id, Incoming};
 use crate::server::builder::{Error, Server};
 use crate::server::limits::Limits;
 use crate::server::service::{Service, Step};
 use crate::server::session::Session;
-use crate::sink::{self, Answer, Outbox};
+use crate::sink;
+use crate::store::{MemoryStore, SessionStore};
 
+mod answer;
 mod sessions;
 
-use sessions::Entry;
+use sessions::{Entry, Found};
 
 /// The header that names a session.
 const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 
 /// The header with which a client resumes a stream: the id of the last event it received.
 const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
+
+/// How long a session lives unused, unless the server says otherwise: a day.
+pub(crate) const DEFAULT_SESSION_LIFETIME: std::time::Duration =
+    std::time::Duration::from_secs(24 * 60 * 60);
 
 /// What `405 Method Not Allowed` says the endpoint takes.
 const ALLOWED: &str = "GET, POST, DELETE";
@@ -58,7 +62,12 @@ pub(super) struct Endpoint {
     settings: Settings,
     /// What each client may hold.
     clients: Arc<Clients>,
+    /// The live sessions of this process, by id; their records are in `store`.
     sessions: Mutex<HashMap<String, Entry>>,
+    /// Where the sessions' records are, shared with other processes or not.
+    store: Arc<dyn SessionStore>,
+    /// How long a session lives unused.
+    session_lifetime: std::time::Duration,
     /// The calls under way, which a graceful stop waits for.
     calls: TaskTracker,
     /// Cancelled when calls still under way at the end of the grace period are to stop.
@@ -132,9 +141,13 @@ async fn serve(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respo
         .with_header("allow", "POST"))
     } else if parts.method == Method::GET {
         working();
-        endpoint.get(&parts.headers, client, principal.as_deref())
+        endpoint
+            .get(&parts.headers, client, principal.as_deref())
+            .await
     } else if parts.method == Method::DELETE {
-        endpoint.delete(&parts.headers, principal.as_deref())
+        endpoint
+            .delete(&parts.headers, client, principal.as_deref())
+            .await
     } else {
         Err(Rejection::new(
             StatusCode::METHOD_NOT_ALLOWED,
@@ -181,6 +194,15 @@ impl Endpoint {
                 .max_streams_per_client
                 .unwrap_or(clients::DEFAULT_STREAMS),
         );
+        let store = server
+            .http
+            .store
+            .clone()
+            .unwrap_or_else(|| Arc::new(MemoryStore::new()));
+        let session_lifetime = server
+            .http
+            .session_lifetime
+            .unwrap_or(DEFAULT_SESSION_LIFETIME);
         let service = server.into_service().await?;
         let authorization = authorization(&*service)?;
         #[cfg(feature = "oauth")]
@@ -195,6 +217,8 @@ impl Endpoint {
             settings,
             clients,
             sessions: Mutex::new(HashMap::new()),
+            store,
+            session_lifetime,
             calls: TaskTracker::new(),
             stop: CancellationToken::new(),
             ending: CancellationToken::new(),
@@ -276,8 +300,14 @@ impl Endpoint {
         }
         access::protocol_version(headers).map_err(|refused| refused.with_id(id.as_ref()))?;
         let session_id = headers.get(SESSION_ID).map(|v| v.to_str().unwrap_or(""));
-        let known = session_id.and_then(|sid| self.session(sid, principal.as_deref()));
-        let (session, replay) = match (known, session_id) {
+        let known = match session_id {
+            Some(sid) => self
+                .session(sid, principal.as_deref(), client)
+                .await
+                .map_err(|refused| refused.with_id(id.as_ref()))?,
+            None => None,
+        };
+        let found = match (known, session_id) {
             (Some(known), _) => known,
             // A client that lost its session starts another with `initialize`.
             (None, _) if initialize => {
@@ -286,7 +316,8 @@ impl Endpoint {
                 let owner = principal.as_deref();
                 return Ok(match self.service.handle(&session, message, &sink) {
                     Step::Reply(reply) => {
-                        self.open_session(session, reply, id.as_ref(), client, owner)?
+                        self.open_session(session, reply, id.as_ref(), client, owner)
+                            .await?
                     }
                     // `initialize` is answered at once, never with the tool list.
                     Step::Nothing | Step::Call(_) | Step::Stream(_) | Step::Shared(_) => {
@@ -312,9 +343,19 @@ impl Endpoint {
         };
 
         let (sink, notifications) = sink::channel();
-        let step = self.service.handle_as(&session, message, &sink, principal);
+        let step = self
+            .service
+            .handle_as(&found.session, message, &sink, principal);
         // The call's context holds the only other sender: what it sends is this request's alone.
         drop(sink);
+        // What the request changed of the session is in the store before it is answered, so
+        // that the next request finds it, wherever it goes.
+        self.save(&found)
+            .await
+            .map_err(|refused| refused.with_id(id.as_ref()))?;
+        let Found {
+            session, replay, ..
+        } = found;
         Ok(match step {
             Step::Nothing => StatusCode::ACCEPTED.into_response(),
             Step::Reply(reply) => json(StatusCode::OK, reply),
@@ -431,156 +472,4 @@ impl Endpoint {
         }
         Ok(bytes)
     }
-
-    /// Runs a call on a task of its own. The answer is plain JSON when the result comes first,
-    /// and a stream of events when the call sends a message (or asks to end its stream) before
-    /// it.
-    ///
-    /// In the handshake era the call finishes even if the client goes away (disconnecting is no
-    /// cancellation) and what it sends is kept for the client to resume; under protocol
-    /// 2026-07-28 the client going away cancels it. A call `slotted` waits for a place under
-    /// the ceiling on calls under way; a stream of changes takes none.
-    async fn call(
-        &self,
-        call: BoxFuture<Option<Answer>>,
-        mut notifications: Outbox,
-        delivery: Delivery,
-        id: Option<Id>,
-        slotted: bool,
-    ) -> Response {
-        let id = id.unwrap_or(Id::Null);
-        let (report, mut outcome) = oneshot::channel();
-        let stop = self.stop.clone();
-        let slots = slotted.then(|| Arc::clone(&self.limits.calls));
-        self.calls.spawn(async move {
-            let run = async {
-                // The semaphore is never closed, so the permit always comes.
-                let _permit = match slots {
-                    Some(slots) => Some(slots.acquire_owned().await),
-                    None => None,
-                };
-                // The answer is taken as soon as it is made: a cancellation read until then
-                // stops it.
-                call.await.and_then(Answer::take)
-            };
-            tokio::select! {
-                response = run => { let _ = report.send(response); }
-                () = stop.cancelled() => {}
-            }
-        });
-        // Held while the answer is awaited, and then by the stream: dropped early, the client
-        // has gone.
-        let cancel = match &delivery {
-            Delivery::Cancellable { session } => Some(CancelOnDrop(Arc::clone(session))),
-            Delivery::Resumable { .. } => None,
-        };
-        let (ids, polling) = match &delivery {
-            Delivery::Resumable { polling, .. } => (true, *polling),
-            Delivery::Cancellable { .. } => (false, false),
-        };
-        // A request to end the stream only counts where streams can be resumed.
-        let counts = |message: &Vec<u8>| polling || !message.is_empty();
-        let first = loop {
-            tokio::select! {
-                biased;
-                Some(message) = notifications.recv() => {
-                    if counts(&message) {
-                        break message;
-                    }
-                }
-                ended = &mut outcome => {
-                    let mut sent: Vec<Vec<u8>> = Vec::new();
-                    while let Some(message) = notifications.try_recv() {
-                        sent.extend(Some(message).filter(counts));
-                    }
-                    if sent.is_empty() {
-                        return match ended {
-                            // In 2026-07-28 a call refused as a whole (a capability it needs)
-                            // has its error's status; a result is 200.
-                            Ok(Some(response)) => match delivery {
-                                Delivery::Cancellable { .. } => {
-                                    json(stateless::status(&response), response)
-                                }
-                                Delivery::Resumable { .. } => json(StatusCode::OK, response),
-                            },
-                            // Cancelled: no response is sent, as the protocol asks.
-                            Ok(None) => StatusCode::ACCEPTED.into_response(),
-                            Err(_) => json(StatusCode::OK, stopped(&id)),
-                        };
-                    }
-                    let log = self.open_stream(&delivery, ids, polling);
-                    for message in &sent {
-                        log.push(message);
-                    }
-                    finish(&log, ended, &id);
-                    return self.answer(&log, delivery, cancel);
-                }
-            }
-        };
-        let log = self.open_stream(&delivery, ids, polling);
-        log.push(&first);
-        let pumped = Arc::clone(&log);
-        // What the call sends from now on goes to the log, read or not.
-        self.calls.spawn(async move {
-            loop {
-                tokio::select! {
-                    biased;
-                    Some(message) = notifications.recv() => pumped.push(&message),
-                    ended = &mut outcome => {
-                        while let Some(message) = notifications.try_recv() {
-                            pumped.push(&message);
-                        }
-                        finish(&pumped, ended, &id);
-                        break;
-                    }
-                }
-            }
-        });
-        self.answer(&log, delivery, cancel)
-    }
-
-    /// A new stream's log, kept for resumption in the handshake era.
-    fn open_stream(&self, delivery: &Delivery, ids: bool, polling: bool) -> Arc<EventLog> {
-        let stream = self.streams.fetch_add(1, Ordering::Relaxed);
-        let log = EventLog::new(stream, ids, polling);
-        if let Delivery::Resumable { replay, .. } = delivery {
-            replay.keep(&log);
-        }
-        log
-    }
-
-    /// The stream as the answer to the POST: its events from the first.
-    fn answer(
-        &self,
-        log: &Arc<EventLog>,
-        delivery: Delivery,
-        cancel: Option<CancelOnDrop>,
-    ) -> Response {
-        let replay = match delivery {
-            Delivery::Resumable { replay, .. } => Some(replay),
-            Delivery::Cancellable { .. } => None,
-        };
-        log.reader(0, replay, cancel).into_response()
-    }
-}
-
-/// The call has ended: its response (if it has one) is the stream's last event.
-fn finish(log: &EventLog, ended: Result<Option<Vec<u8>>, oneshot::error::RecvError>, id: &Id) {
-    match ended {
-        Ok(Some(response)) => log.push(&response),
-        // Cancelled: no response is sent, as the protocol asks.
-        Ok(None) => {}
-        Err(_) => log.push(&stopped(id)),
-    }
-    log.end();
-}
-
-/// The response to a call the server stopped at the end of its grace period: the client would
-/// otherwise wait for one that never comes.
-fn stopped(id: &Id) -> Vec<u8> {
-    jsonrpc::error(
-        id,
-        INTERNAL_ERROR,
-        "the server stopped before the call finished",
-    )
 }

@@ -149,6 +149,35 @@ impl Server {
         self
     }
 
+    /// Keeps the handshake era's sessions in `store` instead of this process's memory: with a
+    /// store that other processes share ([`RedisStore`](crate::store::RedisStore)), any of
+    /// them serves any request of a session, so replicas behind a load balancer need no sticky
+    /// sessions. See [`toolwright::store`](crate::store) for what moves between processes and
+    /// what does not.
+    #[must_use]
+    pub fn session_store(mut self, store: impl crate::store::SessionStore) -> Server {
+        self.http.store = Some(Arc::new(store));
+        self
+    }
+
+    /// How long a session lives without a request naming it (a day by default): after it, the
+    /// session has ended and a request naming it is answered `404 Not Found`, which tells the
+    /// client to start a new one.
+    ///
+    /// # Panics
+    ///
+    /// If `lifetime` is under a second, which a store counting seconds could not keep.
+    #[must_use]
+    #[track_caller]
+    pub fn session_lifetime(mut self, lifetime: Duration) -> Server {
+        assert!(
+            lifetime >= Duration::from_secs(1),
+            "a session lives a second at least"
+        );
+        self.http.session_lifetime = Some(lifetime);
+        self
+    }
+
     /// Listens on `addr` for the Streamable HTTP transport, without serving yet; the
     /// [`HttpServer`] tells the address it got (bind port 0 to get a free one) and serves.
     ///

@@ -1,8 +1,14 @@
 //! The sessions of the handshake era: opened by `initialize`, named by `Mcp-Session-Id`, each
 //! with its own stream of what changes (GET) and its streams to resume (GET with
 //! `Last-Event-ID`), ended by DELETE or, past the most kept, by disuse.
+//!
+//! A session's record (what any process needs to serve it) is in the session store, read on
+//! each request that names the session and written back when the request changed it; what only
+//! this process can hold (the live [`Session`], its streams) is in `sessions`, opened again from
+//! the record when a session another process started first comes here.
 
 use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::{Arc, MutexGuard};
 use std::time::Instant;
 
@@ -20,6 +26,7 @@ use crate::protocol::PRIMING_SINCE;
 use crate::protocol::jsonrpc::Id;
 use crate::server::session::Session;
 use crate::sink;
+use crate::store::StoreError;
 
 /// The most sessions kept at once. A new one past it ends the session unused the longest, so a
 /// client that keeps opening sessions cannot exhaust memory.
@@ -38,6 +45,33 @@ pub(super) struct Entry {
     /// Whom the access token that opened it named: only requests whose token names the same
     /// reach the session. `None` without OAuth.
     owner: Option<Owner>,
+    /// A hash of the record the session was last read from or written as: a record that
+    /// differs was changed by another process.
+    record: u64,
+}
+
+/// A session a request named, as the store has it.
+pub(super) struct Found {
+    pub(super) session: Arc<Session>,
+    pub(super) replay: Arc<Replay>,
+    owner: Option<Owner>,
+}
+
+fn fingerprint(record: &[u8]) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    record.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// The answer when the session store does not answer: the client may try again.
+fn unavailable(error: &StoreError) -> Rejection {
+    // The store's own words may name its address: they go to the log only.
+    tracing::error!(error = %error, "the session store did not answer");
+    Rejection::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "the session store did not answer: try again shortly",
+    )
+    .with_header("retry-after", "1")
 }
 
 /// Whether a request of `principal` may use a session of `owner`. A session opened without a
@@ -58,7 +92,7 @@ impl Endpoint {
     /// A session's own stream, on which the server tells the client what changes (its lists,
     /// the resources it subscribed to); with `Last-Event-ID`, a stream resumed after the event
     /// it names: the events that followed it, then the rest as they come, to the stream's end.
-    pub(super) fn get(
+    pub(super) async fn get(
         &self,
         headers: &HeaderMap,
         client: ClientId,
@@ -72,7 +106,12 @@ impl Endpoint {
                 "the `Mcp-Session-Id` header is missing: name the session of the stream",
             ));
         };
-        let Some((session, replay)) = self.session(session_id.to_str().unwrap_or(""), principal)
+        let found = self
+            .session(session_id.to_str().unwrap_or(""), principal, client)
+            .await?;
+        let Some(Found {
+            session, replay, ..
+        }) = found
         else {
             return Err(Rejection::new(
                 StatusCode::NOT_FOUND,
@@ -151,10 +190,12 @@ impl Endpoint {
             .into_response()
     }
 
-    /// Ends a session: later requests naming it get 404.
-    pub(super) fn delete(
+    /// Ends a session: later requests naming it get 404, on every process that shares the
+    /// store.
+    pub(super) async fn delete(
         &self,
         headers: &HeaderMap,
+        client: ClientId,
         principal: Option<&Principal>,
     ) -> Result<Response, Rejection> {
         access::protocol_version(headers)?;
@@ -165,42 +206,134 @@ impl Endpoint {
             ));
         };
         let session_id = session_id.to_str().unwrap_or("");
-        let mut sessions = self.sessions();
         // Another principal's session is unknown to this one.
-        let owned = sessions
-            .get(session_id)
-            .is_some_and(|entry| owned_by(entry.owner.as_ref(), principal));
-        match owned.then(|| sessions.remove(session_id)).flatten() {
-            Some(entry) => {
-                // Calls of the session waiting for the client's answers stop waiting.
-                entry.session.close();
-                tracing::info!("session ended by the client");
-                Ok(StatusCode::NO_CONTENT.into_response())
-            }
-            None => Err(Rejection::new(
+        let found = self.session(session_id, principal, client).await?;
+        let removed = match found {
+            Some(_) => self
+                .store
+                .remove(session_id)
+                .await
+                .map_err(|err| unavailable(&err))?,
+            None => false,
+        };
+        if let Some(entry) = self.sessions().remove(session_id) {
+            // Calls of the session waiting for the client's answers stop waiting.
+            entry.session.close();
+        }
+        if removed {
+            tracing::info!("session ended by the client");
+            Ok(StatusCode::NO_CONTENT.into_response())
+        } else {
+            Err(Rejection::new(
                 StatusCode::NOT_FOUND,
                 "unknown or terminated session",
-            )),
+            ))
         }
     }
 
     /// The session of this id, if `principal` may use it: as if there were none otherwise, so
-    /// that a session id learnt is no way into another principal's session.
-    pub(super) fn session(
+    /// that a session id learnt is no way into another principal's session. Its record is read
+    /// from the store, which renews its lifetime; a session another process opened is opened
+    /// here too, for `client`.
+    pub(super) async fn session(
         &self,
         id: &str,
         principal: Option<&Principal>,
-    ) -> Option<(Arc<Session>, Arc<Replay>)> {
+        client: ClientId,
+    ) -> Result<Option<Found>, Rejection> {
+        // Ids of ours are 32 hex digits: anything else is no session, and costs the store nothing.
+        if id.len() != 32 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Ok(None);
+        }
+        let record = self
+            .store
+            .load(id, self.session_lifetime)
+            .await
+            .map_err(|err| unavailable(&err))?;
         let mut sessions = self.sessions();
-        let entry = sessions
-            .get_mut(id)
-            .filter(|entry| owned_by(entry.owner.as_ref(), principal))?;
-        entry.last_used = Instant::now();
-        Some((Arc::clone(&entry.session), Arc::clone(&entry.replay)))
+        let Some(record) = record else {
+            // Ended on another process, or expired: forgotten here too.
+            if let Some(entry) = sessions.remove(id) {
+                entry.session.close();
+            }
+            return Ok(None);
+        };
+        let hash = fingerprint(&record);
+        if let Some(entry) = sessions.get_mut(id) {
+            if !owned_by(entry.owner.as_ref(), principal) {
+                return Ok(None);
+            }
+            if entry.record != hash {
+                // Another process changed it (its log level, its subscriptions).
+                entry
+                    .session
+                    .apply(&record)
+                    .map_err(|err| corrupt(id, &err))?;
+                entry.record = hash;
+            }
+            entry.last_used = Instant::now();
+            return Ok(Some(Found {
+                session: Arc::clone(&entry.session),
+                replay: Arc::clone(&entry.replay),
+                owner: entry.owner.clone(),
+            }));
+        }
+        // A session another process opened, or that this one forgot.
+        let (session, owner) = Session::restore(&record).map_err(|err| corrupt(id, &err))?;
+        if !owned_by(owner.as_ref(), principal) {
+            return Ok(None);
+        }
+        if sessions.len() >= MAX_SESSIONS && !self.evict_one(&mut sessions, None) {
+            return Err(Rejection::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "too many sessions with calls under way: try again later",
+            ));
+        }
+        session.set_id(id);
+        let session = Arc::new(session);
+        let replay = Arc::<Replay>::default();
+        sessions.insert(
+            id.to_owned(),
+            Entry {
+                session: Arc::clone(&session),
+                client,
+                own_stream: None,
+                replay: Arc::clone(&replay),
+                last_used: Instant::now(),
+                owner: owner.clone(),
+                record: hash,
+            },
+        );
+        tracing::debug!("session opened from the store");
+        Ok(Some(Found {
+            session,
+            replay,
+            owner,
+        }))
+    }
+
+    /// Writes a session's record back to the store when the request changed it.
+    pub(super) async fn save(&self, found: &Found) -> Result<(), Rejection> {
+        if !found.session.take_changed() {
+            return Ok(());
+        }
+        let Some(id) = found.session.id() else {
+            return Ok(());
+        };
+        let record = found.session.record(found.owner.as_ref());
+        let kept = self
+            .store
+            .update(&id, &record, self.session_lifetime)
+            .await
+            .map_err(|err| unavailable(&err))?;
+        if kept && let Some(entry) = self.sessions().get_mut(&*id) {
+            entry.record = fingerprint(&record);
+        }
+        Ok(())
     }
 
     /// Keeps the session a successful `initialize` started, and names it in the answer.
-    pub(super) fn open_session(
+    pub(super) async fn open_session(
         &self,
         session: Arc<Session>,
         reply: Vec<u8>,
@@ -225,7 +358,7 @@ impl Endpoint {
             let mut sessions = self.sessions();
             let max = self.clients.max_sessions;
             let own = sessions.values().filter(|e| e.client == client).count();
-            if own >= max && !evict_one(&mut sessions, Some(client)) {
+            if own >= max && !self.evict_one(&mut sessions, Some(client)) {
                 return Err(Rejection::new(
                     StatusCode::TOO_MANY_REQUESTS,
                     format!(
@@ -235,26 +368,34 @@ impl Endpoint {
                 )
                 .with_id(id));
             }
-            if sessions.len() >= MAX_SESSIONS && !evict_one(&mut sessions, None) {
+            if sessions.len() >= MAX_SESSIONS && !self.evict_one(&mut sessions, None) {
                 return Err(Rejection::new(
                     StatusCode::SERVICE_UNAVAILABLE,
                     "too many sessions with calls under way: try again later",
                 )
                 .with_id(id));
             }
-            session.set_id(&session_id);
-            sessions.insert(
-                session_id.clone(),
-                Entry {
-                    session,
-                    client,
-                    own_stream: None,
-                    replay: Arc::default(),
-                    last_used: Instant::now(),
-                    owner: principal.map(Principal::owner),
-                },
-            );
         }
+        session.set_id(&session_id);
+        session.take_changed();
+        let owner = principal.map(Principal::owner);
+        let record = session.record(owner.as_ref());
+        self.store
+            .create(&session_id, &record, self.session_lifetime)
+            .await
+            .map_err(|err| unavailable(&err).with_id(id))?;
+        self.sessions().insert(
+            session_id.clone(),
+            Entry {
+                session,
+                client,
+                own_stream: None,
+                replay: Arc::default(),
+                last_used: Instant::now(),
+                owner,
+                record: fingerprint(&record),
+            },
+        );
         let mut response = json(StatusCode::OK, reply);
         response.headers_mut().insert(
             SESSION_ID,
@@ -264,30 +405,46 @@ impl Endpoint {
     }
 }
 
-/// Ends the session unused the longest among those with no call under way (of `client` alone,
-/// when one is named). Returns whether there was one.
-fn evict_one(sessions: &mut HashMap<String, Entry>, client: Option<ClientId>) -> bool {
-    let idle = sessions
-        .iter()
-        .filter(|(_, entry)| client.is_none_or(|client| entry.client == client))
-        // A call under way holds the session too.
-        .filter(|(_, entry)| Arc::strong_count(&entry.session) == 1)
-        .min_by_key(|(_, entry)| entry.last_used)
-        .map(|(id, _)| id.clone());
-    match idle {
-        Some(id) => {
-            if let Some(entry) = sessions.remove(&id) {
-                entry.session.close();
-            }
-            if client.is_some() {
-                tracing::info!("session ended: its client opened the most it may");
-            } else {
-                tracing::info!("session ended: the most sessions are open");
-            }
-            true
+impl Endpoint {
+    /// Ends the session unused the longest among those with no call under way (of `client`
+    /// alone, when one is named), in the store too. Returns whether there was one.
+    fn evict_one(&self, sessions: &mut HashMap<String, Entry>, client: Option<ClientId>) -> bool {
+        let idle = sessions
+            .iter()
+            .filter(|(_, entry)| client.is_none_or(|client| entry.client == client))
+            // A call under way holds the session too.
+            .filter(|(_, entry)| Arc::strong_count(&entry.session) == 1)
+            .min_by_key(|(_, entry)| entry.last_used)
+            .map(|(id, _)| id.clone());
+        let Some(id) = idle else {
+            return false;
+        };
+        if let Some(entry) = sessions.remove(&id) {
+            entry.session.close();
         }
-        None => false,
+        let store = Arc::clone(&self.store);
+        tokio::spawn(async move {
+            if let Err(err) = store.remove(&id).await {
+                tracing::warn!(error = %err, "a session ended here stays in the store until it expires");
+            }
+        });
+        if client.is_some() {
+            tracing::info!("session ended: its client opened the most it may");
+        } else {
+            tracing::info!("session ended: the most sessions are open");
+        }
+        true
     }
+}
+
+/// The answer when a session's record is not one this server can read: written by another
+/// version of the server, or damaged.
+fn corrupt(id: &str, problem: &str) -> Rejection {
+    tracing::error!(session = id, problem, "a session record cannot be read");
+    Rejection::new(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "the session's record cannot be read: send `initialize` to start a new session",
+    )
 }
 
 /// A random UUID (version 4, 122 random bits from the system), as 32 hex digits: visible ASCII,

@@ -1,0 +1,438 @@
+//! Several servers sharing one session store, as replicas behind a load balancer do: each
+//! request of a session may go to any of them. With a `MemoryStore` shared in process, and with
+//! a real Redis server (`redis-server`, started by the tests on a free port of 127.0.0.1; set
+//! `TOOLWRIGHT_REDIS_SERVER` to use another binary than the one on the `PATH`).
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+use toolwright::Server;
+use toolwright::registry::Registry;
+use toolwright::store::{MemoryStore, RedisStore, SessionStore};
+
+mod tools {
+    use toolwright::{Context, LogLevel, mcp_tool};
+
+    /// Add two integers.
+    #[mcp_tool(read_only)]
+    fn add(
+        /// The first term.
+        a: i64,
+        /// The second term.
+        b: i64,
+    ) -> i64 {
+        a + b
+    }
+
+    /// Log at `info` that it was called, then answer.
+    #[mcp_tool(read_only)]
+    fn chatty(ctx: &Context) -> &'static str {
+        ctx.log(LogLevel::Info, "called");
+        "answered"
+    }
+}
+
+const ACCEPT: &str = "application/json, text/event-stream";
+
+/// A server of the test tools on a free port, sharing `store`, until dropped.
+struct Replica {
+    url: String,
+    _stop: oneshot::Sender<()>,
+}
+
+impl Replica {
+    async fn start(store: impl SessionStore, lifetime: Option<Duration>) -> Replica {
+        let mut server = Server::new("replicas", "0.0.1")
+            .registry(Registry::collect().expect("the test tools do not conflict"))
+            .session_store(store);
+        if let Some(lifetime) = lifetime {
+            server = server.session_lifetime(lifetime);
+        }
+        let bound = server.bind_http("127.0.0.1:0").await.unwrap();
+        let url = bound.url();
+        let (stop, stopped) = oneshot::channel::<()>();
+        tokio::spawn(bound.run_until(async {
+            let _ = stopped.await;
+        }));
+        Replica { url, _stop: stop }
+    }
+}
+
+/// What came back: the status, a header, and the body.
+#[derive(Debug)]
+struct Answer {
+    status: StatusCode,
+    retry_after: Option<String>,
+    session: Option<String>,
+    content_type: String,
+    body: String,
+}
+
+impl Answer {
+    fn json(&self) -> Value {
+        assert_eq!(self.content_type, "application/json", "{self:?}");
+        serde_json::from_str(&self.body).unwrap()
+    }
+}
+
+fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .no_proxy()
+        .timeout(Duration::from_secs(10))
+        .build()
+        .unwrap()
+}
+
+async fn send(request: reqwest::RequestBuilder) -> Answer {
+    let response = request.send().await.expect("the server answers");
+    let header = |name: &str| {
+        response
+            .headers()
+            .get(name)
+            .map(|v| v.to_str().unwrap().to_owned())
+    };
+    Answer {
+        status: response.status(),
+        retry_after: header("retry-after"),
+        session: header("mcp-session-id"),
+        content_type: header("content-type").unwrap_or_default(),
+        body: response.text().await.unwrap(),
+    }
+}
+
+/// POSTs `body` to `replica`, in `session` when one is named.
+async fn post(replica: &Replica, session: Option<&str>, body: Value) -> Answer {
+    let mut request = client()
+        .post(&replica.url)
+        .header("accept", ACCEPT)
+        .header("content-type", "application/json")
+        .body(body.to_string());
+    if let Some(session) = session {
+        request = request
+            .header("mcp-session-id", session)
+            .header("mcp-protocol-version", "2025-11-25");
+    }
+    send(request).await
+}
+
+async fn delete(replica: &Replica, session: &str) -> Answer {
+    send(
+        client()
+            .delete(&replica.url)
+            .header("mcp-session-id", session)
+            .header("mcp-protocol-version", "2025-11-25"),
+    )
+    .await
+}
+
+/// `initialize` on `replica`; the session's id.
+async fn initialize(replica: &Replica) -> String {
+    let answer = post(
+        replica,
+        None,
+        json!({
+            "jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "replicas-test", "version": "1"},
+            },
+        }),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::OK, "{answer:?}");
+    answer.session.expect("initialize names the session")
+}
+
+fn call(id: i64, name: &str, arguments: Value) -> Value {
+    json!({
+        "jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": name, "arguments": arguments},
+    })
+}
+
+/// One session, each of its requests on the next replica in turn, as a round-robin balancer
+/// sends them; ended on one replica, it is gone from all.
+async fn round_robin(replicas: &[Replica]) {
+    let session = initialize(&replicas[0]).await;
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let answer = post(&replicas[1], Some(&session), initialized).await;
+    assert_eq!(answer.status, StatusCode::ACCEPTED, "{answer:?}");
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let answer = post(&replicas[2 % replicas.len()], Some(&session), list).await;
+    let listed = answer.json();
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["add", "chatty"]);
+    for (n, replica) in replicas.iter().cycle().take(6).enumerate() {
+        let answer = post(
+            replica,
+            Some(&session),
+            call(10 + n as i64, "add", json!({"a": n, "b": 1})),
+        )
+        .await;
+        assert_eq!(
+            answer.json()["result"]["content"][0]["text"],
+            (n + 1).to_string(),
+            "{answer:?}"
+        );
+    }
+    let answer = delete(replicas.last().unwrap(), &session).await;
+    assert_eq!(answer.status, StatusCode::NO_CONTENT, "{answer:?}");
+    for replica in replicas {
+        let answer = post(
+            replica,
+            Some(&session),
+            call(99, "add", json!({"a": 1, "b": 1})),
+        )
+        .await;
+        assert_eq!(answer.status, StatusCode::NOT_FOUND, "{answer:?}");
+        assert_eq!(answer.json()["id"], 99, "the refusal names the request");
+        let answer = delete(replica, &session).await;
+        assert_eq!(answer.status, StatusCode::NOT_FOUND, "{answer:?}");
+    }
+}
+
+/// The log level a client sets on one replica holds for its calls on another: `chatty` logs at
+/// `info`, which a level of `error` silences.
+async fn log_level_travels(replicas: &[Replica]) {
+    let session = initialize(&replicas[0]).await;
+    let answer = post(&replicas[1], Some(&session), call(1, "chatty", json!({}))).await;
+    assert_eq!(answer.content_type, "text/event-stream", "{answer:?}");
+    assert!(answer.body.contains("\"called\""), "{answer:?}");
+    let level = json!({
+        "jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": {"level": "error"},
+    });
+    let answer = post(&replicas[0], Some(&session), level).await;
+    assert_eq!(answer.json()["result"], json!({}), "{answer:?}");
+    let answer = post(&replicas[1], Some(&session), call(3, "chatty", json!({}))).await;
+    assert_eq!(
+        answer.json()["result"]["content"][0]["text"],
+        "answered",
+        "no log message before the result: {answer:?}"
+    );
+}
+
+#[tokio::test]
+async fn replicas_sharing_a_memory_store_serve_each_others_sessions() {
+    let store = MemoryStore::new();
+    let mut replicas = Vec::new();
+    for _ in 0..3 {
+        replicas.push(Replica::start(store.clone(), None).await);
+    }
+    round_robin(&replicas).await;
+    log_level_travels(&replicas).await;
+    assert_eq!(store.len(), 1, "the ended session is gone, the other kept");
+}
+
+#[tokio::test]
+async fn an_unused_session_expires_on_every_replica() {
+    let store = MemoryStore::new();
+    let lifetime = Some(Duration::from_secs(1));
+    let one = Replica::start(store.clone(), lifetime).await;
+    let two = Replica::start(store.clone(), lifetime).await;
+    let session = initialize(&one).await;
+    let used = post(
+        &two,
+        Some(&session),
+        call(1, "add", json!({"a": 1, "b": 2})),
+    )
+    .await;
+    assert_eq!(used.status, StatusCode::OK);
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    for replica in [&two, &one] {
+        let answer = post(
+            replica,
+            Some(&session),
+            call(2, "add", json!({"a": 1, "b": 2})),
+        )
+        .await;
+        assert_eq!(answer.status, StatusCode::NOT_FOUND, "{answer:?}");
+    }
+    assert!(store.is_empty());
+}
+
+#[tokio::test]
+async fn a_session_id_that_is_none_of_ours_is_unknown() {
+    let one = Replica::start(MemoryStore::new(), None).await;
+    for id in ["nope", "0123456789abcdef0123456789abcdeg", &"a".repeat(32)] {
+        let answer = post(&one, Some(id), call(1, "add", json!({"a": 1, "b": 2}))).await;
+        assert_eq!(answer.status, StatusCode::NOT_FOUND, "{id}: {answer:?}");
+    }
+}
+
+/// A Redis server of its own on a free port of 127.0.0.1, keeping what it is told in an
+/// append-only file so that a restart loses nothing; stopped when dropped.
+struct Redis {
+    port: u16,
+    dir: PathBuf,
+    child: Option<Child>,
+}
+
+impl Redis {
+    fn start() -> Redis {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("redis-{port}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut redis = Redis {
+            port,
+            dir,
+            child: None,
+        };
+        redis.run();
+        redis
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    /// Starts the server, and waits until it answers.
+    fn run(&mut self) {
+        let binary =
+            std::env::var("TOOLWRIGHT_REDIS_SERVER").unwrap_or_else(|_| "redis-server".to_owned());
+        let child = Command::new(&binary)
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--appendonly", "yes", "--save", ""])
+            .arg("--dir")
+            .arg(&self.dir)
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|err| {
+                panic!(
+                    "these tests start `{binary}`: install Redis (Debian: apt-get install \
+                     redis-server) or name the binary in TOOLWRIGHT_REDIS_SERVER ({err})"
+                )
+            });
+        self.child = Some(child);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+            assert!(Instant::now() < deadline, "redis-server did not start");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+#[tokio::test]
+async fn replicas_sharing_redis_serve_each_others_sessions() {
+    let redis = Redis::start();
+    let store = RedisStore::new(&redis.url()).unwrap().prefix("test:");
+    let mut replicas = Vec::new();
+    for _ in 0..3 {
+        replicas.push(
+            Replica::start(RedisStore::new(&redis.url()).unwrap().prefix("test:"), None).await,
+        );
+    }
+    round_robin(&replicas).await;
+    log_level_travels(&replicas).await;
+    // The session is one key, which expires after the session's lifetime unused.
+    let session = initialize(&replicas[0]).await;
+    let mut connection = redis::Client::open(redis.url())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let ttl: i64 = redis::cmd("TTL")
+        .arg(format!("test:session:{session}"))
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    assert!((86_300..=86_400).contains(&ttl), "a day: {ttl}");
+    assert!(
+        store
+            .load(&session, Duration::from_secs(60))
+            .await
+            .unwrap()
+            .is_some()
+    );
+}
+
+#[tokio::test]
+async fn without_redis_requests_are_refused_with_503_and_served_again_when_it_returns() {
+    let mut redis = Redis::start();
+    let one = Replica::start(RedisStore::new(&redis.url()).unwrap().prefix("test:"), None).await;
+    let two = Replica::start(RedisStore::new(&redis.url()).unwrap().prefix("test:"), None).await;
+    let session = initialize(&one).await;
+    redis.stop();
+    let answer = post(
+        &two,
+        Some(&session),
+        call(7, "add", json!({"a": 1, "b": 2})),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::SERVICE_UNAVAILABLE, "{answer:?}");
+    assert_eq!(answer.retry_after.as_deref(), Some("1"));
+    let body = answer.json();
+    assert_eq!(body["id"], 7, "{body}");
+    assert_eq!(
+        body["error"]["message"],
+        "the session store did not answer: try again shortly"
+    );
+    let answer = post(
+        &one,
+        None,
+        json!({
+            "jsonrpc": "2.0", "id": 8, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                       "clientInfo": {"name": "t", "version": "1"}},
+        }),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::SERVICE_UNAVAILABLE, "{answer:?}");
+    assert_eq!(answer.json()["id"], 8);
+    // Redis comes back with what it had: the session goes on, on either replica.
+    redis.run();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let answer = post(
+            &two,
+            Some(&session),
+            call(9, "add", json!({"a": 2, "b": 2})),
+        )
+        .await;
+        if answer.status == StatusCode::OK {
+            assert_eq!(answer.json()["result"]["content"][0]["text"], "4");
+            break;
+        }
+        assert_eq!(answer.status, StatusCode::SERVICE_UNAVAILABLE, "{answer:?}");
+        assert!(
+            Instant::now() < deadline,
+            "the replica did not reconnect: {answer:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let answer = post(
+        &one,
+        Some(&session),
+        call(10, "add", json!({"a": 3, "b": 2})),
+    )
+    .await;
+    assert_eq!(answer.json()["result"]["content"][0]["text"], "5");
+}
