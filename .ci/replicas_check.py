@@ -6,7 +6,9 @@ Checks: the session opened on one replica serves tools/list and tools/call on ev
 HAProxy's own counters show); the notes added through all three are in the one database; the
 session ended (DELETE) is unknown to every replica; Redis restarted under a live session: the
 requests meanwhile are refused with 503 and a JSON-RPC error naming them, and the same session
-goes on once Redis is back.
+goes on once Redis is back. Then 16 clients add notes for 30 seconds while one replica is
+killed (SIGKILL) after 10: every client keeps its session, no call hangs (those in flight on the
+dead replica end with an error), and every note whose add_note was answered is in the database.
 
     python .ci/replicas_check.py -- target/debug/notes-server
 """
@@ -15,9 +17,11 @@ import contextlib
 import csv
 import io
 import os
+import json
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -63,9 +67,9 @@ def served(directory: str) -> dict[str, int]:
 
 
 @contextlib.contextmanager
-def deployment(binary: str):
+def deployment(binary: str, name: str):
     base = free_base()
-    directory = os.path.join(ROOT, "target", "replicas-check")
+    directory = os.path.join(ROOT, "target", name)
     shutil.rmtree(directory, ignore_errors=True)
     env = dict(os.environ, DEPLOY_PORT=str(base), DEPLOY_DIR=directory,
                NOTES_SERVER=os.path.abspath(binary))
@@ -104,7 +108,7 @@ async def main(command: list[str]) -> int:
                 process.wait(timeout=TIMEOUT)
 
     async def against(restarted: list[subprocess.Popen]) -> None:
-        with deployment(command[0]) as (url, directory, env):
+        with deployment(command[0], "replicas-check") as (url, directory, env):
             before = served(directory)
             sessions: set[str] = set()
 
@@ -180,7 +184,150 @@ async def main(command: list[str]) -> int:
                         c.ok(answer.status_code == 404, "the ended session is unknown to a replica",
                              f"{answer.status_code} {answer.text[:200]}")
 
+            await resumed_elsewhere(c, int(env["DEPLOY_PORT"]))
+        await load_with_a_kill(c, command[0])
+
     return await reported(c, checks)
+
+
+def events_of(text: str) -> list[tuple[str | None, dict | None]]:
+    """The server-sent events of a body: each one's id and JSON data (None when empty)."""
+    events = []
+    for block in text.split("\n\n"):
+        if not block.strip():
+            continue
+        fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line)
+        data = fields.get("data", "").strip()
+        events.append((fields.get("id"), json.loads(data) if data else None))
+    return events
+
+
+async def resumed_elsewhere(c: Checks, base: int) -> None:
+    """A call's stream cut on one replica and resumed on another: export_notes reports its
+    progress in tenths; the client reads the first report on replica 1, disconnects, and GETs
+    the rest from replica 3 with the id of the last event it received."""
+    one, three = f"http://127.0.0.1:{base + 1}/mcp", f"http://127.0.0.1:{base + 3}/mcp"
+    headers = {"accept": "application/json, text/event-stream",
+               "mcp-protocol-version": "2025-11-25"}
+    async with httpx2.AsyncClient(timeout=TIMEOUT) as http:
+        opened = await http.post(one, headers=headers, json={
+            "jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                       "clientInfo": {"name": "resume", "version": "1"}}})
+        session = {**headers, "mcp-session-id": opened.headers["mcp-session-id"]}
+        received = ""
+        async with http.stream("POST", one, headers=session, json={
+                "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "export_notes", "arguments": {},
+                           "_meta": {"progressToken": "export"}}}) as answer:
+            async for chunk in answer.aiter_text():
+                received += chunk
+                if '"progress"' in received and received.endswith("\n\n"):
+                    break
+        first = events_of(received)
+        last_id = first[-1][0]
+        c.ok(last_id is not None and first[-1][1]["method"] == "notifications/progress",
+             f"replica 1 sent the priming event and a first progress report ({last_id})", first)
+        rest = events_of((await http.get(three, headers={**session, "last-event-id": last_id}))
+                         .text)
+        ids = [event_id for event_id, _ in first + rest]
+        progress = [data["params"]["progress"] for _, data in first + rest
+                    if data and data.get("method") == "notifications/progress"]
+        stream, n = last_id.rsplit("-", 1)
+        c.ok([event_id for event_id, _ in rest] ==
+             [f"{stream}-{k}" for k in range(int(n) + 1, int(n) + 1 + len(rest))],
+             f"replica 3 sent every event after {last_id}, in order ({len(rest)})", ids)
+        c.ok(len(set(ids)) == len(ids) and progress == sorted(set(progress)),
+             f"each event once: progress {progress}", ids)
+        final = rest[-1][1] if rest else None
+        c.ok(final is not None and final.get("id") == 1 and "result" in final,
+             "the call's answer came last, on replica 3", final)
+
+
+async def load_with_a_kill(c: Checks, binary: str) -> None:
+    clients, duration, kill_at, call_limit = 16, 30.0, 10.0, 20.0
+    with deployment(binary, "replicas-load") as (url, directory, _):
+        answered: list[str] = []
+        failed: list[tuple[str, str]] = []
+        hung: list[str] = []
+        lost: list[str] = []
+        after_kill = [0] * clients
+        started = time.monotonic()
+        killed_at: list[float] = []
+
+        headers = {"accept": "application/json, text/event-stream",
+                   "mcp-protocol-version": "2025-11-25"}
+
+        def response_of(answer: httpx2.Response) -> dict:
+            """The JSON-RPC response of an answer, JSON or the last event of a stream."""
+            if answer.headers.get("content-type", "").startswith("text/event-stream"):
+                datas = [line[6:] for line in answer.text.splitlines()
+                         if line.startswith("data: ") and line[6:].strip()]
+                return json.loads(datas[-1]) if datas else {}
+            return answer.json()
+
+        async def worker(k: int) -> None:
+            # A plain HTTP client that keeps its session id whatever happens: the SDK's client
+            # ends its whole connection on a transport error of one request.
+            async with httpx2.AsyncClient(timeout=TIMEOUT) as http:
+                opened = await http.post(url, headers=headers, json={
+                    "jsonrpc": "2.0", "id": 0, "method": "initialize",
+                    "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                               "clientInfo": {"name": f"load-{k}", "version": "1"}}})
+                session = {**headers, "mcp-session-id": opened.headers["mcp-session-id"]}
+                await http.post(url, headers=session,
+                                json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+                n = 0
+                while time.monotonic() - started < duration:
+                    n += 1
+                    title = f"load {k}-{n}"
+                    try:
+                        with anyio.fail_after(call_limit):
+                            answer = await http.post(url, headers=session, json={
+                                "jsonrpc": "2.0", "id": n, "method": "tools/call",
+                                "params": {"name": "add_note",
+                                           "arguments": {"title": title, "body": "load"}}})
+                    except TimeoutError:
+                        hung.append(title)
+                        continue
+                    except httpx2.TransportError as err:
+                        failed.append((title, f"{type(err).__name__}: {err}"))
+                        continue
+                    if answer.status_code == 404:
+                        lost.append(title)
+                        continue
+                    if answer.status_code != 200:
+                        failed.append((title, f"{answer.status_code} {answer.text[:100]}"))
+                        continue
+                    result = response_of(answer).get("result") or {}
+                    if result.get("isError") or "structuredContent" not in result:
+                        failed.append((title, json.dumps(result)[:200]))
+                        continue
+                    answered.append(title)
+                    # Two seconds after the kill the balancer has taken the replica out.
+                    if killed_at and time.monotonic() > killed_at[0] + 2:
+                        after_kill[k] += 1
+
+        async with anyio.create_task_group() as tg:
+            for k in range(clients):
+                tg.start_soon(worker, k)
+            await anyio.sleep(kill_at)
+            with open(os.path.join(directory, "replica2.pid")) as f:
+                os.kill(int(f.read()), signal.SIGKILL)
+            killed_at.append(time.monotonic())
+        c.ok(not hung, f"no call hung longer than {call_limit:.0f} s", hung[:5])
+        c.ok(not lost, "every client kept its session through the kill (no 404)", lost[:3])
+        c.ok(all(count > 0 for count in after_kill),
+             f"every client's calls were answered after the kill: {after_kill}", after_kill)
+        kinds = sorted({err.split(":")[0][:60] for _, err in failed})
+        c.ok(len(failed) <= clients,
+             f"{len(answered)} notes added, {len(failed)} calls ended with an error "
+             f"(those in flight on the killed replica: {', '.join(kinds) or 'none'})", failed[:5])
+        with sqlite3.connect(os.path.join(directory, "notes.db")) as db:
+            stored = {title for (title,) in db.execute("SELECT title FROM notes")}
+        missing = [title for title in answered if title not in stored]
+        c.ok(not missing, f"every answered add_note is in the database ({len(answered)})",
+             missing[:5])
 
 
 if __name__ == "__main__":

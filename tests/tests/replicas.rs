@@ -16,7 +16,42 @@ use toolwright::registry::Registry;
 use toolwright::store::{MemoryStore, RedisStore, SessionStore};
 
 mod tools {
-    use toolwright::{Context, LogLevel, mcp_tool};
+    use std::time::Duration;
+
+    use toolwright::{ClientRequestError, Context, LogLevel, mcp_tool};
+
+    /// Ask the client's model a question; returns its answer.
+    #[mcp_tool]
+    async fn ask_model(
+        ctx: &Context,
+        /// The question.
+        prompt: String,
+    ) -> Result<String, ClientRequestError> {
+        ctx.sample_text(&prompt, 100).await
+    }
+
+    /// Log `n` messages a tenth of a second apart, then answer.
+    #[mcp_tool]
+    async fn count_slowly(
+        ctx: &Context,
+        /// How many messages.
+        n: u32,
+    ) -> String {
+        for i in 1..=n {
+            ctx.log(LogLevel::Info, format!("step {i}"));
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        "counted".to_owned()
+    }
+
+    /// Wait until the client cancels the call.
+    #[mcp_tool]
+    async fn wait_for_cancel(ctx: &Context) -> String {
+        tokio::select! {
+            () = ctx.cancelled() => "cancelled".to_owned(),
+            () = tokio::time::sleep(Duration::from_secs(60)) => "never cancelled".to_owned(),
+        }
+    }
 
     /// Add two integers.
     #[mcp_tool(read_only)]
@@ -139,7 +174,7 @@ async fn initialize(replica: &Replica) -> String {
             "jsonrpc": "2.0", "id": 0, "method": "initialize",
             "params": {
                 "protocolVersion": "2025-11-25",
-                "capabilities": {},
+                "capabilities": {"sampling": {}},
                 "clientInfo": {"name": "replicas-test", "version": "1"},
             },
         }),
@@ -172,7 +207,16 @@ async fn round_robin(replicas: &[Replica]) {
         .iter()
         .map(|tool| tool["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["add", "chatty"]);
+    assert_eq!(
+        names,
+        [
+            "add",
+            "ask_model",
+            "chatty",
+            "count_slowly",
+            "wait_for_cancel"
+        ]
+    );
     for (n, replica) in replicas.iter().cycle().take(6).enumerate() {
         let answer = post(
             replica,
@@ -222,6 +266,173 @@ async fn log_level_travels(replicas: &[Replica]) {
     );
 }
 
+/// The POST of `body` in `session` on `replica`, its answer not read yet.
+async fn start_post(replica: &Replica, session: &str, body: Value) -> reqwest::Response {
+    client()
+        .post(&replica.url)
+        .header("accept", ACCEPT)
+        .header("content-type", "application/json")
+        .header("mcp-session-id", session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap()
+}
+
+/// What comes on `response` until an event holds `needle`.
+async fn read_raw_until(response: &mut reqwest::Response, needle: &str) -> String {
+    let mut text = String::new();
+    while !(text.contains(needle) && text.ends_with("\n\n")) {
+        let chunk = response.chunk().await.unwrap().expect("more events come");
+        text.push_str(std::str::from_utf8(&chunk).unwrap());
+    }
+    text
+}
+
+/// The data of the events that come on `response` until one holds `needle`.
+async fn read_until(response: &mut reqwest::Response, needle: &str) -> Vec<Value> {
+    events_of(&read_raw_until(response, needle).await)
+        .into_iter()
+        .filter(|(_, data)| !data.is_empty())
+        .map(|(_, data)| serde_json::from_str(&data).unwrap())
+        .collect()
+}
+
+/// A tool on one replica asks the client's model; the client's answer reaches another replica,
+/// which sends it on to the call that awaits it.
+async fn answers_find_their_call(replicas: &[Replica]) {
+    let session = initialize(&replicas[0]).await;
+    let mut asking = start_post(
+        &replicas[0],
+        &session,
+        call(1, "ask_model", json!({"prompt": "six times seven?"})),
+    )
+    .await;
+    let events = read_until(&mut asking, "sampling/createMessage").await;
+    let request = events.last().unwrap();
+    assert_eq!(request["method"], "sampling/createMessage", "{events:?}");
+    let id = request["id"].clone();
+    let answer = json!({
+        "jsonrpc": "2.0", "id": id,
+        "result": {
+            "role": "assistant", "model": "test",
+            "content": {"type": "text", "text": "forty-two"},
+        },
+    });
+    let relayed = post(&replicas[1], Some(&session), answer).await;
+    assert_eq!(relayed.status, StatusCode::ACCEPTED, "{relayed:?}");
+    let events = read_until(&mut asking, "forty-two").await;
+    assert_eq!(
+        events.last().unwrap()["result"]["content"][0]["text"],
+        "forty-two",
+        "{events:?}"
+    );
+}
+
+/// The events of a body, each with its id.
+fn events_of(text: &str) -> Vec<(Option<String>, String)> {
+    text.split("\n\n")
+        .filter(|event| !event.is_empty())
+        .map(|event| {
+            let id = event
+                .lines()
+                .find_map(|l| l.strip_prefix("id: "))
+                .map(str::to_owned);
+            let data = event
+                .lines()
+                .find_map(|l| l.strip_prefix("data: "))
+                .unwrap_or("")
+                .to_owned();
+            (id, data)
+        })
+        .collect()
+}
+
+/// A stream cut on one replica is resumed on another with `Last-Event-ID`: every event after
+/// the one named comes, once, and the answer last.
+async fn streams_resume_elsewhere(replicas: &[Replica]) {
+    let session = initialize(&replicas[0]).await;
+    let mut counting = start_post(
+        &replicas[0],
+        &session,
+        call(3, "count_slowly", json!({"n": 6})),
+    )
+    .await;
+    let received = events_of(&read_raw_until(&mut counting, "step 2").await);
+    // The connection drops after the second step.
+    drop(counting);
+    let datas: Vec<&str> = received.iter().map(|(_, data)| data.as_str()).collect();
+    assert_eq!(
+        datas.len(),
+        3,
+        "the priming event and two steps: {received:?}"
+    );
+    let last = received
+        .last()
+        .unwrap()
+        .0
+        .clone()
+        .expect("events carry ids");
+    let mut resumed = client()
+        .get(&replicas[1].url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("last-event-id", &last)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resumed.status(), StatusCode::OK);
+    let rest = events_of(&read_raw_until(&mut resumed, "counted").await);
+    let steps: Vec<String> = rest
+        .iter()
+        .map(|(_, data)| {
+            let message: Value = serde_json::from_str(data).unwrap();
+            message["params"]["data"]
+                .as_str()
+                .or(message["result"]["content"][0]["text"].as_str())
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(
+        steps,
+        ["step 3", "step 4", "step 5", "step 6", "counted"],
+        "each event after the one named, once: {rest:?}"
+    );
+    // The ids go on from the one named.
+    let (stream, n) = last.split_once('-').unwrap();
+    let n: u64 = n.parse().unwrap();
+    let ids: Vec<String> = rest.iter().map(|(id, _)| id.clone().unwrap()).collect();
+    let expected: Vec<String> = (n + 1..n + 6).map(|k| format!("{stream}-{k}")).collect();
+    assert_eq!(ids, expected);
+}
+
+/// A call runs on one replica; the client's cancellation reaches another, and stops it.
+async fn cancellations_find_their_call(replicas: &[Replica]) {
+    let session = initialize(&replicas[0]).await;
+    let started = Instant::now();
+    let waiting = start_post(
+        &replicas[0],
+        &session,
+        call(5, "wait_for_cancel", json!({})),
+    );
+    let cancel = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let cancelled = json!({
+            "jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": 5, "reason": "changed my mind"},
+        });
+        post(&replicas[1], Some(&session), cancelled).await
+    };
+    let (waited, cancelled) = tokio::join!(waiting, cancel);
+    assert_eq!(cancelled.status, StatusCode::ACCEPTED, "{cancelled:?}");
+    // A cancelled call is answered with nothing.
+    assert_eq!(waited.status(), StatusCode::ACCEPTED);
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
 #[tokio::test]
 async fn replicas_sharing_a_memory_store_serve_each_others_sessions() {
     let store = MemoryStore::new();
@@ -232,6 +443,9 @@ async fn replicas_sharing_a_memory_store_serve_each_others_sessions() {
     round_robin(&replicas).await;
     log_level_travels(&replicas).await;
     assert_eq!(store.len(), 1, "the ended session is gone, the other kept");
+    answers_find_their_call(&replicas).await;
+    cancellations_find_their_call(&replicas).await;
+    streams_resume_elsewhere(&replicas).await;
 }
 
 #[tokio::test]
@@ -352,6 +566,9 @@ async fn replicas_sharing_redis_serve_each_others_sessions() {
     }
     round_robin(&replicas).await;
     log_level_travels(&replicas).await;
+    answers_find_their_call(&replicas).await;
+    cancellations_find_their_call(&replicas).await;
+    streams_resume_elsewhere(&replicas).await;
     // The session is one key, which expires after the session's lifetime unused.
     let session = initialize(&replicas[0]).await;
     let mut connection = redis::Client::open(redis.url())

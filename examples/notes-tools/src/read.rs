@@ -2,7 +2,7 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use toolwright::{State, mcp_tool};
+use toolwright::{Context, State, mcp_tool};
 
 use crate::notebook::{Note, Notebook, NotesError};
 
@@ -180,6 +180,7 @@ pub enum ExportFormat {
 /// Export the whole notebook as one document, oldest note first.
 #[mcp_tool(read_only, open_world = false, tags = ["notes", "read", "export"], blocking)]
 pub fn export_notes(
+    ctx: &Context,
     notebook: State<Notebook>,
     /// The document's format.
     #[arg(default = ExportFormat::Markdown)]
@@ -187,11 +188,24 @@ pub fn export_notes(
 ) -> Result<String, NotesError> {
     let mut notes = notebook.all(None)?;
     notes.reverse();
+    // Progress in tenths, for a client that asked for it: a large notebook takes a while.
+    let total = notes.len();
+    let step = total.div_ceil(10).max(1);
+    let report = |done: usize| {
+        let message = format!("{done} of {total} notes");
+        ctx.progress(done as f64, Some(total as f64), Some(&message));
+    };
     Ok(match format {
-        ExportFormat::Json => serde_json::to_string_pretty(&notes).expect("notes serialise"),
+        ExportFormat::Json => {
+            report(total);
+            serde_json::to_string_pretty(&notes).expect("notes serialise")
+        }
         ExportFormat::Markdown => {
             let mut out = String::new();
-            for note in &notes {
+            for (done, note) in notes.iter().enumerate() {
+                if done % step == 0 {
+                    report(done);
+                }
                 out.push_str(&format!("# {}\n\n", note.title));
                 if !note.tags.is_empty() {
                     out.push_str(&format!("Tags: {}\n\n", note.tags.join(", ")));
@@ -199,6 +213,7 @@ pub fn export_notes(
                 out.push_str(note.body.trim_end());
                 out.push_str("\n\n");
             }
+            report(total);
             out
         }
     })

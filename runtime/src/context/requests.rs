@@ -83,6 +83,9 @@ pub(crate) type Answer = Result<Value, ClientRequestError>;
 
 /// One session's requests to the client that await their answer.
 pub(crate) struct ClientRequests {
+    /// What each request's id starts with: `tw-`, and the name of the process that sent it
+    /// when several serve one session, so that an answer reaching another finds its way.
+    prefix: String,
     next: AtomicU64,
     state: Mutex<State>,
 }
@@ -96,7 +99,13 @@ struct State {
 
 impl ClientRequests {
     pub(crate) fn new() -> ClientRequests {
+        ClientRequests::with_prefix("tw-".to_owned())
+    }
+
+    /// Requests whose ids start with `prefix`.
+    pub(crate) fn with_prefix(prefix: String) -> ClientRequests {
         ClientRequests {
+            prefix,
             next: AtomicU64::new(1),
             state: Mutex::new(State {
                 waiting: HashMap::new(),
@@ -124,7 +133,11 @@ impl ClientRequests {
             return Err(ClientRequestError::Cancelled);
         }
         // Ids of our own, unlike any a client would reuse for its requests.
-        let id = format!("tw-{}", self.next.fetch_add(1, Ordering::Relaxed));
+        let id = format!(
+            "{}{}",
+            self.prefix,
+            self.next.fetch_add(1, Ordering::Relaxed)
+        );
         let (answer, answered) = oneshot::channel();
         {
             let mut state = self.state();

@@ -56,6 +56,18 @@ impl Id {
         }
     }
 
+    /// The id a JSON value holds, as [`to_value`](Id::to_value) gave it: null for one that is
+    /// no id.
+    #[cfg(feature = "http")]
+    pub(crate) fn from_value(value: Value) -> Id {
+        match value {
+            Value::String(s) => Id::String(s),
+            Value::Number(n) if !n.is_f64() => Id::Number(n),
+            Value::Number(n) => Id::Raw(n.to_string().into()),
+            _ => Id::Null,
+        }
+    }
+
     /// The id as a JSON value, for a message that names it in its `params` (a
     /// subscription's id): exact for strings and 64-bit integers, the nearest number otherwise.
     pub(crate) fn to_value(&self) -> Value {

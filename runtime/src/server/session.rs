@@ -62,12 +62,23 @@ pub(super) enum Era {
 impl Session {
     /// A new session, before its first request.
     pub(crate) fn new() -> Session {
+        Session::with_requests(ClientRequests::new())
+    }
+
+    /// A new session of the process named `replica`, among several that serve it: its requests
+    /// to the client name the process, so that an answer that reaches another comes back.
+    #[cfg(feature = "http")]
+    pub(crate) fn of_replica(replica: &str) -> Session {
+        Session::with_requests(ClientRequests::with_prefix(format!("tw-{replica}-")))
+    }
+
+    fn with_requests(requests: ClientRequests) -> Session {
         Session {
             era: Mutex::new(None),
             log_level: Arc::new(AtomicU8::new(LogLevel::Info as u8)),
             in_flight: Mutex::new(HashMap::new()),
             client: Mutex::new(Client::default()),
-            requests: Arc::new(ClientRequests::new()),
+            requests: Arc::new(requests),
             id: OnceLock::new(),
             state: Arc::default(),
             listener: Arc::new(Listener::session()),
@@ -253,8 +264,11 @@ impl Session {
     /// A session of another process (or one this process no longer holds), as its record in
     /// a session store has it, and whom it belongs to.
     #[cfg(feature = "http")]
-    pub(crate) fn restore(record: &[u8]) -> Result<(Session, Option<Owner>), String> {
-        let session = Session::new();
+    pub(crate) fn restore(
+        record: &[u8],
+        replica: &str,
+    ) -> Result<(Session, Option<Owner>), String> {
+        let session = Session::of_replica(replica);
         let owner = session.apply(record)?;
         Ok((session, owner))
     }

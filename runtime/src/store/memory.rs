@@ -1,12 +1,18 @@
 //! The store in the server's own memory: sessions end with the process, and only servers that
 //! share the same value (in one process) share sessions.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use super::{SessionStore, StoreFuture};
+use tokio::sync::{mpsc, watch};
+
+use super::{Messages, SessionStore, StoreFuture, StoredEvents};
+
+/// The most events one stream keeps, and the most bytes: past either, the oldest go.
+const MAX_EVENTS: usize = 1024;
+const MAX_BYTES: usize = 1024 * 1024;
 
 /// Every how many new sessions the expired ones are swept out.
 const SWEEP_EVERY: u64 = 1024;
@@ -35,6 +41,22 @@ pub struct MemoryStore {
 struct Inner {
     sessions: HashMap<String, Kept>,
     created: u64,
+    /// Who listens for messages, by the name each gave.
+    listeners: Vec<(String, mpsc::UnboundedSender<Vec<u8>>)>,
+    /// Streams kept for resumption, by session and number.
+    streams: HashMap<(String, u64), KeptStream>,
+    /// Until when each process said it was alive.
+    alive: HashMap<String, Instant>,
+}
+
+struct KeptStream {
+    origin: Vec<u8>,
+    events: VecDeque<(u64, Vec<u8>)>,
+    bytes: usize,
+    ended: bool,
+    expires: Instant,
+    /// Told of each change, for readers that wait.
+    changed: watch::Sender<()>,
 }
 
 struct Kept {
@@ -129,10 +151,146 @@ impl SessionStore for MemoryStore {
         Box::pin(std::future::ready(Ok(updated.is_some())))
     }
 
+    fn open_stream<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        origin: &'a [u8],
+        lifetime: Duration,
+    ) -> StoreFuture<'a, ()> {
+        let now = Instant::now();
+        let mut inner = self.inner();
+        if inner.streams.len().is_multiple_of(SWEEP_EVERY as usize) {
+            inner.streams.retain(|_, kept| kept.expires > now);
+        }
+        inner.streams.insert(
+            (session.to_owned(), stream),
+            KeptStream {
+                origin: origin.to_vec(),
+                events: VecDeque::new(),
+                bytes: 0,
+                ended: false,
+                expires: now + lifetime,
+                changed: watch::channel(()).0,
+            },
+        );
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn append_events<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        first: u64,
+        events: &'a [Vec<u8>],
+        ended: bool,
+        lifetime: Duration,
+    ) -> StoreFuture<'a, ()> {
+        let mut inner = self.inner();
+        if let Some(kept) = inner.streams.get_mut(&(session.to_owned(), stream)) {
+            for (n, event) in (first..).zip(events) {
+                kept.bytes += event.len();
+                kept.events.push_back((n, event.clone()));
+            }
+            while kept.events.len() > 1
+                && (kept.events.len() > MAX_EVENTS || kept.bytes > MAX_BYTES)
+            {
+                if let Some((_, dropped)) = kept.events.pop_front() {
+                    kept.bytes -= dropped.len();
+                }
+            }
+            kept.ended |= ended;
+            kept.expires = Instant::now() + lifetime;
+            kept.changed.send_replace(());
+        }
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn read_events<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        from: u64,
+        wait: Duration,
+    ) -> StoreFuture<'a, Option<StoredEvents>> {
+        let key = (session.to_owned(), stream);
+        Box::pin(async move {
+            let deadline = Instant::now() + wait;
+            loop {
+                let mut changed = {
+                    let now = Instant::now();
+                    let inner = self.inner();
+                    let Some(kept) = inner.streams.get(&key).filter(|k| k.expires > now) else {
+                        return Ok(None);
+                    };
+                    let events: Vec<(u64, Vec<u8>)> = kept
+                        .events
+                        .iter()
+                        .filter(|(n, _)| *n >= from)
+                        .cloned()
+                        .collect();
+                    if !events.is_empty() || kept.ended || now >= deadline {
+                        return Ok(Some(StoredEvents::new(
+                            kept.origin.clone(),
+                            events,
+                            kept.ended,
+                        )));
+                    }
+                    kept.changed.subscribe()
+                };
+                let _ = tokio::time::timeout_at(deadline.into(), changed.changed()).await;
+            }
+        })
+    }
+
+    fn forget_stream<'a>(&'a self, session: &'a str, stream: u64) -> StoreFuture<'a, ()> {
+        self.inner().streams.remove(&(session.to_owned(), stream));
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn heartbeat<'a>(&'a self, me: &'a str, ttl: Duration) -> StoreFuture<'a, ()> {
+        self.inner()
+            .alive
+            .insert(me.to_owned(), Instant::now() + ttl);
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn alive<'a>(&'a self, replica: &'a str) -> StoreFuture<'a, bool> {
+        let alive = self
+            .inner()
+            .alive
+            .get(replica)
+            .is_some_and(|until| *until > Instant::now());
+        Box::pin(std::future::ready(Ok(alive)))
+    }
+
+    fn publish<'a>(&'a self, to: Option<&'a str>, message: &'a [u8]) -> StoreFuture<'a, ()> {
+        let mut inner = self.inner();
+        // A listener whose stream was dropped is gone.
+        inner.listeners.retain(|(name, listener)| {
+            if to.is_none_or(|to| to == name) {
+                listener.send(message.to_vec()).is_ok()
+            } else {
+                !listener.is_closed()
+            }
+        });
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn messages(&self, me: &str) -> Messages {
+        let (sender, mut receiver) = mpsc::unbounded_channel();
+        self.inner().listeners.push((me.to_owned(), sender));
+        Box::pin(futures_util::stream::poll_fn(move |cx| {
+            receiver.poll_recv(cx)
+        }))
+    }
+
     fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool> {
         let now = Instant::now();
         let mut inner = self.inner();
         let removed = inner.sessions.remove(id);
+        // Its streams go with it.
+        inner.streams.retain(|(session, _), _| session != id);
         Box::pin(std::future::ready(Ok(
             removed.is_some_and(|k| k.expires > now)
         )))
@@ -166,6 +324,79 @@ mod tests {
         assert!(!store.remove("a").await.unwrap());
         assert_eq!(store.load("a", life).await.unwrap(), None);
         assert!(store.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_stream_s_events_are_read_from_any_number_and_waited_for() {
+        let store = MemoryStore::new();
+        let life = Duration::from_secs(60);
+        let none = Duration::ZERO;
+        assert_eq!(store.read_events("s", 1, 0, none).await.unwrap(), None);
+        store.open_stream("s", 1, b"origin", life).await.unwrap();
+        let events = [b"zero".to_vec(), b"one".to_vec()];
+        store
+            .append_events("s", 1, 0, &events, false, life)
+            .await
+            .unwrap();
+        let read = store.read_events("s", 1, 1, none).await.unwrap().unwrap();
+        assert_eq!(
+            read,
+            StoredEvents::new(b"origin".to_vec(), vec![(1, b"one".to_vec())], false)
+        );
+        let waiting = store.read_events("s", 1, 2, Duration::from_secs(5));
+        let appending = async {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            store
+                .append_events("s", 1, 2, &[b"two".to_vec()], true, life)
+                .await
+                .unwrap();
+        };
+        let (read, ()) = tokio::join!(waiting, appending);
+        let read = read.unwrap().unwrap();
+        assert_eq!(
+            (read.events, read.ended),
+            (vec![(2, b"two".to_vec())], true)
+        );
+        store.forget_stream("s", 1).await.unwrap();
+        assert_eq!(
+            store.read_events("s", 1, 0, none).await.unwrap(),
+            None,
+            "forgotten"
+        );
+        // A session's streams end with it.
+        store.create("s", b"record", life).await.unwrap();
+        store.open_stream("s", 2, b"origin", life).await.unwrap();
+        store.remove("s").await.unwrap();
+        assert_eq!(store.read_events("s", 2, 0, none).await.unwrap(), None);
+        store
+            .heartbeat("a", Duration::from_millis(30))
+            .await
+            .unwrap();
+        assert!(store.alive("a").await.unwrap());
+        assert!(!store.alive("b").await.unwrap());
+        tokio::time::sleep(Duration::from_millis(40)).await;
+        assert!(!store.alive("a").await.unwrap(), "its heartbeat ran out");
+    }
+
+    #[tokio::test]
+    async fn messages_reach_the_process_named_or_every_one() {
+        use futures_util::StreamExt;
+
+        let store = MemoryStore::new();
+        let mut a = store.messages("a");
+        let mut b = store.messages("b");
+        store.publish(Some("b"), b"to b").await.unwrap();
+        store.publish(None, b"to all").await.unwrap();
+        assert_eq!(a.next().await.unwrap(), b"to all");
+        assert_eq!(b.next().await.unwrap(), b"to b");
+        assert_eq!(b.next().await.unwrap(), b"to all");
+        drop(a);
+        store.publish(None, b"again").await.unwrap();
+        assert_eq!(
+            store.inner().listeners.len(),
+            1,
+            "a dropped listener is forgotten"
+        );
     }
 
     #[tokio::test]

@@ -1,6 +1,6 @@
 //! Where the HTTP transport keeps its sessions, so that several processes can serve one: the
 //! [`SessionStore`] trait, the in-process [`MemoryStore`] every server has by default, and
-//! [`RedisStore`] (feature `redis`) for replicas behind a load balancer.
+//! `RedisStore` (feature `redis`) for replicas behind a load balancer.
 //!
 //! A session of the `initialize` handshake era outlives the request that opened it: the
 //! protocol version it settled on, what the client said of itself, its log level, the resources
@@ -23,11 +23,22 @@
 //! # }
 //! ```
 //!
-//! What is not in the record stays with the process that has it, and is said plainly where it
-//! matters: a call's running future and its cancellation, the answers a call waits for from the
-//! client (sampling, elicitation), the session's own stream of changes (GET), a tool's
-//! [`SessionState`](crate::state::SessionState), and the events kept for a client to resume a
-//! stream. A request that needs one of these must reach the process that holds it.
+//! Besides the records, the store carries what the processes need of each other:
+//!
+//! - the events of each stream a call answers with, so that a client that lost its stream
+//!   resumes it on any process (`GET` with `Last-Event-ID`) and receives every event after the
+//!   one it names, once; the process that runs the call writes them as they are sent;
+//! - messages between processes ([`publish`](SessionStore::publish)): the client's answer to a
+//!   request a call sent it (sampling, elicitation) reaches the process whose call awaits it,
+//!   and a cancellation reaches the process that runs the call;
+//! - each process's heartbeat: a stream whose process has stopped (killed, its machine gone)
+//!   ends for the client that resumed it with an error for its call, rather than never.
+//!
+//! What cannot move stays with its process, and is lost with it: a call's running future (a
+//! call under way on a process that dies ends with that error), the session's own stream of
+//! changes (`GET` without `Last-Event-ID`), which tells of the changes its process sees (its
+//! lists, the resources changed through it), and a tool's
+//! [`SessionState`](crate::state::SessionState).
 //!
 //! A record is a short JSON document the transport writes and reads; a store keeps it as bytes
 //! and need not understand it. Two requests that change the same session at once on two
@@ -86,7 +97,115 @@ pub trait SessionStore: Send + Sync + 'static {
 
     /// Ends a session; `false` when it did not exist.
     fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool>;
+
+    /// Begins keeping a stream's events for a client to resume on any process: `origin` is
+    /// the transport's note of where the stream comes from, returned with its events. The
+    /// stream's events are kept for `lifetime` after its last one. By default nothing is kept,
+    /// and a stream is resumed only on the process that sent it.
+    fn open_stream<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        origin: &'a [u8],
+        lifetime: Duration,
+    ) -> StoreFuture<'a, ()> {
+        let _ = (session, stream, origin, lifetime);
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    /// Adds events to a stream [opened](Self::open_stream) before, numbered from `first` on,
+    /// and, when `ended`, notes that none comes after them. A store may keep only the newest
+    /// of a stream's events (1,024 at least).
+    fn append_events<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        first: u64,
+        events: &'a [Vec<u8>],
+        ended: bool,
+        lifetime: Duration,
+    ) -> StoreFuture<'a, ()> {
+        let _ = (session, stream, first, events, ended, lifetime);
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    /// A stream's events numbered `from` on, in order, waiting up to `wait` for one when none
+    /// is there yet; `None` when the store does not know the stream (never opened, expired).
+    fn read_events<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        from: u64,
+        wait: Duration,
+    ) -> StoreFuture<'a, Option<StoredEvents>> {
+        let _ = (session, stream, from, wait);
+        Box::pin(std::future::ready(Ok(None)))
+    }
+
+    /// Forgets a stream: delivered whole, or one of too many. By default nothing is done.
+    fn forget_stream<'a>(&'a self, session: &'a str, stream: u64) -> StoreFuture<'a, ()> {
+        let _ = (session, stream);
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    /// Says that the process named `me` is alive, for `ttl`.
+    fn heartbeat<'a>(&'a self, me: &'a str, ttl: Duration) -> StoreFuture<'a, ()> {
+        let _ = (me, ttl);
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    /// Whether the process named `replica` said it was alive within its last `ttl`: a stream
+    /// it sends whose process died ends for the client that resumed it, with an error. By
+    /// default, every process is.
+    fn alive<'a>(&'a self, replica: &'a str) -> StoreFuture<'a, bool> {
+        let _ = replica;
+        Box::pin(std::future::ready(Ok(true)))
+    }
+
+    /// Sends `message` to the process that named itself `to` in [`messages`](Self::messages),
+    /// or to every such process when `to` is `None`. Delivery is at most once, to processes
+    /// listening at the time: what no process hears is lost. By default nothing is sent: a
+    /// store whose processes do not message each other cannot route a client's answer to the
+    /// process whose call awaits it.
+    fn publish<'a>(&'a self, to: Option<&'a str>, message: &'a [u8]) -> StoreFuture<'a, ()> {
+        let _ = (to, message);
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    /// The messages for the process named `me`: those published to it and those published to
+    /// every process. The stream lasts as long as the store, listening again by itself after
+    /// a failure (what was published meanwhile is lost). By default, none ever comes.
+    fn messages(&self, me: &str) -> Messages {
+        let _ = me;
+        Box::pin(futures_util::stream::pending())
+    }
 }
+
+/// A stream's events as a [`SessionStore`] keeps them: from [`SessionStore::read_events`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct StoredEvents {
+    /// What [`SessionStore::open_stream`] was given.
+    pub origin: Vec<u8>,
+    /// The events asked for, each with its number, in order.
+    pub events: Vec<(u64, Vec<u8>)>,
+    /// No event comes after these.
+    pub ended: bool,
+}
+
+impl StoredEvents {
+    /// Events of a stream from `origin`.
+    pub fn new(origin: Vec<u8>, events: Vec<(u64, Vec<u8>)>, ended: bool) -> StoredEvents {
+        StoredEvents {
+            origin,
+            events,
+            ended,
+        }
+    }
+}
+
+/// The messages a process of a [`SessionStore`] receives: from [`SessionStore::messages`].
+pub type Messages = Pin<Box<dyn futures_util::Stream<Item = Vec<u8>> + Send>>;
 
 /// A [`SessionStore`] could not answer: its server is down, slow or refused the command.
 #[derive(Debug)]

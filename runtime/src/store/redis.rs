@@ -7,7 +7,19 @@ use std::time::Duration;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{AsyncCommands, SetExpiry, SetOptions};
 
-use super::{SessionStore, StoreError, StoreFuture};
+use futures_util::StreamExt;
+use tokio::sync::mpsc;
+
+use super::{Messages, SessionStore, StoreError, StoreFuture, StoredEvents};
+
+/// An entry of a Redis stream: its id, and its fields and values in turn.
+type Entry = (String, Vec<Vec<u8>>);
+
+/// How often a reader waiting for a stream's next event asks again.
+const POLL: Duration = Duration::from_millis(100);
+
+/// The most events one stream keeps (about: Redis trims whole nodes).
+const MAX_EVENTS: usize = 1024;
 
 /// How long a command may take, connecting included, before the request that needed it is
 /// answered `503`.
@@ -65,6 +77,22 @@ impl RedisStore {
         self
     }
 
+    /// The channel of the process named `to`, or of every process.
+    fn channel(&self, to: Option<&str>) -> String {
+        match to {
+            Some(to) => format!("{}replica:{to}", self.prefix),
+            None => format!("{}replicas", self.prefix),
+        }
+    }
+
+    /// The keys of a stream: its origin, and its events.
+    fn stream_keys(&self, session: &str, stream: u64) -> (String, String) {
+        (
+            format!("{}stream:{session}:{stream}", self.prefix),
+            format!("{}events:{session}:{stream}", self.prefix),
+        )
+    }
+
     fn key(&self, id: &str) -> String {
         format!("{}session:{id}", self.prefix)
     }
@@ -117,6 +145,18 @@ impl fmt::Debug for RedisStore {
     }
 }
 
+/// Milliseconds for an expiry: at least one.
+fn millis(lifetime: Duration) -> u64 {
+    u64::try_from(lifetime.as_millis())
+        .unwrap_or(u64::MAX)
+        .max(1)
+}
+
+/// Milliseconds for `PEXPIRE`.
+fn expiry(lifetime: Duration) -> i64 {
+    i64::try_from(millis(lifetime)).unwrap_or(i64::MAX)
+}
+
 /// Seconds for an expiry: at least one, as Redis counts whole seconds.
 fn seconds(lifetime: Duration) -> u64 {
     lifetime.as_secs().max(1)
@@ -156,6 +196,184 @@ impl SessionStore for RedisStore {
                 .with_expiration(SetExpiry::EX(seconds(lifetime)));
             let written: Option<String> = redis.set_options(self.key(id), record, options).await?;
             Ok(written.is_some())
+        }))
+    }
+
+    fn open_stream<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        origin: &'a [u8],
+        lifetime: Duration,
+    ) -> StoreFuture<'a, ()> {
+        let (meta, events) = self.stream_keys(session, stream);
+        Box::pin(self.run(async move |mut redis| {
+            redis::pipe()
+                .del(&events)
+                .ignore()
+                .hset(&meta, "origin", origin)
+                .ignore()
+                .pexpire(&meta, expiry(lifetime))
+                .ignore()
+                .query_async::<()>(&mut redis)
+                .await
+        }))
+    }
+
+    fn append_events<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        first: u64,
+        events: &'a [Vec<u8>],
+        ended: bool,
+        lifetime: Duration,
+    ) -> StoreFuture<'a, ()> {
+        let (meta, key) = self.stream_keys(session, stream);
+        Box::pin(self.run(async move |mut redis| {
+            let mut pipe = redis::pipe();
+            // Event n is entry `n+1-0`: Redis refuses the id 0-0. The end takes the id the
+            // next event would have had.
+            let entries = events
+                .iter()
+                .map(|event| ("e", event.as_slice()))
+                .chain(ended.then_some(("end", &b"1"[..])));
+            for (n, (field, value)) in (first..).zip(entries) {
+                pipe.cmd("XADD")
+                    .arg(&key)
+                    .arg("MAXLEN")
+                    .arg("~")
+                    .arg(MAX_EVENTS)
+                    .arg(format!("{}-0", n + 1))
+                    .arg(field)
+                    .arg(value)
+                    .ignore();
+            }
+            pipe.pexpire(&key, expiry(lifetime))
+                .ignore()
+                .pexpire(&meta, expiry(lifetime))
+                .ignore()
+                .query_async::<()>(&mut redis)
+                .await
+        }))
+    }
+
+    fn read_events<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        from: u64,
+        wait: Duration,
+    ) -> StoreFuture<'a, Option<StoredEvents>> {
+        let (meta, key) = self.stream_keys(session, stream);
+        Box::pin(async move {
+            let deadline = tokio::time::Instant::now() + wait;
+            loop {
+                let (origin, entries): (Option<Vec<u8>>, Vec<Entry>) = self
+                    .run(async |mut redis| {
+                        redis::pipe()
+                            .hget(&meta, "origin")
+                            .cmd("XRANGE")
+                            .arg(&key)
+                            .arg(format!("{}-0", from + 1))
+                            .arg("+")
+                            .arg("COUNT")
+                            .arg(512)
+                            .query_async(&mut redis)
+                            .await
+                    })
+                    .await?;
+                let Some(origin) = origin else {
+                    return Ok(None);
+                };
+                let mut events = Vec::new();
+                let mut ended = false;
+                for (id, fields) in entries {
+                    let n = id
+                        .split_once('-')
+                        .and_then(|(n, _)| n.parse::<u64>().ok())
+                        .and_then(|n| n.checked_sub(1))
+                        .ok_or_else(|| StoreError::new(format!("an event id not ours: {id}")))?;
+                    match fields.as_slice() {
+                        [field, value] if field == b"e" => events.push((n, value.clone())),
+                        [field, _] if field == b"end" => ended = true,
+                        _ => return Err(StoreError::new("an event entry not ours")),
+                    }
+                }
+                if !events.is_empty() || ended || tokio::time::Instant::now() >= deadline {
+                    return Ok(Some(StoredEvents::new(origin, events, ended)));
+                }
+                tokio::time::sleep(POLL).await;
+            }
+        })
+    }
+
+    fn forget_stream<'a>(&'a self, session: &'a str, stream: u64) -> StoreFuture<'a, ()> {
+        let (meta, events) = self.stream_keys(session, stream);
+        Box::pin(self.run(async move |mut redis| redis.del(&[meta, events]).await))
+    }
+
+    fn heartbeat<'a>(&'a self, me: &'a str, ttl: Duration) -> StoreFuture<'a, ()> {
+        let key = format!("{}alive:{me}", self.prefix);
+        Box::pin(self.run(async move |mut redis| {
+            let options = SetOptions::default().with_expiration(SetExpiry::PX(millis(ttl)));
+            redis.set_options(&key, 1, options).await
+        }))
+    }
+
+    fn alive<'a>(&'a self, replica: &'a str) -> StoreFuture<'a, bool> {
+        let key = format!("{}alive:{replica}", self.prefix);
+        Box::pin(self.run(async move |mut redis| redis.exists(&key).await))
+    }
+
+    fn publish<'a>(&'a self, to: Option<&'a str>, message: &'a [u8]) -> StoreFuture<'a, ()> {
+        Box::pin(self.run(async move |mut redis| {
+            let _listeners: u64 = redis.publish(self.channel(to), message).await?;
+            Ok(())
+        }))
+    }
+
+    fn messages(&self, me: &str) -> Messages {
+        let (sender, mut receiver) = mpsc::unbounded_channel();
+        let client = self.client.clone();
+        let channels = [self.channel(Some(me)), self.channel(None)];
+        let timeout = self.timeout;
+        tokio::spawn(async move {
+            // Listens until the stream is dropped, again after each failure.
+            while !sender.is_closed() {
+                let listening = async {
+                    let mut pubsub = client.get_async_pubsub().await?;
+                    for channel in &channels {
+                        pubsub.subscribe(channel).await?;
+                    }
+                    Ok::<_, redis::RedisError>(pubsub)
+                };
+                match tokio::time::timeout(timeout, listening).await {
+                    Ok(Ok(pubsub)) => {
+                        let mut messages = pubsub.into_on_message();
+                        loop {
+                            tokio::select! {
+                                message = messages.next() => match message {
+                                    Some(message) => {
+                                        let _ = sender.send(message.get_payload_bytes().to_vec());
+                                    }
+                                    None => break,
+                                },
+                                () = sender.closed() => return,
+                            }
+                        }
+                        tracing::warn!("the store's messages stopped: listening again");
+                    }
+                    Ok(Err(err)) => {
+                        tracing::warn!(error = %err, "cannot listen for the store's messages");
+                    }
+                    Err(_) => tracing::warn!("the store did not answer the subscription"),
+                }
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+        });
+        Box::pin(futures_util::stream::poll_fn(move |cx| {
+            receiver.poll_recv(cx)
         }))
     }
 

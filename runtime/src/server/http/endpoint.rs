@@ -36,6 +36,7 @@ use crate::sink;
 use crate::store::{MemoryStore, SessionStore};
 
 mod answer;
+mod replicas;
 mod sessions;
 
 use sessions::{Entry, Found};
@@ -68,6 +69,8 @@ pub(super) struct Endpoint {
     store: Arc<dyn SessionStore>,
     /// How long a session lives unused.
     session_lifetime: std::time::Duration,
+    /// This process's name among those sharing the store.
+    replica: Arc<str>,
     /// The calls under way, which a graceful stop waits for.
     calls: TaskTracker,
     /// Cancelled when calls still under way at the end of the grace period are to stop.
@@ -219,10 +222,13 @@ impl Endpoint {
             sessions: Mutex::new(HashMap::new()),
             store,
             session_lifetime,
+            replica: Arc::from(replicas::replica_name()),
             calls: TaskTracker::new(),
             stop: CancellationToken::new(),
             ending: CancellationToken::new(),
-            streams: AtomicU64::new(0),
+            // Stream numbers start at a random multiple of 2^32, so that processes sharing a
+            // store number their streams apart.
+            streams: AtomicU64::new(replicas::first_stream()),
         })
     }
 
@@ -311,7 +317,7 @@ impl Endpoint {
             (Some(known), _) => known,
             // A client that lost its session starts another with `initialize`.
             (None, _) if initialize => {
-                let session = Arc::new(Session::new());
+                let session = Arc::new(Session::of_replica(&self.replica));
                 let (sink, _) = sink::channel();
                 let owner = principal.as_deref();
                 return Ok(match self.service.handle(&session, message, &sink) {
@@ -342,6 +348,12 @@ impl Endpoint {
             }
         };
 
+        if let Some(sid) = session_id
+            && self.relay(sid, &message, &body).await
+        {
+            // An answer to another process's request: it goes there.
+            return Ok(StatusCode::ACCEPTED.into_response());
+        }
         let (sink, notifications) = sink::channel();
         let step = self
             .service

@@ -19,8 +19,10 @@ use axum::body::{Body, Bytes};
 use axum::http::HeaderValue;
 use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use axum::response::{IntoResponse, Response};
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
 
+use super::mirror::{Mirror, Mirrored};
+use crate::protocol::jsonrpc::Id;
 use crate::server::session::Session;
 
 /// The most events one stream keeps for resumption.
@@ -46,6 +48,8 @@ pub(super) struct EventLog {
     polling: bool,
     state: Mutex<LogState>,
     changed: watch::Sender<()>,
+    /// Where each event goes besides, for a client to resume the stream on another process.
+    mirror: Option<mpsc::UnboundedSender<Mirrored>>,
 }
 
 struct LogState {
@@ -71,8 +75,19 @@ impl EventLog {
     /// A log for stream number `stream`: with event ids when `ids`, and opened with a priming
     /// event (an id, a `retry` and no data) when `polling`, which needs ids.
     pub(super) fn new(stream: u64, ids: bool, polling: bool) -> Arc<EventLog> {
+        EventLog::mirrored(stream, ids, polling, None)
+    }
+
+    /// A log as [`new`](EventLog::new) makes, whose events also go to `mirror`.
+    pub(super) fn mirrored(
+        stream: u64,
+        ids: bool,
+        polling: bool,
+        mirror: Option<mpsc::UnboundedSender<Mirrored>>,
+    ) -> Arc<EventLog> {
         let polling = ids && polling;
         let log = Arc::new(EventLog {
+            mirror,
             stream,
             ids,
             polling,
@@ -119,7 +134,10 @@ impl EventLog {
 
     /// No event comes after those pushed.
     pub(super) fn end(&self) {
-        self.state().ended = true;
+        let was = std::mem::replace(&mut self.state().ended, true);
+        if !was && let Some(mirror) = &self.mirror {
+            let _ = mirror.send(Mirrored::End);
+        }
         self.changed.send_replace(());
     }
 
@@ -129,6 +147,9 @@ impl EventLog {
             .ids
             .then(|| format!("{}-{}", self.stream, state.next()));
         let event = Bytes::from(event(id));
+        if let Some(mirror) = &self.mirror {
+            let _ = mirror.send(Mirrored::Event(state.next(), event.clone()));
+        }
         state.bytes += event.len();
         state.events.push_back(event);
         while state.events.len() > 1 && (state.events.len() > MAX_EVENTS || state.bytes > MAX_BYTES)
@@ -252,9 +273,30 @@ impl Drop for CancelOnDrop {
 #[derive(Default)]
 pub(super) struct Replay {
     streams: Mutex<BTreeMap<u64, Arc<EventLog>>>,
+    /// Where the streams' events are kept for other processes too.
+    mirror: Option<Mirror>,
 }
 
 impl Replay {
+    /// The streams of a session whose events are kept in a session store too.
+    pub(super) fn mirrored(mirror: Mirror) -> Replay {
+        Replay {
+            streams: Mutex::default(),
+            mirror: Some(mirror),
+        }
+    }
+
+    /// A new stream's log, its events kept in the store too when the session's are; `request`
+    /// is the request it answers (null for the session's own stream).
+    pub(super) fn log(&self, stream: u64, ids: bool, polling: bool, request: &Id) -> Arc<EventLog> {
+        let mirror = self
+            .mirror
+            .as_ref()
+            .filter(|_| ids)
+            .map(|mirror| mirror.stream(stream, request));
+        EventLog::mirrored(stream, ids, polling, mirror)
+    }
+
     fn streams(&self) -> MutexGuard<'_, BTreeMap<u64, Arc<EventLog>>> {
         self.streams.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -264,12 +306,22 @@ impl Replay {
         let mut streams = self.streams();
         streams.insert(log.stream, Arc::clone(log));
         while streams.len() > MAX_STREAMS {
-            streams.pop_first();
+            if let Some((oldest, _)) = streams.pop_first() {
+                self.forget_kept(oldest);
+            }
         }
     }
 
     fn forget(&self, stream: u64) {
         self.streams().remove(&stream);
+        self.forget_kept(stream);
+    }
+
+    /// Forgets a stream in the store too.
+    fn forget_kept(&self, stream: u64) {
+        if let Some(mirror) = &self.mirror {
+            mirror.forget(stream);
+        }
     }
 
     /// The stream a `Last-Event-ID` names, and the number of the event after it; `None` when

@@ -10,6 +10,7 @@ mod config;
 mod connections;
 mod endpoint;
 mod events;
+mod mirror;
 mod response;
 mod stateless;
 
@@ -150,7 +151,7 @@ impl Server {
     }
 
     /// Keeps the handshake era's sessions in `store` instead of this process's memory: with a
-    /// store that other processes share ([`RedisStore`](crate::store::RedisStore)), any of
+    /// store that other processes share (`store::RedisStore`, with the `redis` feature), any of
     /// them serves any request of a session, so replicas behind a load balancer need no sticky
     /// sessions. See [`toolwright::store`](crate::store) for what moves between processes and
     /// what does not.
@@ -271,7 +272,9 @@ impl Server {
 /// id of the last event it received. A session keeps its 32 newest unfinished streams, each its
 /// last 1024 events and 1 MiB (the response, the last event, is always kept); a client resuming
 /// from before what is kept misses the events dropped, and one whose stream was dropped whole,
-/// or already delivered, gets `400`.
+/// or already delivered, gets `400`. Sessions and streams live in the
+/// [session store](Server::session_store): with one that several processes share, any of them
+/// serves a session's requests and resumes its streams (see [`toolwright::store`](crate::store)).
 ///
 /// A POST of protocol 2026-07-28 (a request whose `params._meta` names that version, or
 /// `server/discover`, or one with `MCP-Protocol-Version: 2026-07-28`) stands alone: no session
@@ -346,6 +349,7 @@ impl HttpServer {
         tracing::info!("serving MCP over HTTP at {}", self.url());
         let stopping = CancellationToken::new();
         let endpoint = Arc::clone(&self.endpoint);
+        endpoint.listen_to_replicas();
         let router = endpoint::router(Arc::clone(&endpoint));
         let serving = connections::serve(
             self.listener,

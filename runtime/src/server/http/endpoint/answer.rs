@@ -94,7 +94,7 @@ impl Endpoint {
                             Err(_) => json(StatusCode::OK, stopped(&id)),
                         };
                     }
-                    let log = self.open_stream(&delivery, ids, polling);
+                    let log = self.open_stream(&delivery, ids, polling, &id);
                     for message in &sent {
                         log.push(message);
                     }
@@ -103,7 +103,7 @@ impl Endpoint {
                 }
             }
         };
-        let log = self.open_stream(&delivery, ids, polling);
+        let log = self.open_stream(&delivery, ids, polling, &id);
         log.push(&first);
         let pumped = Arc::clone(&log);
         // What the call sends from now on goes to the log, read or not.
@@ -125,19 +125,24 @@ impl Endpoint {
         self.answer(&log, delivery, cancel)
     }
 
-    /// A new stream's log, kept for resumption in the handshake era.
+    /// A new stream's log, the answer to `request`, kept for resumption in the handshake era
+    /// (in the session store too, for a client that resumes on another process).
     pub(super) fn open_stream(
         &self,
         delivery: &Delivery,
         ids: bool,
         polling: bool,
+        request: &Id,
     ) -> Arc<EventLog> {
         let stream = self.streams.fetch_add(1, Ordering::Relaxed);
-        let log = EventLog::new(stream, ids, polling);
-        if let Delivery::Resumable { replay, .. } = delivery {
-            replay.keep(&log);
+        match delivery {
+            Delivery::Resumable { replay, .. } => {
+                let log = replay.log(stream, ids, polling, request);
+                replay.keep(&log);
+                log
+            }
+            Delivery::Cancellable { .. } => EventLog::new(stream, ids, polling),
         }
-        log
     }
 
     /// The stream as the answer to the POST: its events from the first.

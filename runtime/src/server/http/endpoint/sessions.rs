@@ -19,6 +19,7 @@ use serde_json::Value;
 use super::super::access;
 use super::super::clients::{ClientId, StreamSlot};
 use super::super::events::Replay;
+use super::super::mirror::{Mirror, Resumed};
 use super::super::response::{Rejection, holding, json};
 use super::{Delivery, Endpoint, LAST_EVENT_ID, SESSION_ID};
 use crate::auth::{Owner, Principal};
@@ -27,6 +28,9 @@ use crate::protocol::jsonrpc::Id;
 use crate::server::session::Session;
 use crate::sink;
 use crate::store::StoreError;
+
+/// How long a stream's events are kept in the store after its last one, at most.
+const STREAM_LIFETIME: std::time::Duration = std::time::Duration::from_secs(60 * 60);
 
 /// The most sessions kept at once. A new one past it ends the session unused the longest, so a
 /// client that keeps opening sessions cannot exhaust memory.
@@ -125,6 +129,15 @@ impl Endpoint {
         let slot = self.clients.open_stream(client)?;
         let last_event_id = last_event_id.to_str().unwrap_or("");
         let Some((log, from)) = replay.resume(last_event_id) else {
+            // Not here: another process's stream, in the store.
+            let session_id = session_id.to_str().unwrap_or("");
+            let resumed = Resumed::open(Arc::clone(&self.store), session_id, last_event_id)
+                .await
+                .map_err(|err| unavailable(&err))?;
+            if let Some(resumed) = resumed {
+                tracing::debug!("stream resumed from the store");
+                return Ok(holding(resumed.into_response(), slot));
+            }
             return Err(Rejection::new(
                 StatusCode::BAD_REQUEST,
                 format!(
@@ -167,6 +180,7 @@ impl Endpoint {
             },
             true,
             polling,
+            &Id::Null,
         );
         // The session's listener holds the sender: a later stream, or the session's end,
         // drops it, and ends this one.
@@ -279,7 +293,8 @@ impl Endpoint {
             }));
         }
         // A session another process opened, or that this one forgot.
-        let (session, owner) = Session::restore(&record).map_err(|err| corrupt(id, &err))?;
+        let (session, owner) =
+            Session::restore(&record, &self.replica).map_err(|err| corrupt(id, &err))?;
         if !owned_by(owner.as_ref(), principal) {
             return Ok(None);
         }
@@ -291,7 +306,7 @@ impl Endpoint {
         }
         session.set_id(id);
         let session = Arc::new(session);
-        let replay = Arc::<Replay>::default();
+        let replay = Arc::new(self.replay(id));
         sessions.insert(
             id.to_owned(),
             Entry {
@@ -310,6 +325,23 @@ impl Endpoint {
             replay,
             owner,
         }))
+    }
+
+    /// The streams of session `id` to resume, their events kept in the store too.
+    fn replay(&self, id: &str) -> Replay {
+        Replay::mirrored(Mirror {
+            store: Arc::clone(&self.store),
+            session: Arc::from(id),
+            replica: Arc::clone(&self.replica),
+            lifetime: self.session_lifetime.min(STREAM_LIFETIME),
+        })
+    }
+
+    /// The session of this id that this process holds, without asking the store.
+    pub(super) fn live_session(&self, id: &str) -> Option<Arc<Session>> {
+        self.sessions()
+            .get(id)
+            .map(|entry| Arc::clone(&entry.session))
     }
 
     /// Writes a session's record back to the store when the request changed it.
@@ -390,7 +422,7 @@ impl Endpoint {
                 session,
                 client,
                 own_stream: None,
-                replay: Arc::default(),
+                replay: Arc::new(self.replay(&session_id)),
                 last_used: Instant::now(),
                 owner,
                 record: fingerprint(&record),
