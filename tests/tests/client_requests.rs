@@ -443,7 +443,15 @@ async fn over_http_the_request_comes_on_the_calls_stream_and_the_answer_is_poste
     };
     let request = next_message().await;
     assert_eq!(request["method"], "sampling/createMessage");
-    assert_eq!(request["id"], "tw-1");
+    // Over HTTP a request names the server process that sent it, for replicas sharing a store:
+    // `tw-<8 hex digits>-<n>`.
+    let id = request["id"].as_str().unwrap();
+    let (replica, n) = id.strip_prefix("tw-").unwrap().split_once('-').unwrap();
+    assert!(
+        replica.len() == 8 && replica.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{id}"
+    );
+    assert_eq!(n, "1");
 
     let answered = post(
         response(request["id"].clone(), sampled("Hello!")),
