@@ -109,6 +109,7 @@ async def main(command: list[str]) -> int:
 
     async def against(restarted: list[subprocess.Popen]) -> None:
         with deployment(command[0], "replicas-check") as (url, directory, env):
+            await resumed_elsewhere(c, int(env["DEPLOY_PORT"]))
             before = served(directory)
             sessions: set[str] = set()
 
@@ -184,7 +185,6 @@ async def main(command: list[str]) -> int:
                         c.ok(answer.status_code == 404, "the ended session is unknown to a replica",
                              f"{answer.status_code} {answer.text[:200]}")
 
-            await resumed_elsewhere(c, int(env["DEPLOY_PORT"]))
         await load_with_a_kill(c, command[0])
 
     return await reported(c, checks)
@@ -215,6 +215,11 @@ async def resumed_elsewhere(c: Checks, base: int) -> None:
             "params": {"protocolVersion": "2025-11-25", "capabilities": {},
                        "clientInfo": {"name": "resume", "version": "1"}}})
         session = {**headers, "mcp-session-id": opened.headers["mcp-session-id"]}
+        for n in range(5):
+            await http.post(one, headers=session, json={
+                "jsonrpc": "2.0", "id": 10 + n, "method": "tools/call",
+                "params": {"name": "add_note",
+                           "arguments": {"title": f"exported {n}", "body": "to export"}}})
         received = ""
         async with http.stream("POST", one, headers=session, json={
                 "jsonrpc": "2.0", "id": 1, "method": "tools/call",

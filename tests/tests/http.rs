@@ -1105,12 +1105,27 @@ async fn a_tool_that_ends_its_stream_is_resumed_with_last_event_id() {
             "result": {"content": [{"type": "text", "text": "answered"}]}})
     );
 
-    // Delivered whole, the stream is forgotten.
+    // Delivered whole, the stream is still kept in the session store, for a client that lost
+    // the end of what was sent: resuming again gives the same events.
     let again = http
-        .get(&[("mcp-session-id", &session), ("last-event-id", &last)])
+        .get(&[
+            ("mcp-session-id", &session),
+            ("mcp-protocol-version", "2025-11-25"),
+            ("last-event-id", &last),
+        ])
         .await;
-    assert_eq!(again.status, StatusCode::BAD_REQUEST);
-    assert_eq!(again.error(), (-32600, Value::Null));
+    assert_eq!(again.status, StatusCode::OK);
+    assert_eq!(again.events(), rest);
+    // An event of no stream of the session is refused.
+    let unknown = http
+        .get(&[
+            ("mcp-session-id", &session),
+            ("mcp-protocol-version", "2025-11-25"),
+            ("last-event-id", "7-0"),
+        ])
+        .await;
+    assert_eq!(unknown.status, StatusCode::BAD_REQUEST);
+    assert_eq!(unknown.error(), (-32600, Value::Null));
     http.stop().await;
 }
 

@@ -144,7 +144,7 @@ pub trait SessionStore: Send + Sync + 'static {
         Box::pin(std::future::ready(Ok(None)))
     }
 
-    /// Forgets a stream: delivered whole, or one of too many. By default nothing is done.
+    /// Forgets a stream: one of too many kept for its session. By default nothing is done.
     fn forget_stream<'a>(&'a self, session: &'a str, stream: u64) -> StoreFuture<'a, ()> {
         let _ = (session, stream);
         Box::pin(std::future::ready(Ok(())))

@@ -312,9 +312,10 @@ impl Replay {
         }
     }
 
+    /// Forgets a stream delivered whole here. The store keeps it for its lifetime: the client
+    /// may have lost the end of what was sent, and resume it on any process.
     fn forget(&self, stream: u64) {
         self.streams().remove(&stream);
-        self.forget_kept(stream);
     }
 
     /// Forgets a stream in the store too.

@@ -32,6 +32,9 @@ const WAIT: Duration = Duration::from_secs(1);
 /// How long a stream unknown to the store may take to appear in it, written by its process.
 const FIRST_WRITE: Duration = Duration::from_secs(1);
 
+/// How many times a write of events is tried (over about 3 seconds) before they are given up.
+const WRITE_ATTEMPTS: u32 = 5;
+
 /// The most events written to the store at once.
 const BATCH: usize = 256;
 
@@ -77,9 +80,19 @@ impl Mirror {
                 lifetime,
                 ..
             } = mirror;
-            if let Err(err) = store.open_stream(&session, stream, &origin, lifetime).await {
-                tracing::warn!(error = %err, "a stream is not kept in the store: only this process can resume it");
-                return;
+            let mut delay = Duration::from_millis(100);
+            for attempt in 1..=WRITE_ATTEMPTS {
+                match store.open_stream(&session, stream, &origin, lifetime).await {
+                    Ok(()) => break,
+                    Err(err) if attempt == WRITE_ATTEMPTS => {
+                        tracing::warn!(error = %err, "a stream is not kept in the store: only this process can resume it");
+                        return;
+                    }
+                    Err(_) => {
+                        tokio::time::sleep(delay).await;
+                        delay *= 2;
+                    }
+                }
             }
             let mut next = 0;
             while let Some(first) = mirrored.recv().await {
@@ -104,11 +117,23 @@ impl Mirror {
                 }
                 let first = first_number.unwrap_or(next);
                 next = first + events.len() as u64;
-                let written = store
-                    .append_events(&session, stream, first, &events, ended, lifetime)
-                    .await;
-                if let Err(err) = written {
-                    tracing::warn!(error = %err, "events of a stream are not in the store");
+                // A store reconnecting fails a write or two: tried again, so that a reader
+                // elsewhere does not wait for events that never come.
+                let mut delay = Duration::from_millis(100);
+                for attempt in 1..=WRITE_ATTEMPTS {
+                    let written = store
+                        .append_events(&session, stream, first, &events, ended, lifetime)
+                        .await;
+                    match written {
+                        Ok(()) => break,
+                        Err(err) if attempt == WRITE_ATTEMPTS => {
+                            tracing::warn!(error = %err, "events of a stream are not in the store");
+                        }
+                        Err(_) => {
+                            tokio::time::sleep(delay).await;
+                            delay *= 2;
+                        }
+                    }
                 }
                 if ended {
                     break;
@@ -120,7 +145,7 @@ impl Mirror {
 }
 
 impl Mirror {
-    /// Forgets stream number `stream` in the store: delivered whole, or one of too many.
+    /// Forgets stream number `stream` in the store: one of too many kept for its session.
     pub(super) fn forget(&self, stream: u64) {
         let mirror = self.clone();
         tokio::spawn(async move {
@@ -141,8 +166,8 @@ pub(super) struct Resumed {
     pending: VecDeque<Bytes>,
     origin: Option<Origin>,
     done: bool,
-    /// Its last event is among those sent.
-    delivered: bool,
+    /// Since when its process has been seen without a heartbeat.
+    silent_since: Option<tokio::time::Instant>,
 }
 
 impl Resumed {
@@ -184,7 +209,7 @@ impl Resumed {
             pending: VecDeque::new(),
             origin: serde_json::from_slice(&first.origin).ok(),
             done: false,
-            delivered: false,
+            silent_since: None,
         };
         resumed.take(first.events, first.ended);
         Ok(Some(resumed))
@@ -199,7 +224,6 @@ impl Resumed {
             }
         }
         self.done |= ended;
-        self.delivered |= ended;
     }
 
     async fn next(mut self) -> Option<(Result<Bytes, Infallible>, Resumed)> {
@@ -208,13 +232,6 @@ impl Resumed {
                 return Some((Ok(event), self));
             }
             if self.done {
-                if self.delivered {
-                    // Delivered whole: no client needs it again.
-                    let (store, session, stream) = (self.store, self.session, self.stream);
-                    tokio::spawn(async move {
-                        let _ = store.forget_stream(&session, stream).await;
-                    });
-                }
                 return None;
             }
             let read = self
@@ -233,13 +250,22 @@ impl Resumed {
     }
 
     /// Nothing came: if the process that sends the stream has stopped, nothing will, and the
-    /// call it answers ends with an error.
+    /// call it answers ends with an error. A process is taken for dead once it has gone
+    /// without a heartbeat for a whole [`HEARTBEAT_TTL`] of checks: a store that restarted has
+    /// lost every heartbeat until the next.
     async fn check_origin(&mut self) {
         let Some(origin) = &self.origin else {
             return;
         };
         // A store that does not answer is no proof of a death.
         if self.store.alive(&origin.replica).await.unwrap_or(true) {
+            self.silent_since = None;
+            return;
+        }
+        let since = *self
+            .silent_since
+            .get_or_insert_with(tokio::time::Instant::now);
+        if since.elapsed() < HEARTBEAT_TTL {
             return;
         }
         tracing::warn!(replica = %origin.replica, "a resumed stream's process stopped");

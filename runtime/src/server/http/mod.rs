@@ -269,10 +269,11 @@ impl Server {
 /// priming event (an id, `retry: 500` and no data). Disconnecting is no cancellation: the call
 /// goes on and its messages are kept, so a client that lost the stream, or whose tool ended it
 /// with [`Context::close_sse_stream`](crate::Context::close_sse_stream), GETs the rest with the
-/// id of the last event it received. A session keeps its 32 newest unfinished streams, each its
-/// last 1024 events and 1 MiB (the response, the last event, is always kept); a client resuming
-/// from before what is kept misses the events dropped, and one whose stream was dropped whole,
-/// or already delivered, gets `400`. Sessions and streams live in the
+/// id of the last event it received. A session keeps its 32 newest streams, each its last 1024
+/// events and 1 MiB (the response, the last event, is always kept), for an hour after their
+/// last event, even once delivered (the client may have lost what was sent); a client resuming
+/// from before what is kept misses the events dropped, and one whose stream was dropped whole
+/// gets `400`. Sessions and streams live in the
 /// [session store](Server::session_store): with one that several processes share, any of them
 /// serves a session's requests and resumes its streams (see [`toolwright::store`](crate::store)).
 ///
