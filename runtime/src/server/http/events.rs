@@ -242,21 +242,28 @@ impl Reader {
     }
 
     pub(super) fn into_response(self) -> Response {
-        let body = Body::from_stream(futures_util::stream::unfold(self, Reader::next));
-        (
-            [
-                (CONTENT_TYPE, HeaderValue::from_static("text/event-stream")),
-                (CACHE_CONTROL, HeaderValue::from_static("no-cache")),
-                // Reverse proxies would otherwise hold events back.
-                (
-                    axum::http::HeaderName::from_static("x-accel-buffering"),
-                    HeaderValue::from_static("no"),
-                ),
-            ],
-            body,
-        )
-            .into_response()
+        event_stream(Body::from_stream(futures_util::stream::unfold(
+            self,
+            Reader::next,
+        )))
     }
+}
+
+/// A stream of events as the answer: its content type, and no caching or buffering on the way.
+pub(super) fn event_stream(body: Body) -> Response {
+    (
+        [
+            (CONTENT_TYPE, HeaderValue::from_static("text/event-stream")),
+            (CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+            // Reverse proxies would otherwise hold events back.
+            (
+                axum::http::HeaderName::from_static("x-accel-buffering"),
+                HeaderValue::from_static("no"),
+            ),
+        ],
+        body,
+    )
+        .into_response()
 }
 
 /// Cancels a session's calls when dropped: under protocol 2026-07-28 a client cancels a call by

@@ -11,13 +11,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
-use axum::http::HeaderValue;
-use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+use super::events::event_stream;
 use crate::protocol::jsonrpc::{self, INTERNAL_ERROR, Id};
 use crate::store::SessionStore;
 
@@ -80,19 +79,10 @@ impl Mirror {
                 lifetime,
                 ..
             } = mirror;
-            let mut delay = Duration::from_millis(100);
-            for attempt in 1..=WRITE_ATTEMPTS {
-                match store.open_stream(&session, stream, &origin, lifetime).await {
-                    Ok(()) => break,
-                    Err(err) if attempt == WRITE_ATTEMPTS => {
-                        tracing::warn!(error = %err, "a stream is not kept in the store: only this process can resume it");
-                        return;
-                    }
-                    Err(_) => {
-                        tokio::time::sleep(delay).await;
-                        delay *= 2;
-                    }
-                }
+            let opened = retried(|| store.open_stream(&session, stream, &origin, lifetime)).await;
+            if let Err(err) = opened {
+                tracing::warn!(error = %err, "a stream is not kept in the store: only this process can resume it");
+                return;
             }
             let mut next = 0;
             while let Some(first) = mirrored.recv().await {
@@ -117,23 +107,12 @@ impl Mirror {
                 }
                 let first = first_number.unwrap_or(next);
                 next = first + events.len() as u64;
-                // A store reconnecting fails a write or two: tried again, so that a reader
-                // elsewhere does not wait for events that never come.
-                let mut delay = Duration::from_millis(100);
-                for attempt in 1..=WRITE_ATTEMPTS {
-                    let written = store
-                        .append_events(&session, stream, first, &events, ended, lifetime)
-                        .await;
-                    match written {
-                        Ok(()) => break,
-                        Err(err) if attempt == WRITE_ATTEMPTS => {
-                            tracing::warn!(error = %err, "events of a stream are not in the store");
-                        }
-                        Err(_) => {
-                            tokio::time::sleep(delay).await;
-                            delay *= 2;
-                        }
-                    }
+                let written = retried(|| {
+                    store.append_events(&session, stream, first, &events, ended, lifetime)
+                })
+                .await;
+                if let Err(err) = written {
+                    tracing::warn!(error = %err, "events of a stream are not in the store");
                 }
                 if ended {
                     break;
@@ -153,6 +132,27 @@ impl Mirror {
                 tracing::debug!(error = %err, "a stream stays in the store until it expires");
             }
         });
+    }
+}
+
+/// A write to the store, tried again while it fails, [`WRITE_ATTEMPTS`] times in all, waiting
+/// twice as long each time: a store reconnecting fails a write or two, and a reader elsewhere
+/// would wait for events that never come.
+async fn retried<'a, F>(mut write: impl FnMut() -> F) -> Result<(), crate::store::StoreError>
+where
+    F: std::future::Future<Output = Result<(), crate::store::StoreError>> + 'a,
+{
+    let mut delay = Duration::from_millis(100);
+    let mut attempt = 1;
+    loop {
+        match write().await {
+            Err(_) if attempt < WRITE_ATTEMPTS => {
+                tokio::time::sleep(delay).await;
+                delay *= 2;
+                attempt += 1;
+            }
+            done => return done,
+        }
     }
 }
 
@@ -286,19 +286,10 @@ impl Resumed {
     }
 
     pub(super) fn into_response(self) -> Response {
-        let body = Body::from_stream(futures_util::stream::unfold(self, Resumed::next));
-        (
-            [
-                (CONTENT_TYPE, HeaderValue::from_static("text/event-stream")),
-                (CACHE_CONTROL, HeaderValue::from_static("no-cache")),
-                (
-                    axum::http::HeaderName::from_static("x-accel-buffering"),
-                    HeaderValue::from_static("no"),
-                ),
-            ],
-            body,
-        )
-            .into_response()
+        event_stream(Body::from_stream(futures_util::stream::unfold(
+            self,
+            Resumed::next,
+        )))
     }
 }
 

@@ -29,21 +29,22 @@ struct Relayed<'a> {
 
 /// A random name for this process among those sharing the store: 8 hex digits.
 pub(super) fn replica_name() -> String {
-    let mut bytes = [0u8; 4];
-    // Without randomness, the process's id still tells processes of one machine apart.
-    if getrandom::fill(&mut bytes).is_err() {
-        bytes = std::process::id().to_be_bytes();
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    format!("{:08x}", random_u32())
 }
 
 /// The number of this process's first stream: a random multiple of 2^32.
 pub(super) fn first_stream() -> u64 {
+    u64::from(random_u32()) << 32
+}
+
+/// 32 random bits; without randomness, the process's id, which still tells processes of one
+/// machine apart.
+fn random_u32() -> u32 {
     let mut bytes = [0u8; 4];
-    if getrandom::fill(&mut bytes).is_err() {
-        bytes = std::process::id().to_be_bytes();
+    match getrandom::fill(&mut bytes) {
+        Ok(()) => u32::from_be_bytes(bytes),
+        Err(_) => std::process::id(),
     }
-    u64::from(u32::from_be_bytes(bytes)) << 32
 }
 
 /// The process a request id of ours names: `tw-<replica>-<n>`.
