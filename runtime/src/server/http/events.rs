@@ -16,12 +16,11 @@ use std::convert::Infallible;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use axum::body::{Body, Bytes};
-use axum::http::HeaderValue;
-use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use tokio::sync::{mpsc, watch};
 
 use super::mirror::{Mirror, Mirrored};
+use super::response::event_stream;
 use crate::protocol::jsonrpc::Id;
 use crate::server::session::Session;
 
@@ -247,23 +246,6 @@ impl Reader {
             Reader::next,
         )))
     }
-}
-
-/// A stream of events as the answer: its content type, and no caching or buffering on the way.
-pub(super) fn event_stream(body: Body) -> Response {
-    (
-        [
-            (CONTENT_TYPE, HeaderValue::from_static("text/event-stream")),
-            (CACHE_CONTROL, HeaderValue::from_static("no-cache")),
-            // Reverse proxies would otherwise hold events back.
-            (
-                axum::http::HeaderName::from_static("x-accel-buffering"),
-                HeaderValue::from_static("no"),
-            ),
-        ],
-        body,
-    )
-        .into_response()
 }
 
 /// Cancels a session's calls when dropped: under protocol 2026-07-28 a client cancels a call by

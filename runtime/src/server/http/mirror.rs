@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::events::event_stream;
+use super::response::event_stream;
 use crate::protocol::jsonrpc::{self, INTERNAL_ERROR, Id};
 use crate::store::SessionStore;
 

@@ -5,7 +5,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use axum::body::{Body, Bytes};
-use axum::http::header::CONTENT_TYPE;
+use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
@@ -16,6 +16,23 @@ pub(super) fn json(status: StatusCode, body: Vec<u8>) -> Response {
     (
         status,
         [(CONTENT_TYPE, HeaderValue::from_static("application/json"))],
+        body,
+    )
+        .into_response()
+}
+
+/// A stream of events as the answer: its content type, and no caching or buffering on the way.
+pub(super) fn event_stream(body: Body) -> Response {
+    (
+        [
+            (CONTENT_TYPE, HeaderValue::from_static("text/event-stream")),
+            (CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+            // Reverse proxies would otherwise hold events back.
+            (
+                axum::http::HeaderName::from_static("x-accel-buffering"),
+                HeaderValue::from_static("no"),
+            ),
+        ],
         body,
     )
         .into_response()
