@@ -62,6 +62,13 @@ fn generate(tool: &Tool) -> TokenStream {
     let defaults = arguments
         .iter()
         .filter_map(|(param, arg)| default_fn(param, arg));
+    // Unknown arguments are refused by serde too, as the schema's `additionalProperties: false`
+    // says, so that a server built without the `validate` feature refuses them as well. serde
+    // cannot do it for a struct with a flattened field, which takes the other keys.
+    let deny_unknown = arguments
+        .iter()
+        .all(|(_, arg)| arg.attr.flatten.is_none())
+        .then(|| quote!(#[serde(deny_unknown_fields)]));
     let argument_types: Vec<&syn::Type> = arguments.iter().map(|(_, arg)| &arg.field_ty).collect();
     // An argument mirrored in a header is a string, an integer or a boolean: checked at its type.
     let header_checks = arguments
@@ -181,6 +188,7 @@ fn generate(tool: &Tool) -> TokenStream {
             quote! {
                 #[derive(#tw::serde::Deserialize, #tw::schemars::JsonSchema)]
                 #[serde(crate = #serde_crate)]
+                #deny_unknown
                 #[schemars(crate = #schemars_crate)]
                 struct __toolwright_Args<#(#struct_params),*> {
                     #(#fields,)*

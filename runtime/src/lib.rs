@@ -39,8 +39,10 @@
 //!   [`state`].
 //! - Arguments are checked against the input schema before the function runs; unknown arguments
 //!   are refused (`additionalProperties: false`) with an error that names the expected ones. The
-//!   check is the `validate` feature's, on by default; without it, serde reads the arguments and
-//!   unknown ones are ignored.
+//!   check is the `validate` feature's (off by default: jsonschema is most of a small server's
+//!   binary); without it, serde reads the arguments, refuses unknown ones and wrong types, and
+//!   each tool whose schema asks more than serde checks (a `pattern`, a `maxLength`, a
+//!   `minimum` of the author's own) is named in a warning at start.
 //! - A return type that implements `Serialize` and `JsonSchema` with an object at its root
 //!   becomes the tool's `outputSchema`, and each call returns it as `structuredContent` plus the
 //!   same JSON as text. Any other root (a number, a string, a list) is served as text: a `String`
@@ -75,10 +77,10 @@
 //!
 //! # Features
 //!
-//! All on by default: `http`, the Streamable HTTP transport (axum, hyper); `cli`, the flags of
-//! [`Server::run`] (clap); `validate`, arguments checked against the input schema before a
-//! tool runs (jsonschema). Without them a server serves the same tools on stdio, and says which
-//! feature it lacks when asked for what the feature does. Off by default: `oauth`, the server as
+//! On by default: `http`, the Streamable HTTP transport (axum, hyper); `cli`, the flags of
+//! [`Server::run`] (clap). Without them a server serves the same tools on stdio, and says which
+//! feature it lacks when asked for what the feature does. Off by default: `validate`, arguments
+//! checked against the input schema before a tool runs (jsonschema); `oauth`, the server as
 //! an OAuth 2.1 resource server over HTTP ([`auth`]; jsonwebtoken, reqwest with rustls), and
 //! `semantic`, search ranked by meaning too with a sentence-embedding model run in-process
 //! ([`search`]; candle, tokenizers).
@@ -181,7 +183,7 @@ pub use state::State;
 /// passed through unchanged: `$schema`, `$defs`, `$ref` and `additionalProperties` stay as
 /// written, and nothing is added (no `additionalProperties: false`, no `properties`). Arguments
 /// are still checked against it before the function runs, in the dialect its `$schema` names
-/// (2020-12 when it names none), with the `validate` feature (on by default); without it, the
+/// (2020-12 when it names none), with the `validate` feature; without it, the
 /// schema is served but not enforced, and the manifest's notes say so. At start, a root that is not `type: object`, a schema that is
 /// not valid in its dialect or a `$ref` that resolves to nothing stops the server with a
 /// [`Conflict`](registry::Conflict).

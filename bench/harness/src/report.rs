@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 use std::io;
 use std::process::Command;
 
+use crate::stats::Samples;
 use crate::workspace::Workspace;
 
 /// The line that ends the part of `BENCHMARKS.md` the harness writes. What follows it is written
@@ -11,36 +12,68 @@ use crate::workspace::Workspace;
 const KEEP_BELOW: &str =
     "<!-- The harness writes everything above this line; what follows is kept as written. -->";
 
-/// Which way a figure is better, and the word for it ("faster", "smaller").
+/// Which way a figure is better.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Better {
-    Lower(&'static str),
-    Higher(&'static str),
+    Lower,
+    Higher,
 }
 
-/// One measured quantity, for both servers: `[toolwright, rmcp]`, in `unit`.
+/// One measure's figures: toolwright's, and rmcp's on each transport (`Both`) or the one
+/// figure that holds for both (`Same`: sizes, rebuilds).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Figure {
+    Both(f64, f64, f64),
+    Same(f64, f64),
+}
+
+/// One measured quantity, in `unit`.
 #[derive(Debug)]
 pub(crate) struct Row {
     pub(crate) metric: String,
-    pub(crate) unit: &'static str,
-    pub(crate) values: [f64; 2],
-    pub(crate) better: Better,
+    unit: &'static str,
+    figure: Figure,
+    better: Better,
 }
 
 impl Row {
-    /// How many times better toolwright's figure is than rmcp's (below 1: worse).
+    pub(crate) fn new(metric: String, unit: &'static str, figure: Figure, better: Better) -> Row {
+        Row {
+            metric,
+            unit,
+            figure,
+            better,
+        }
+    }
+
+    /// toolwright's figure, and rmcp's better one.
+    fn pair(&self) -> (f64, f64) {
+        match (self.figure, self.better) {
+            (Figure::Both(tw, stdio, pipes), Better::Lower) => (tw, stdio.min(pipes)),
+            (Figure::Both(tw, stdio, pipes), Better::Higher) => (tw, stdio.max(pipes)),
+            (Figure::Same(tw, rmcp), _) => (tw, rmcp),
+        }
+    }
+
+    /// toolwright's figure divided by rmcp's best.
+    pub(crate) fn ratio(&self) -> f64 {
+        let (tw, rmcp) = self.pair();
+        tw / rmcp
+    }
+
+    /// How many times better toolwright's figure is than rmcp's best (below 1: worse).
     pub(crate) fn advantage(&self) -> f64 {
-        let [toolwright, rmcp] = self.values;
         match self.better {
-            Better::Lower(_) => rmcp / toolwright,
-            Better::Higher(_) => toolwright / rmcp,
+            Better::Lower => 1.0 / self.ratio(),
+            Better::Higher => self.ratio(),
         }
     }
 
     fn verdict(&self) -> String {
         let advantage = self.advantage();
-        let word = match self.better {
-            Better::Lower(word) | Better::Higher(word) => word,
+        let word = match (self.better, self.unit) {
+            (_, "MiB") => "smaller",
+            (Better::Lower, _) | (Better::Higher, _) => "better",
         };
         if advantage >= 1.0 {
             format!("toolwright {advantage:.2}× {word}")
@@ -50,17 +83,40 @@ impl Row {
     }
 }
 
-/// A goal for one row: toolwright's advantage must reach `needed`.
+/// One measure's per-run medians, in µs, for each server of `Server::COMPARED`.
+#[derive(Debug)]
+pub(crate) struct RunsRow {
+    label: String,
+    medians: [Vec<f64>; 3],
+}
+
+impl RunsRow {
+    pub(crate) fn new(label: String, runs: &[Vec<Samples>; 3]) -> RunsRow {
+        RunsRow {
+            label,
+            medians: runs.each_ref().map(|runs| {
+                runs.iter()
+                    .map(|s| s.median().as_secs_f64() * 1e6)
+                    .collect()
+            }),
+        }
+    }
+}
+
+/// A goal: toolwright's advantage must reach 1 (no worse than rmcp's best).
 #[derive(Debug)]
 pub(crate) struct Target {
-    pub(crate) goal: &'static str,
-    pub(crate) advantage: f64,
-    pub(crate) needed: f64,
+    goal: String,
+    advantage: f64,
 }
 
 impl Target {
-    pub(crate) fn is_met(&self) -> bool {
-        self.advantage >= self.needed
+    pub(crate) fn new(goal: String, advantage: f64) -> Target {
+        Target { goal, advantage }
+    }
+
+    fn is_met(&self) -> bool {
+        self.advantage >= 1.0
     }
 }
 
@@ -137,14 +193,23 @@ impl Setting {
 
 /// The results table, in Markdown with aligned columns, so it also reads as plain text.
 pub(crate) fn table(rows: &[Row]) -> String {
-    let cells: Vec<[String; 5]> = rows
+    let cells: Vec<[String; 6]> = rows
         .iter()
         .map(|row| {
+            let with_unit = |value: f64| format!("{} {}", number(value), row.unit);
+            let (stdio, pipes) = match row.figure {
+                Figure::Both(_, stdio, pipes) => (with_unit(stdio), with_unit(pipes)),
+                Figure::Same(_, rmcp) => (with_unit(rmcp), "same binary".to_owned()),
+            };
+            let tw = match row.figure {
+                Figure::Both(tw, ..) | Figure::Same(tw, _) => with_unit(tw),
+            };
             [
                 row.metric.clone(),
-                format!("{} {}", number(row.values[0]), row.unit),
-                format!("{} {}", number(row.values[1]), row.unit),
-                format!("{:.2}", row.values[0] / row.values[1]),
+                tw,
+                stdio,
+                pipes,
+                format!("{:.2}", row.ratio()),
                 row.verdict(),
             ]
         })
@@ -152,29 +217,45 @@ pub(crate) fn table(rows: &[Row]) -> String {
     let header = [
         "measure",
         "toolwright",
-        "rmcp",
-        "toolwright / rmcp",
+        "rmcp stdio()",
+        "rmcp stdio_pipes()",
+        "toolwright ÷ rmcp's best",
         "which is better",
     ]
     .map(str::to_owned);
-    aligned(&header, &cells, &[false, true, true, true, false])
+    aligned(&header, &cells, &[false, true, true, true, true, false])
 }
 
-/// The targets, met or not.
+/// Each run's median round trip, per server.
+pub(crate) fn runs_table(rows: &[RunsRow]) -> String {
+    let mut cells: Vec<[String; 3]> = Vec::new();
+    for row in rows {
+        for (server, medians) in ["toolwright", "rmcp stdio()", "rmcp stdio_pipes()"]
+            .iter()
+            .zip(&row.medians)
+        {
+            let runs: Vec<String> = medians.iter().map(|m| number(*m)).collect();
+            cells.push([row.label.clone(), (*server).to_owned(), runs.join(" · ")]);
+        }
+    }
+    let header = ["`echo` round trips", "server", "each run's median, µs"].map(str::to_owned);
+    aligned(&header, &cells, &[false, false, true])
+}
+
+/// The targets and whether each is met.
 pub(crate) fn targets_table(targets: &[Target]) -> String {
-    let cells: Vec<[String; 4]> = targets
+    let cells: Vec<[String; 3]> = targets
         .iter()
         .map(|target| {
             [
-                target.goal.to_owned(),
+                target.goal.clone(),
                 format!("{:.2}×", target.advantage),
-                format!("≥ {:.2}×", target.needed),
                 if target.is_met() { "met" } else { "NOT met" }.to_owned(),
             ]
         })
         .collect();
-    let header = ["target", "toolwright's advantage", "needed", "verdict"].map(str::to_owned);
-    aligned(&header, &cells, &[false, true, true, false])
+    let header = ["target", "toolwright's advantage", "verdict"].map(str::to_owned);
+    aligned(&header, &cells, &[false, true, false])
 }
 
 /// Writes `BENCHMARKS.md` at the repository's root, keeping the hand-written part of the old
@@ -182,8 +263,10 @@ pub(crate) fn targets_table(targets: &[Target]) -> String {
 pub(crate) fn write_benchmarks_md(
     workspace: &Workspace,
     setting: &Setting,
+    load: &str,
     method: &str,
     rows: &[Row],
+    runs: &[RunsRow],
     targets: &[Target],
 ) -> io::Result<()> {
     let path = workspace.repository().join("BENCHMARKS.md");
@@ -204,8 +287,9 @@ pub(crate) fn write_benchmarks_md(
          ```sh\ncd bench && cargo run --release -p harness\n```\n"
     )
     .expect("writing to a String");
-    writeln!(text, "## Setting\n\n{}", setting.markdown()).expect("writing to a String");
+    writeln!(text, "## Setting\n\n{}- {load}\n", setting.markdown()).expect("writing to a String");
     writeln!(text, "## Results\n\n{}", table(rows)).expect("writing to a String");
+    writeln!(text, "### Every run\n\n{}", runs_table(runs)).expect("writing to a String");
     writeln!(text, "## Targets\n\n{}", targets_table(targets)).expect("writing to a String");
     writeln!(text, "## Method\n\n{method}").expect("writing to a String");
     // The kept part starts with the line break that ends the marker's line.
@@ -310,21 +394,24 @@ mod tests {
     }
 
     #[test]
-    fn advantage_reads_the_right_way() {
-        let faster = Row {
-            metric: "latency".into(),
-            unit: "µs",
-            values: [10.0, 50.0],
-            better: Better::Lower("faster"),
-        };
-        assert_eq!(faster.advantage(), 5.0);
-        assert_eq!(faster.verdict(), "toolwright 5.00× faster");
-        let slower = Row {
-            metric: "throughput".into(),
-            unit: "calls/s",
-            values: [100.0, 200.0],
-            better: Better::Higher("faster"),
-        };
-        assert_eq!(slower.verdict(), "rmcp 2.00× faster");
+    fn ratios_are_to_rmcps_best() {
+        let latency = Row::new(
+            "latency".into(),
+            "µs",
+            Figure::Both(10.0, 50.0, 20.0),
+            Better::Lower,
+        );
+        assert_eq!(latency.ratio(), 0.5);
+        assert_eq!(latency.verdict(), "toolwright 2.00× better");
+        let rate = Row::new(
+            "rate".into(),
+            "calls/s",
+            Figure::Both(100.0, 50.0, 200.0),
+            Better::Higher,
+        );
+        assert_eq!(rate.ratio(), 0.5);
+        assert_eq!(rate.verdict(), "rmcp 2.00× better");
+        let size = Row::new("size".into(), "MiB", Figure::Same(4.0, 5.0), Better::Lower);
+        assert_eq!(size.verdict(), "toolwright 1.25× smaller");
     }
 }

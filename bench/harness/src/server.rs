@@ -26,72 +26,89 @@ pub(crate) fn kill_running() {
     }
 }
 
-/// Which implementation a server is built on.
+/// A server under test: a binary and how it is started.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Framework {
+pub(crate) enum Server {
+    /// toolwright, its schemas derived at start (`toolwright-bench-server`).
     Toolwright,
+    /// toolwright serving the manifest its build made (`toolwright-embedded-bench-server`).
+    Embedded,
+    /// rmcp on `stdio()`: tokio's `stdin()` and `stdout()`.
     Rmcp,
+    /// rmcp on `stdio_pipes()`: the pipes reopened non-blocking, on tokio's reactor.
+    RmcpPipes,
 }
 
-impl Framework {
-    /// Both, toolwright first.
-    pub(crate) const BOTH: [Framework; 2] = [Framework::Toolwright, Framework::Rmcp];
+impl Server {
+    /// The servers of every runtime measure: toolwright and rmcp's two transports.
+    pub(crate) const COMPARED: [Server; 3] = [Server::Toolwright, Server::Rmcp, Server::RmcpPipes];
 
-    /// Both, in an order that alternates with `round`, so neither always runs first.
-    pub(crate) fn in_turn(round: usize) -> [Framework; 2] {
-        if round.is_multiple_of(2) {
-            Framework::BOTH
-        } else {
-            [Framework::Rmcp, Framework::Toolwright]
-        }
-    }
+    /// The servers whose start is timed: both toolwright variants and rmcp's two transports.
+    pub(crate) const STARTED: [Server; 4] = [
+        Server::Toolwright,
+        Server::Embedded,
+        Server::Rmcp,
+        Server::RmcpPipes,
+    ];
 
     /// The package, and binary, of its benchmark server.
     pub(crate) fn package(self) -> &'static str {
         match self {
-            Framework::Toolwright => "toolwright-bench-server",
-            Framework::Rmcp => "rmcp-bench-server",
+            Server::Toolwright => "toolwright-bench-server",
+            Server::Embedded => "toolwright-embedded-bench-server",
+            Server::Rmcp | Server::RmcpPipes => "rmcp-bench-server",
         }
     }
 
-    /// The index of its figures in a `[_; 2]`.
-    pub(crate) fn index(self) -> usize {
-        self as usize
+    fn args(self) -> &'static [&'static str] {
+        match self {
+            Server::RmcpPipes => &["--pipes"],
+            _ => &[],
+        }
+    }
+
+    /// `servers` in an order that turns with `round`, so that none always goes first.
+    pub(crate) fn in_turn<const N: usize>(servers: [Server; N], round: usize) -> [Server; N] {
+        std::array::from_fn(|i| servers[(i + round) % N])
     }
 }
 
-impl fmt::Display for Framework {
+impl fmt::Display for Server {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Framework::Toolwright => "toolwright",
-            Framework::Rmcp => "rmcp",
+            Server::Toolwright => "toolwright",
+            Server::Embedded => "toolwright (embedded manifest)",
+            Server::Rmcp => "rmcp stdio()",
+            Server::RmcpPipes => "rmcp stdio_pipes()",
         })
     }
 }
 
 /// A running server and the client's end of its pipes.
 pub(crate) struct Connection {
-    framework: Framework,
+    server: Server,
     child: Child,
     stdin: Option<BufWriter<ChildStdin>>,
     stdout: BufReader<ChildStdout>,
     line: Vec<u8>,
     next_id: u64,
+    /// When the last line was read, before it was parsed.
+    last_read: Instant,
 }
 
 impl Connection {
-    /// Starts the server at `binary`, serving its first `tools` tools (every tool when `None`).
-    /// Its logs are limited to warnings and discarded, the same for both servers.
-    pub(crate) fn spawn(
-        framework: Framework,
-        binary: &Path,
-        tools: Option<usize>,
-    ) -> io::Result<Connection> {
-        let mut command = Command::new(binary);
-        if let Some(tools) = tools {
-            command.args(["--tools", &tools.to_string()]);
-        }
+    /// Starts the server at `binary`, pinned to the first CPU if asked (with `taskset`). Its
+    /// logs are limited to warnings and discarded, the same for every server.
+    pub(crate) fn spawn(server: Server, binary: &Path, pinned: bool) -> io::Result<Connection> {
+        let mut command = if pinned {
+            let mut command = Command::new("taskset");
+            command.args(["-c", "0"]).arg(binary);
+            command
+        } else {
+            Command::new(binary)
+        };
         let mut child = command
+            .args(server.args())
             .env("RUST_LOG", "warn")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -104,28 +121,36 @@ impl Connection {
         let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");
         Ok(Connection {
-            framework,
+            server,
             child,
             stdin: Some(BufWriter::new(stdin)),
             // A 1,000-tool list is about a megabyte on one line: read it in few calls.
             stdout: BufReader::with_capacity(1 << 20, stdout),
             line: Vec::new(),
             next_id: 1,
+            last_read: Instant::now(),
         })
     }
 
     /// The handshake: `initialize`, checked, then `notifications/initialized`.
     pub(crate) fn initialize(&mut self) -> io::Result<()> {
+        self.initialize_timed().map(drop)
+    }
+
+    /// The handshake, and when the `initialize` answer was read.
+    fn initialize_timed(&mut self) -> io::Result<(Instant, ())> {
         let params = format!(
             r#"{{"protocolVersion":"{PROTOCOL_VERSION}","capabilities":{{}},"clientInfo":{{"name":"toolwright-bench-harness","version":"0"}}}}"#
         );
         let (_, response) = self.round_trip("initialize", &params)?;
+        let answered = self.last_read;
         let version = response.pointer("/result/protocolVersion");
         if version.and_then(Value::as_str) != Some(PROTOCOL_VERSION) {
             return Err(self.unexpected("initialize", &response));
         }
         self.write_line(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)?;
-        self.flush()
+        self.flush()?;
+        Ok((answered, ()))
     }
 
     /// Sends one request and waits for its response: the time from just before the request is
@@ -149,13 +174,11 @@ impl Connection {
         }
     }
 
-    /// The handshake and the first `tools/list`, for a connection spawned at `start`: the time
-    /// from `start` to the list's last byte read (before the harness parses it), and the list.
-    pub(crate) fn first_list(&mut self, start: Instant) -> io::Result<(Duration, Value)> {
-        self.initialize()?;
-        let handshake = start.elapsed();
-        let (list, response) = self.call("tools/list", "{}")?;
-        Ok((handshake + list, response))
+    /// The handshake, for a connection spawned at `start`: the time from `start` to the
+    /// `initialize` answer's last byte read (before the harness parses it).
+    pub(crate) fn first_answer(&mut self, start: Instant) -> io::Result<Duration> {
+        let (answered, _) = self.initialize_timed()?;
+        Ok(answered.duration_since(start))
     }
 
     /// A request whose response must be a result, not an error nor an `isError` tool result.
@@ -207,11 +230,6 @@ impl Connection {
         Ok(start.elapsed())
     }
 
-    /// The length in bytes of the last message read, without its newline.
-    pub(crate) fn last_message_len(&self) -> usize {
-        self.line.len() - 1
-    }
-
     /// The server's peak resident memory so far (`VmHWM`), in bytes.
     pub(crate) fn peak_memory(&self) -> io::Result<u64> {
         Ok(self.status_kib("VmHWM")? * 1024)
@@ -240,7 +258,7 @@ impl Connection {
                 } else {
                     Err(io::Error::other(format!(
                         "{} exited with {status}",
-                        self.framework
+                        self.server
                     )))
                 };
             }
@@ -248,7 +266,7 @@ impl Connection {
         }
         Err(io::Error::other(format!(
             "{} did not exit within 5 s of its input closing",
-            self.framework
+            self.server
         )))
     }
 
@@ -276,9 +294,10 @@ impl Connection {
         if self.stdout.read_until(b'\n', &mut self.line)? == 0 {
             return Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
-                format!("{} closed its output", self.framework),
+                format!("{} closed its output", self.server),
             ));
         }
+        self.last_read = Instant::now();
         Ok(())
     }
 
@@ -287,7 +306,7 @@ impl Connection {
         text.truncate(500);
         io::Error::other(format!(
             "{}: unexpected answer to `{method}`: {text}",
-            self.framework
+            self.server
         ))
     }
 }

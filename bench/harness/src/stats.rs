@@ -23,15 +23,6 @@ impl Samples {
         }
     }
 
-    /// The 99th percentile, nearest rank: the smallest sample that at least 99% of the samples
-    /// do not exceed.
-    pub(crate) fn p99(&self) -> Duration {
-        let sorted = self.sorted();
-        assert!(!sorted.is_empty(), "a percentile of no samples");
-        let rank = (sorted.len() * 99).div_ceil(100);
-        sorted[rank.max(1) - 1]
-    }
-
     fn sorted(&self) -> Vec<Duration> {
         let mut sorted = self.0.clone();
         sorted.sort_unstable();
@@ -65,13 +56,9 @@ mod tests {
     }
 
     #[test]
-    fn median_and_p99() {
+    fn medians() {
         assert_eq!(samples(&[3, 1, 2]).median(), Duration::from_millis(2));
         assert_eq!(samples(&[4, 1, 2, 3]).median(), Duration::from_micros(2500));
-        let hundred: Vec<u64> = (1..=100).collect();
-        assert_eq!(samples(&hundred).p99(), Duration::from_millis(99));
-        let two_hundred: Vec<u64> = (1..=200).collect();
-        assert_eq!(samples(&two_hundred).p99(), Duration::from_millis(198));
         assert_eq!(median(&[5.0, 1.0, 3.0, 2.0]), 2.5);
     }
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Instant, SystemTime};
 
-use crate::server::Framework;
+use crate::server::Server;
 use crate::stats::Samples;
 
 /// Where the benchmark lives and builds.
@@ -51,23 +51,30 @@ impl Workspace {
         &self.root
     }
 
-    /// Builds both servers with `tools` tools each, in release mode, beside the harness.
+    /// Where the servers built for `tools` tools live: a target directory of their own, so
+    /// that each count has binaries made for it.
+    fn target_for(&self, tools: usize) -> PathBuf {
+        self.target.join(format!("tools-{tools}"))
+    }
+
+    /// Builds every server with `tools` tools, in release mode.
     pub(crate) fn build_servers(&self, tools: usize) -> io::Result<()> {
-        self.cargo_build(&Framework::BOTH, tools, &self.target)
+        self.cargo_build(&Server::STARTED, tools, &self.target_for(tools))
     }
 
     /// A server's release binary, as built by [`build_servers`](Workspace::build_servers).
-    pub(crate) fn binary(&self, framework: Framework) -> PathBuf {
-        self.target.join("release").join(framework.package())
+    pub(crate) fn binary(&self, server: Server, tools: usize) -> PathBuf {
+        self.target_for(tools)
+            .join("release")
+            .join(server.package())
     }
 
-    /// A server binary's size in bytes as built (release profile: symbols kept, debug info
-    /// stripped) and after `strip`.
-    pub(crate) fn binary_sizes(&self, framework: Framework) -> io::Result<(u64, u64)> {
-        let binary = self.binary(framework);
-        let stripped_dir = self.target.join("bench-stripped");
+    /// A server binary's size in bytes after `strip`.
+    pub(crate) fn stripped_size(&self, server: Server, tools: usize) -> io::Result<u64> {
+        let binary = self.binary(server, tools);
+        let stripped_dir = self.target_for(tools).join("stripped");
         std::fs::create_dir_all(&stripped_dir)?;
-        let stripped = stripped_dir.join(framework.package());
+        let stripped = stripped_dir.join(server.package());
         let status = Command::new("strip")
             .arg("-o")
             .arg(&stripped)
@@ -76,52 +83,48 @@ impl Workspace {
         if !status.success() {
             return Err(io::Error::other(format!("strip failed: {status}")));
         }
-        Ok((
-            std::fs::metadata(&binary)?.len(),
-            std::fs::metadata(&stripped)?.len(),
-        ))
+        Ok(std::fs::metadata(&stripped)?.len())
     }
 
-    /// How long `cargo build --release -p <server>` takes to rebuild a server of `tools` tools
-    /// after its source is touched, its dependencies built: `runs` times each, alternating.
-    ///
-    /// Builds in a target directory of its own, so the 1,000-tool binaries stay as they are.
-    pub(crate) fn compile_times(&self, tools: usize, runs: usize) -> io::Result<[Samples; 2]> {
+    /// How long `cargo build --release -p <server>` takes after the file that holds a server's
+    /// `tools` tools is touched, everything else built: `runs` times each, in turn. For
+    /// toolwright deriving at start and rmcp that is the server's `src/main.rs`; for the
+    /// embedded manifest, the tools crate's `src/lib.rs`, which its build script links too.
+    pub(crate) fn compile_times(
+        &self,
+        servers: [Server; 3],
+        tools: usize,
+        runs: usize,
+    ) -> io::Result<[Samples; 3]> {
         let target = self.target.join(format!("compile-{tools}"));
         // Untimed: the dependencies and the build scripts.
-        self.cargo_build(&Framework::BOTH, tools, &target)?;
-        let mut times: [Samples; 2] = Default::default();
+        self.cargo_build(&servers, tools, &target)?;
+        let mut times: [Samples; 3] = Default::default();
         for run in 0..runs {
-            for framework in Framework::in_turn(run) {
-                let source = self
-                    .root
-                    .join("servers")
-                    .join(framework.package())
-                    .join("src/main.rs");
+            for server in Server::in_turn(servers, run) {
+                let source = match server {
+                    Server::Embedded => "toolwright-bench-tools/src/lib.rs".to_owned(),
+                    _ => format!("{}/src/main.rs", server.package()),
+                };
                 File::options()
                     .write(true)
-                    .open(&source)?
+                    .open(self.root.join("servers").join(source))?
                     .set_modified(SystemTime::now())?;
                 let start = Instant::now();
-                self.cargo_build(&[framework], tools, &target)?;
-                times[framework.index()].push(start.elapsed());
+                self.cargo_build(&[server], tools, &target)?;
+                let index = servers
+                    .iter()
+                    .position(|s| *s == server)
+                    .expect("one of them");
+                times[index].push(start.elapsed());
             }
         }
         Ok(times)
     }
 
-    /// Builds these packages with `tools` tools each, in release mode, beside the harness.
-    pub(crate) fn build_packages(&self, packages: &[&str], tools: usize) -> io::Result<()> {
-        self.cargo_build_packages(packages, tools, &self.target)
-    }
-
-    /// A package's release binary, as built by [`build_packages`](Workspace::build_packages).
-    pub(crate) fn package_binary(&self, package: &str) -> PathBuf {
-        self.target.join("release").join(package)
-    }
-
-    fn cargo_build(&self, servers: &[Framework], tools: usize, target: &Path) -> io::Result<()> {
-        let packages: Vec<&str> = servers.iter().map(|server| server.package()).collect();
+    fn cargo_build(&self, servers: &[Server], tools: usize, target: &Path) -> io::Result<()> {
+        let mut packages: Vec<&str> = servers.iter().map(|server| server.package()).collect();
+        packages.dedup();
         self.cargo_build_packages(&packages, tools, target)
     }
 

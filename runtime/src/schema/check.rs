@@ -2,10 +2,10 @@
 //! runs, and, in debug builds, a structured result against the output schema. Messages name the
 //! argument or field, for a model to act on.
 //!
-//! The checks need the `validate` feature (on by default), which brings `jsonschema`. Without
+//! The checks need the `validate` feature (off by default), which brings `jsonschema`. Without
 //! it, [`ArgumentCheck`] checks nothing: arguments reach the function as serde reads them, whose
-//! errors are less precise, and a literal input schema is served but not enforced (the manifest
-//! says so in a note).
+//! errors are less precise; a literal input schema is served but not enforced, and a derived one
+//! whose constraints serde does not check is named, both in the manifest's notes.
 
 use serde_json::Value;
 

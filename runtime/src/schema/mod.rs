@@ -4,6 +4,7 @@
 pub(crate) mod check;
 pub mod profile;
 pub(crate) mod ranges;
+pub(crate) mod unchecked;
 
 use std::collections::BTreeSet;
 

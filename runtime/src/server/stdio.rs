@@ -4,8 +4,12 @@
 //! and written on tokio's reactor like network sockets, so no message waits for a thread hand-off;
 //! terminals and files go through tokio's `stdin()` and `stdout()`, which use blocking threads.
 
+use std::future::{Future, poll_fn};
 use std::io;
+use std::pin::pin;
 use std::sync::Arc;
+use std::task::Poll;
+use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -92,7 +96,7 @@ where
         limits.calls.available_permits() + QUEUED_CALLS,
     ));
     let session = Arc::new(Session::new());
-    let mut reader = Reader::new(limits.max_message_size);
+    let mut reader = Reader::new(limits.max_message_size, limits.busy_poll);
     let mut calls = JoinSet::new();
     loop {
         // Reap finished calls as we go, so a long session does not keep them all.
@@ -272,15 +276,36 @@ enum Frame {
     TooLong,
 }
 
+/// A client whose last message came within this many busy-poll times of the one before is
+/// polled for: with the default 50 µs, within 1 ms. Polling then costs at most a twentieth of
+/// the time between messages; a client slower than that is never polled for.
+const QUICK_CLIENT: u32 = 20;
+
+/// A yield of the CPU that takes this long let another thread run: the CPU the server polls on
+/// is shared, with the client or with other work.
+const SHARED_CPU: Duration = Duration::from_micros(5);
+
+/// How many waits go without polling once polling found its CPU shared: then polling is tried
+/// again, in case the scheduler has moved things since.
+const UNPOLLED_WHEN_SHARED: u32 = 64;
+
 /// Splits the input into lines of at most a limit, with tokio-util's delimiter codec: each line
 /// is a slice of the buffer it was read into, not a copy.
+///
+/// Before it waits for more input, it polls for it during the busy-poll time, when the client's
+/// last message came quickly (see `Server::busy_poll`).
 struct Reader {
     codec: AnyDelimiterCodec,
     buffer: BytesMut,
+    busy_poll: Duration,
+    /// Whether the last wait for input was shorter than [`QUICK_CLIENT`] busy-poll times.
+    quick_client: bool,
+    /// How many more waits go without polling, since polling found the CPU shared.
+    unpolled: u32,
 }
 
 impl Reader {
-    fn new(max_message_size: usize) -> Reader {
+    fn new(max_message_size: usize, busy_poll: Duration) -> Reader {
         Reader {
             codec: AnyDelimiterCodec::new_with_max_length(
                 b"\n".to_vec(),
@@ -288,6 +313,9 @@ impl Reader {
                 max_message_size,
             ),
             buffer: BytesMut::with_capacity(READ_BUFFER),
+            busy_poll,
+            quick_client: true,
+            unpolled: 0,
         }
     }
 
@@ -298,10 +326,59 @@ impl Reader {
                 return Ok(Some(frame));
             }
             self.buffer.reserve(READ_BUFFER);
-            if input.read_buf(&mut self.buffer).await? == 0 {
+            let waiting = Instant::now();
+            let read = match self.poll_busily(input, waiting).await {
+                Some(read) => read?,
+                None => input.read_buf(&mut self.buffer).await?,
+            };
+            if !self.busy_poll.is_zero() {
+                self.quick_client = waiting.elapsed() <= self.busy_poll * QUICK_CLIENT;
+            }
+            if read == 0 {
                 // The last line may lack its newline.
                 return frame(self.codec.decode_eof(&mut self.buffer));
             }
+        }
+    }
+
+    /// Reads what has come by the end of the busy-poll time, without letting the thread sleep
+    /// meanwhile: other tasks run between the attempts (the calls, the writer), and the
+    /// reactor is asked for readiness without blocking. `None` when nothing came, or when this
+    /// client does not keep the pace that polling pays for.
+    async fn poll_busily<R: AsyncRead + Unpin>(
+        &mut self,
+        input: &mut R,
+        since: Instant,
+    ) -> Option<io::Result<usize>> {
+        if !self.quick_client || self.busy_poll.is_zero() {
+            return None;
+        }
+        if self.unpolled > 0 {
+            self.unpolled -= 1;
+            return None;
+        }
+        loop {
+            let buffer = &mut self.buffer;
+            let attempt = poll_fn(|cx| match pin!(input.read_buf(buffer)).poll(cx) {
+                Poll::Ready(read) => Poll::Ready(Some(read)),
+                Poll::Pending => Poll::Ready(None),
+            })
+            .await;
+            if attempt.is_some() {
+                return attempt;
+            }
+            if since.elapsed() >= self.busy_poll {
+                return None;
+            }
+            // Another thread of this CPU (the client, often) runs now if it can; when one did,
+            // the CPU is shared and polling takes its time: sleeping serves such a client best.
+            let yielding = Instant::now();
+            std::thread::yield_now();
+            if yielding.elapsed() >= SHARED_CPU {
+                self.unpolled = UNPOLLED_WHEN_SHARED;
+                return None;
+            }
+            tokio::task::yield_now().await;
         }
     }
 }
@@ -441,7 +518,7 @@ mod tests {
         let input = b"{\"a\":1}\r\n0123456789abcdef\nshort\n0123456789\nlast".to_vec();
         // Read a few bytes at a time, as a slow client's messages arrive.
         let mut input = tokio_test_input(&input, 4);
-        let mut reader = Reader::new(10);
+        let mut reader = Reader::new(10, Duration::from_micros(50));
         let mut frames = Vec::new();
         while let Some(frame) = reader.next(&mut input).await.unwrap() {
             frames.push(frame);

@@ -3,9 +3,15 @@
 //! `#[tool_router]` writes, made of the served tools' routes only (see `build.rs`).
 //!
 //! ```text
-//! rmcp-bench-server             # every tool: tool_0000..tool_0999, echo, echo_async
-//! rmcp-bench-server --tools 50  # tool_0000..tool_0049, echo, echo_async
+//! rmcp-bench-server                 # every tool: tool_0000..tool_0999, echo, echo_async
+//! rmcp-bench-server --tools 50      # tool_0000..tool_0049, echo, echo_async
+//! rmcp-bench-server --pipes         # on `stdio_pipes()`, rmcp's transport for pipes
 //! ```
+//!
+//! rmcp has two stdio transports: `stdio()`, tokio's `stdin()` and `stdout()` (blocking reads and
+//! writes on tokio's blocking threads), and `stdio_pipes()`, which rmcp's documentation advises
+//! when both ends are pipes (they are reopened non-blocking and driven by tokio's reactor). The
+//! harness measures both and compares toolwright with the faster.
 
 use std::process::ExitCode;
 
@@ -52,7 +58,12 @@ impl BenchServer {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let limit = match tool_limit(std::env::args().skip(1)) {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let pipes = args.first().is_some_and(|arg| arg == "--pipes");
+    if pipes {
+        args.remove(0);
+    }
+    let limit = match tool_limit(args.into_iter()) {
         Ok(limit) => limit,
         Err(message) => {
             eprintln!("error: {message}");
@@ -60,10 +71,13 @@ async fn main() -> ExitCode {
         }
     };
     init_logging();
-    let served = match BenchServer::new(limit)
-        .serve(rmcp::transport::stdio())
-        .await
-    {
+    let server = BenchServer::new(limit);
+    let service = if pipes {
+        server.serve(rmcp::transport::stdio_pipes()).await
+    } else {
+        server.serve(rmcp::transport::stdio()).await
+    };
+    let served = match service {
         Ok(service) => service.waiting().await.map(drop),
         Err(err) => {
             eprintln!("error: {err}");
@@ -97,6 +111,6 @@ fn tool_limit(mut args: impl Iterator<Item = String>) -> Result<usize, String> {
         (Some("--tools"), Some(n), None) => n
             .parse()
             .map_err(|_| format!("`--tools` takes a number, not `{n}`")),
-        _ => Err("usage: rmcp-bench-server [--tools N]".to_owned()),
+        _ => Err("usage: rmcp-bench-server [--pipes] [--tools N]".to_owned()),
     }
 }

@@ -155,7 +155,7 @@ impl Registry {
             .collect();
         let notes = tools
             .iter()
-            .filter_map(|tool| unenforced(tool.registration))
+            .filter_map(|tool| unenforced(tool.registration, None))
             .collect();
         let manifest = Manifest::from_shared(shared, ranges, notes);
         Registry {
