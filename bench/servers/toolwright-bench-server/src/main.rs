@@ -28,7 +28,15 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    toolwright::server!().registry(registry).run_stdio()
+    let mut server = toolwright::server!().registry(registry);
+    // `BENCH_BUSY_POLL_US=0` turns polling off, to compare.
+    if let Some(micros) = std::env::var("BENCH_BUSY_POLL_US")
+        .ok()
+        .and_then(|value| value.parse().ok())
+    {
+        server = server.busy_poll(std::time::Duration::from_micros(micros));
+    }
+    server.run_stdio()
 }
 
 /// Whether `--tools limit` serves the tool with this name: the echo tools always, `tool_NNNN`
