@@ -236,12 +236,57 @@ fn read_arguments<T: DeserializeOwned>(tool: &str, mut arguments: Value) -> Resu
         let prefix = format!("invalid arguments for tool `{tool}`");
         let path = err.path().to_string();
         let inner = err.into_inner();
-        Output::Error(if path == "." {
-            format!("{prefix}: {inner}")
+        let message = inner.to_string();
+        // An unknown top-level argument's path is its own name.
+        let unknown_here =
+            !path.contains(['.', '[']) && message.starts_with(&format!("unknown field `{path}`"));
+        Output::Error(if path == "." || unknown_here {
+            format!("{prefix}: {}", top_level(&message))
         } else {
             format!("{prefix}: argument `{path}`: {inner}")
         })
     })
+}
+
+/// serde's words for an argument missing or unknown at the top level, in the schema check's:
+/// ``missing field `item` `` becomes ``missing required argument `item` ``, and ``unknown
+/// field `colour`, expected `id` or `tags` `` becomes ``unknown argument `colour`; expected one
+/// of `id`, `tags` ``, so that a message does not depend on the `validate` feature.
+fn top_level(message: &str) -> String {
+    if let Some(name) = message
+        .strip_prefix("missing field ")
+        .filter(|name| is_quoted(name))
+    {
+        return format!("missing required argument {name}");
+    }
+    let Some((name, expected)) = message
+        .strip_prefix("unknown field ")
+        .and_then(|rest| rest.split_once(", "))
+        .filter(|(name, _)| is_quoted(name))
+    else {
+        return message.to_owned();
+    };
+    if expected == "there are no fields" {
+        return format!("unknown argument {name}: this tool takes no arguments");
+    }
+    let expected = expected.strip_prefix("expected ").unwrap_or(expected);
+    let expected = expected.strip_prefix("one of ").unwrap_or(expected);
+    let names: Vec<&str> = expected
+        .split(", ")
+        .flat_map(|part| part.split(" or "))
+        .collect();
+    format!(
+        "unknown argument {name}; expected one of {}",
+        names.join(", ")
+    )
+}
+
+/// Whether `text` is one name in backquotes, as serde quotes a field.
+fn is_quoted(text: &str) -> bool {
+    text.len() >= 2
+        && text.starts_with('`')
+        && text.ends_with('`')
+        && !text[1..text.len() - 1].contains('`')
 }
 
 /// Writes every number without a fractional part (`1.0`, `2e3`) as an integer. JSON Schema counts
@@ -317,11 +362,48 @@ mod tests {
     fn a_refused_whole_object_names_only_the_tool() {
         assert_eq!(
             refused(json!({"name": "a", "tags": []})),
-            "invalid arguments for tool `greet`: missing field `limit`"
+            "invalid arguments for tool `greet`: missing required argument `limit`"
         );
         assert_eq!(
             refused(json!("Ada")),
             "invalid arguments for tool `greet`: invalid type: string \"Ada\", expected struct Args"
+        );
+    }
+
+    #[test]
+    fn unknown_arguments_are_worded_as_the_schema_check_words_them() {
+        #[derive(Debug, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct Closed {
+            id: u32,
+            tags: Option<Vec<String>>,
+        }
+        #[derive(Debug, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Nothing {}
+        let closed = read_arguments::<Closed>("tag", json!({"id": 1, "colour": "red"}));
+        let nothing = read_arguments::<Nothing>("ping", json!({"x": 1}));
+        let message = |output: Output| match output {
+            Output::Error(message) => message,
+            _ => panic!("not a tool error"),
+        };
+        assert_eq!(
+            message(closed.unwrap_err()),
+            "invalid arguments for tool `tag`: unknown argument `colour`; expected one of `id`, \
+             `tags`"
+        );
+        assert_eq!(
+            message(nothing.unwrap_err()),
+            "invalid arguments for tool `ping`: unknown argument `x`: this tool takes no arguments"
+        );
+        assert_eq!(
+            top_level("unknown field `a`, expected `b`"),
+            "unknown argument `a`; expected one of `b`"
+        );
+        assert_eq!(
+            top_level("unknown field `a`, expected one of `b`, `c`, `d`"),
+            "unknown argument `a`; expected one of `b`, `c`, `d`"
         );
     }
 

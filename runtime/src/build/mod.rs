@@ -22,6 +22,13 @@
 //! }
 //! ```
 //!
+//! Cargo builds a build script's dependencies unoptimised unless told otherwise, and so
+//! compiles the tools crate and toolwright twice in a release build. With the same toolwright
+//! features on both sides and `[profile.release.build-override]` set to the release profile's
+//! `opt-level` and `codegen-units` (both written out, `codegen-units = 16` in
+//! `[profile.release]` too), they are compiled once, and a rebuild costs no more than one
+//! deriving the schemas at start.
+//!
 //! The build also writes an index of the manifest's tools after its JSON ([`EMBEDDED`]): where
 //! each tool lies, and what start-up compares with the tool linked in. Start-up reads the index,
 //! not the JSON, so serving 1,000 tools costs about as much as serving a handful.
