@@ -253,40 +253,35 @@ fn read_arguments<T: DeserializeOwned>(tool: &str, mut arguments: Value) -> Resu
 /// field `colour`, expected `id` or `tags` `` becomes ``unknown argument `colour`; expected one
 /// of `id`, `tags` ``, so that a message does not depend on the `validate` feature.
 fn top_level(message: &str) -> String {
-    if let Some(name) = message
-        .strip_prefix("missing field ")
-        .filter(|name| is_quoted(name))
-    {
-        return format!("missing required argument {name}");
+    if let Some(name) = message.strip_prefix("missing field ").and_then(unquoted) {
+        return format!("missing required argument `{name}`");
     }
     let Some((name, expected)) = message
         .strip_prefix("unknown field ")
         .and_then(|rest| rest.split_once(", "))
-        .filter(|(name, _)| is_quoted(name))
+        .and_then(|(name, expected)| Some((unquoted(name)?, expected)))
     else {
         return message.to_owned();
     };
-    if expected == "there are no fields" {
-        return format!("unknown argument {name}: this tool takes no arguments");
-    }
     let expected = expected.strip_prefix("expected ").unwrap_or(expected);
     let expected = expected.strip_prefix("one of ").unwrap_or(expected);
-    let names: Vec<&str> = expected
-        .split(", ")
-        .flat_map(|part| part.split(" or "))
-        .collect();
-    format!(
-        "unknown argument {name}; expected one of {}",
-        names.join(", ")
-    )
+    let names: Vec<&str> = if expected == "there are no fields" {
+        Vec::new()
+    } else {
+        expected
+            .split(", ")
+            .flat_map(|part| part.split(" or "))
+            .map(|part| unquoted(part).unwrap_or(part))
+            .collect()
+    };
+    crate::schema::check::unknown_argument(name, &names)
 }
 
-/// Whether `text` is one name in backquotes, as serde quotes a field.
-fn is_quoted(text: &str) -> bool {
-    text.len() >= 2
-        && text.starts_with('`')
-        && text.ends_with('`')
-        && !text[1..text.len() - 1].contains('`')
+/// The name in `text` when it is one name in backquotes, as serde quotes a field.
+fn unquoted(text: &str) -> Option<&str> {
+    text.strip_prefix('`')?
+        .strip_suffix('`')
+        .filter(|name| !name.contains('`'))
 }
 
 /// Writes every number without a fractional part (`1.0`, `2e3`) as an integer. JSON Schema counts

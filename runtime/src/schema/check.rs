@@ -11,6 +11,22 @@ use serde_json::Value;
 
 use crate::content::ToolResult;
 
+/// What is said of an argument the tool does not take, by the schema check and, without it,
+/// when serde refuses an unknown field.
+pub(crate) fn unknown_argument(name: &str, expected: &[impl AsRef<str>]) -> String {
+    if expected.is_empty() {
+        return format!("unknown argument `{name}`: this tool takes no arguments");
+    }
+    let names: Vec<String> = expected
+        .iter()
+        .map(|name| format!("`{}`", name.as_ref()))
+        .collect();
+    format!(
+        "unknown argument `{name}`; expected one of {}",
+        names.join(", ")
+    )
+}
+
 #[cfg(feature = "validate")]
 /// A validator for a schema in its declared dialect (`$schema`, as a literal input schema may
 /// name one), or 2020-12 when it declares none, as MCP specifies.
@@ -61,17 +77,7 @@ impl ArgumentCheck {
         let mut problems: Vec<String> = Vec::new();
         if let (Some(expected), Value::Object(given)) = (&self.closed, arguments) {
             for key in given.keys().filter(|k| !expected.contains(k)) {
-                problems.push(match expected.as_slice() {
-                    [] => format!("unknown argument `{key}`: this tool takes no arguments"),
-                    names => format!(
-                        "unknown argument `{key}`; expected one of {}",
-                        names
-                            .iter()
-                            .map(|n| format!("`{n}`"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                });
+                problems.push(unknown_argument(key, expected));
             }
         }
         for error in self.validator.iter_errors(arguments) {

@@ -6,6 +6,8 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
+use super::ranges::is_integer_bound;
+
 /// Keywords a derived arguments type can carry (from `#[schemars(...)]` attributes, or a
 /// hand-written `JsonSchema`) whose constraint serde does not check when it reads the value.
 const UNCHECKED: &[&str] = &[
@@ -71,35 +73,6 @@ fn walk(schema: &Value, found: &mut BTreeSet<&'static str>) {
         Value::Array(items) => items.iter().for_each(|item| walk(item, found)),
         _ => {}
     }
-}
-
-/// Whether a bound is one of the bounds of Rust's integer types: 0 or 1 below (unsigned and
-/// non-zero types), a signed type's minimum, or any type's maximum.
-fn is_integer_bound(bound: &Value) -> bool {
-    if let Some(n) = bound.as_u64() {
-        return matches!(n, 0 | 1)
-            || [
-                i8::MAX as u64,
-                u8::MAX as u64,
-                i16::MAX as u64,
-                u16::MAX as u64,
-                i32::MAX as u64,
-                u32::MAX as u64,
-                i64::MAX as u64,
-                u64::MAX,
-            ]
-            .contains(&n);
-    }
-    bound.as_i64().is_some_and(|n| {
-        [
-            i8::MIN as i64,
-            i16::MIN as i64,
-            i32::MIN as i64,
-            i64::MIN,
-            -1,
-        ]
-        .contains(&n)
-    })
 }
 
 #[cfg(test)]
