@@ -3,6 +3,7 @@
 //! ```text
 //! cd bench && cargo run --release -p harness            # everything; rewrites BENCHMARKS.md
 //! cd bench && cargo run --release -p harness -- --quick # no rebuild times; prints only
+//! cd bench && cargo run --release -p harness -- --footprint # only what a 50-tool server is made of
 //! ```
 //!
 //! For each tool count (50 and 500) it builds every server for that count: toolwright deriving
@@ -15,6 +16,7 @@
 //! to one CPU. The machine's load is read before every step. Every loop has a fixed count, and
 //! a watchdog ends the run (and the servers) should anything hang.
 
+mod footprint;
 mod report;
 mod server;
 mod stats;
@@ -34,6 +36,8 @@ use workspace::Workspace;
 
 /// The tool counts measured; every server is built for each.
 const COUNTS: [usize; 2] = [50, 500];
+/// The tool count whose servers' footprint is measured.
+const FOOTPRINT_TOOLS: usize = COUNTS[0];
 /// Besides the `tool_NNNN`s, every server has `echo` and `echo_async`.
 const ECHO_TOOLS: usize = 2;
 
@@ -81,16 +85,27 @@ fn main() -> ExitCode {
 fn run() -> io::Result<()> {
     let quick = std::env::args().skip(1).any(|arg| arg == "--quick");
     let workspace = Workspace::locate()?;
+    if std::env::args().skip(1).any(|arg| arg == "--footprint") {
+        workspace.build_servers(FOOTPRINT_TOOLS)?;
+        println!("{}", footprints(&workspace)?);
+        return Ok(());
+    }
     let setting = Setting::describe(&workspace)?;
     cpus();
     let mut load = Load::default();
     let mut rows = Vec::new();
     let mut runs = Vec::new();
     let mut targets = Vec::new();
+    let mut footprint = String::new();
     for tools in COUNTS {
         progress(&format!("building every server with {tools} tools"));
         workspace.build_servers(tools)?;
         let measured = measure(&workspace, tools, &mut load)?;
+        if tools == FOOTPRINT_TOOLS {
+            progress(&format!("what a {tools}-tool server is made of"));
+            footprint = footprints(&workspace)?;
+            println!("\n{footprint}");
+        }
         rows.extend(measured.rows);
         runs.extend(measured.runs);
         targets.extend(measured.targets);
@@ -130,15 +145,47 @@ fn run() -> io::Result<()> {
     }
     report::write_benchmarks_md(
         &workspace,
-        &setting,
-        &load.describe(),
-        &method(),
-        &rows,
-        &runs,
-        &targets,
+        &report::Report {
+            setting: &setting,
+            load: &load.describe(),
+            method: &method(),
+            rows: &rows,
+            runs: &runs,
+            targets: &targets,
+            footprint: &footprint,
+        },
     )?;
     progress("wrote BENCHMARKS.md");
     Ok(())
+}
+
+/// The code by crate and the resident pages of the `FOOTPRINT_TOOLS`-tool servers: toolwright
+/// with its default features and without them (stdio only), and rmcp.
+fn footprints(workspace: &Workspace) -> io::Result<String> {
+    let tools = FOOTPRINT_TOOLS;
+    let lean = workspace.build_without_defaults(Server::Toolwright, tools)?;
+    let measured = [
+        (
+            "toolwright, default features".to_owned(),
+            Server::Toolwright,
+            workspace.binary(Server::Toolwright, tools),
+        ),
+        (
+            "toolwright, `default-features = false`".to_owned(),
+            Server::Toolwright,
+            lean,
+        ),
+        (
+            "rmcp".to_owned(),
+            Server::RmcpPipes,
+            workspace.binary(Server::RmcpPipes, tools),
+        ),
+    ];
+    let mut footprints = Vec::new();
+    for (label, server, binary) in measured {
+        footprints.push(footprint::measure(label, server, &binary, ECHO)?);
+    }
+    Ok(footprint::table(&footprints))
 }
 
 /// What one tool count gave.

@@ -258,17 +258,31 @@ pub(crate) fn targets_table(targets: &[Target]) -> String {
     aligned(&header, &cells, &[false, true, false])
 }
 
+/// What a full run writes.
+pub(crate) struct Report<'a> {
+    pub(crate) setting: &'a Setting,
+    /// The machine's load while it ran.
+    pub(crate) load: &'a str,
+    pub(crate) method: &'a str,
+    pub(crate) rows: &'a [Row],
+    pub(crate) runs: &'a [RunsRow],
+    pub(crate) targets: &'a [Target],
+    /// The footprint tables, as Markdown.
+    pub(crate) footprint: &'a str,
+}
+
 /// Writes `BENCHMARKS.md` at the repository's root, keeping the hand-written part of the old
 /// one.
-pub(crate) fn write_benchmarks_md(
-    workspace: &Workspace,
-    setting: &Setting,
-    load: &str,
-    method: &str,
-    rows: &[Row],
-    runs: &[RunsRow],
-    targets: &[Target],
-) -> io::Result<()> {
+pub(crate) fn write_benchmarks_md(workspace: &Workspace, report: &Report<'_>) -> io::Result<()> {
+    let Report {
+        setting,
+        load,
+        method,
+        rows,
+        runs,
+        targets,
+        footprint,
+    } = report;
     let path = workspace.repository().join("BENCHMARKS.md");
     let kept = match std::fs::read_to_string(&path) {
         Ok(old) => old
@@ -291,6 +305,16 @@ pub(crate) fn write_benchmarks_md(
     writeln!(text, "## Results\n\n{}", table(rows)).expect("writing to a String");
     writeln!(text, "### Every run\n\n{}", runs_table(runs)).expect("writing to a String");
     writeln!(text, "## Targets\n\n{}", targets_table(targets)).expect("writing to a String");
+    writeln!(
+        text,
+        "## What a 50-tool server is made of\n\n\
+         Each crate's functions in the binary (KiB), and in brackets the pages of them the \
+         server holds in memory after `initialize`, `tools/list` and 100 calls of `echo` (from \
+         `/proc/<pid>/pagemap`; a page shared by crates is split by bytes, and the kernel maps \
+         a few cached neighbours of each page a fault asks for). `cargo run --release -p harness \
+         -- --footprint` prints it alone.\n\n{footprint}"
+    )
+    .expect("writing to a String");
     writeln!(text, "## Method\n\n{method}").expect("writing to a String");
     // The kept part starts with the line break that ends the marker's line.
     text.push_str(KEEP_BELOW);

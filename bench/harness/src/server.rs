@@ -230,6 +230,11 @@ impl Connection {
         Ok(start.elapsed())
     }
 
+    /// The server's process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// The server's peak resident memory so far (`VmHWM`), in bytes.
     pub(crate) fn peak_memory(&self) -> io::Result<u64> {
         Ok(self.status_kib("VmHWM")? * 1024)

@@ -69,6 +69,37 @@ impl Workspace {
             .join(server.package())
     }
 
+    /// Builds a toolwright server with `tools` tools and none of toolwright's default
+    /// features, in a target directory of its own; returns its binary.
+    pub(crate) fn build_without_defaults(
+        &self,
+        server: Server,
+        tools: usize,
+    ) -> io::Result<PathBuf> {
+        let target = self
+            .target
+            .join(format!("tools-{tools}-no-default-features"));
+        let mut command = Command::new(&self.cargo);
+        command
+            .args([
+                "build",
+                "--release",
+                "--quiet",
+                "--no-default-features",
+                "--manifest-path",
+            ])
+            .arg(self.root.join("Cargo.toml"))
+            .arg("--target-dir")
+            .arg(&target)
+            .args(["-p", server.package()])
+            .env("BENCH_TOOL_COUNT", tools.to_string());
+        let status = command.status()?;
+        if !status.success() {
+            return Err(io::Error::other(format!("cargo build failed: {status}")));
+        }
+        Ok(target.join("release").join(server.package()))
+    }
+
     /// A server binary's size in bytes after `strip`.
     pub(crate) fn stripped_size(&self, server: Server, tools: usize) -> io::Result<u64> {
         let binary = self.binary(server, tools);

@@ -106,3 +106,46 @@ fn stdout_and_stderr_on_one_pipe() {
     drop(input);
     assert!(child.wait().unwrap().success());
 }
+
+/// What the server writes on stderr when it answers `requests()` with `RUST_LOG` set so.
+fn stderr_with_rust_log(rust_log: &str) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_notes-server"))
+        .env("RUST_LOG", rust_log)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("notes-server starts");
+    let mut input = child.stdin.take().unwrap();
+    for request in requests() {
+        writeln!(input, "{request}").unwrap();
+    }
+    drop(input);
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    check(responses(&output.stdout[..], 4));
+    String::from_utf8(output.stderr).unwrap()
+}
+
+#[test]
+fn rust_log_filters_by_target_and_level() {
+    let quiet = stderr_with_rust_log("warn");
+    assert!(!quiet.contains(" INFO "), "{quiet}");
+    let debug = stderr_with_rust_log("info,toolwright::server=debug");
+    assert!(debug.contains(" INFO toolwright::server::builder: serving MCP"), "{debug}");
+    assert!(debug.contains(" DEBUG toolwright::server"), "{debug}");
+}
+
+#[test]
+fn a_rust_log_not_understood_is_named_and_info_is_logged() {
+    let stderr = stderr_with_rust_log("toolwright=loud");
+    assert!(
+        stderr.contains(
+            "WARN toolwright::server::builder: RUST_LOG=\"toolwright=loud\" is not understood \
+             (error parsing level filter: expected one of \"off\", \"error\", \"warn\", \"info\", \
+             \"debug\", \"trace\", or a number 0-5): logging at info"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains(" INFO toolwright::server::builder: serving MCP"), "{stderr}");
+}

@@ -93,14 +93,23 @@ async fn main() -> ExitCode {
     }
 }
 
-/// Logs to stderr as toolwright's `run_stdio` does: `RUST_LOG` filters, `info` by default.
+/// Logs to stderr as toolwright's `run_stdio` does: `RUST_LOG` read as `Targets`, `info` by
+/// default, so that neither server carries a regular-expression engine for its log filter.
 fn init_logging() {
-    use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
+    use tracing_subscriber::filter::{LevelFilter, Targets};
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    let filter = std::env::var("RUST_LOG")
+        .ok()
+        .and_then(|value| value.parse::<Targets>().ok())
+        .unwrap_or_else(|| Targets::new().with_default(LevelFilter::INFO));
+    tracing_subscriber::registry()
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_ansi(false),
+        )
+        .with(filter)
         .init();
 }
 
