@@ -12,7 +12,8 @@ use toolwright::registry::Registry;
 include!("../../bench_tools.rs");
 
 fn main() -> ExitCode {
-    let limit = match tool_limit(std::env::args().skip(1)) {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let limit = match tool_limit(args.iter().cloned()) {
         Ok(limit) => limit,
         Err(message) => {
             eprintln!("error: {message}");
@@ -36,7 +37,14 @@ fn main() -> ExitCode {
     {
         server = server.busy_poll(std::time::Duration::from_micros(micros));
     }
-    server.run_stdio()
+    if args.is_empty() {
+        // As a server's `main` is written (and as the harness starts it): `run` reads
+        // toolwright's command line, with the `cli` feature (on by default), and serves stdio.
+        server.run()
+    } else {
+        // `--tools N` is this binary's own flag, which toolwright's command line would refuse.
+        server.run_stdio()
+    }
 }
 
 /// Whether `--tools limit` serves the tool with this name: the echo tools always, `tool_NNNN`
