@@ -15,6 +15,7 @@ pub mod http;
 mod limits;
 mod listen;
 mod listing;
+mod logging;
 mod prompts;
 mod resources;
 #[cfg(feature = "semantic")]
@@ -27,4 +28,4 @@ pub mod testing;
 pub use builder::{Error, Server};
 
 #[cfg(feature = "cli")]
-pub(crate) use builder::init_logging;
+pub(crate) use logging::init_logging;
