@@ -39,6 +39,25 @@ pub(crate) struct Footprint {
     pub(crate) resident: Resident,
 }
 
+impl Footprint {
+    /// The bytes of code and the resident pages of the crates `counted` keeps.
+    fn sum(&self, counted: impl Fn(&String) -> bool) -> (u64, f64) {
+        let bytes = self
+            .code
+            .iter()
+            .filter(|(name, _)| counted(name))
+            .map(|(_, b)| b)
+            .sum();
+        let pages = self
+            .pages
+            .iter()
+            .filter(|(name, _)| counted(name))
+            .map(|(_, p)| p)
+            .sum();
+        (bytes, pages)
+    }
+}
+
 /// Resident memory (`Rss` in `/proc/<pid>/smaps`), in KiB.
 #[derive(Default)]
 pub(crate) struct Resident {
@@ -71,7 +90,6 @@ pub(crate) fn measure(
     let file = object::File::parse(&*data).map_err(io::Error::other)?;
     let mut crates: Vec<String> = Vec::new();
     let mut functions = Vec::new();
-    let mut code = BTreeMap::new();
     for symbol in file.symbols() {
         if symbol.kind() != SymbolKind::Text || symbol.size() == 0 {
             continue;
@@ -84,7 +102,6 @@ pub(crate) fn measure(
                 crates.len() - 1
             }
         };
-        *code.entry(name).or_insert(0) += symbol.size();
         functions.push(Function {
             address: symbol.address(),
             size: symbol.size(),
@@ -92,8 +109,13 @@ pub(crate) fn measure(
         });
     }
     functions.sort_by_key(|f| f.address);
-    // Aliases (two names, one function) are counted once, by the first name.
+    // Aliases (two names, one function) are counted once, by the first name, in bytes as in
+    // pages.
     functions.dedup_by_key(|f| f.address);
+    let mut code = BTreeMap::new();
+    for function in &functions {
+        *code.entry(crates[function.krate].clone()).or_insert(0) += function.size;
+    }
 
     let mut connection = Connection::spawn(server, binary, false)?;
     connection.initialize()?;
@@ -303,24 +325,12 @@ pub(crate) fn table(footprints: &[Footprint]) -> String {
         crates.len().saturating_sub(LISTED)
     ));
     for f in footprints {
-        let bytes: u64 = f
-            .code
-            .iter()
-            .filter(|(name, _)| !listed.contains(name))
-            .map(|(_, b)| b)
-            .sum();
-        let pages: f64 = f
-            .pages
-            .iter()
-            .filter(|(name, _)| !listed.contains(name))
-            .map(|(_, p)| p)
-            .sum();
+        let (bytes, pages) = f.sum(|name| !listed.contains(&name));
         out.push_str(&format!(" {:.1} ({pages:.1}) |", bytes as f64 / 1024.0));
     }
     out.push_str("\n| **all code** |");
     for f in footprints {
-        let bytes: u64 = f.code.values().sum();
-        let pages: f64 = f.pages.values().sum();
+        let (bytes, pages) = f.sum(|_| true);
         out.push_str(&format!(" **{:.1} ({pages:.0})** |", bytes as f64 / 1024.0));
     }
     out.push_str("\n| the binary, unstripped, KiB |");

@@ -79,24 +79,12 @@ impl Workspace {
         let target = self
             .target
             .join(format!("tools-{tools}-no-default-features"));
-        let mut command = Command::new(&self.cargo);
-        command
-            .args([
-                "build",
-                "--release",
-                "--quiet",
-                "--no-default-features",
-                "--manifest-path",
-            ])
-            .arg(self.root.join("Cargo.toml"))
-            .arg("--target-dir")
-            .arg(&target)
-            .args(["-p", server.package()])
-            .env("BENCH_TOOL_COUNT", tools.to_string());
-        let status = command.status()?;
-        if !status.success() {
-            return Err(io::Error::other(format!("cargo build failed: {status}")));
-        }
+        self.cargo_build_packages(
+            &[server.package()],
+            tools,
+            &target,
+            &["--no-default-features"],
+        )?;
         Ok(target.join("release").join(server.package()))
     }
 
@@ -156,7 +144,7 @@ impl Workspace {
     fn cargo_build(&self, servers: &[Server], tools: usize, target: &Path) -> io::Result<()> {
         let mut packages: Vec<&str> = servers.iter().map(|server| server.package()).collect();
         packages.dedup();
-        self.cargo_build_packages(&packages, tools, target)
+        self.cargo_build_packages(&packages, tools, target, &[])
     }
 
     fn cargo_build_packages(
@@ -164,10 +152,13 @@ impl Workspace {
         packages: &[&str],
         tools: usize,
         target: &Path,
+        flags: &[&str],
     ) -> io::Result<()> {
         let mut command = Command::new(&self.cargo);
         command
-            .args(["build", "--release", "--quiet", "--manifest-path"])
+            .args(["build", "--release", "--quiet"])
+            .args(flags)
+            .arg("--manifest-path")
             .arg(self.root.join("Cargo.toml"))
             .arg("--target-dir")
             .arg(target)
