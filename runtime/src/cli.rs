@@ -211,8 +211,8 @@ impl ServerArgs {
 
 impl Server {
     /// Reads [`ServerArgs`] from the process's arguments, then prints the manifest, diffs it, or
-    /// serves on stdio (see [`run_stdio`](Server::run_stdio)) or over HTTP (`--http`, see
-    /// [`run_http`](Server::run_http)). `--help` and `--version` name the server as
+    /// serves on stdio (see [`run_stdio`](Server::run_stdio)) or, with the `http` feature, over
+    /// HTTP (`--http`, see `Server::run_http`). `--help` and `--version` name the server as
     /// [`Server::new`] does.
     pub fn run(self) -> ExitCode {
         let command = clap::Command::new(self.name().to_owned()).version(self.version().to_owned());
@@ -364,8 +364,8 @@ impl Server {
     fn run_http_with(self, addr: &str, _: &ServerArgs) -> ExitCode {
         eprintln!(
             "error: --http {addr} would serve MCP over Streamable HTTP, but this server was built \
-             without toolwright's `http` feature; build it with that feature (on by default) to \
-             serve over HTTP, or leave out --http to serve on stdio"
+             without toolwright's `http` feature (off by default); build it with that feature \
+             (`features = [\"http\"]`) to serve over HTTP, or leave out --http to serve on stdio"
         );
         ExitCode::from(2)
     }

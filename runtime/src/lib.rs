@@ -77,9 +77,10 @@
 //!
 //! # Features
 //!
-//! On by default: `http`, the Streamable HTTP transport (axum, hyper); `cli`, the flags of
-//! [`Server::run`] (clap). Without them a server serves the same tools on stdio, and says which
-//! feature it lacks when asked for what the feature does. Off by default: `validate`, arguments
+//! On by default: `cli`, the flags of [`Server::run`] (clap). Off by default: `http`, the
+//! Streamable HTTP transport (axum, hyper), which a stdio server does not carry. Without them a
+//! server serves the same tools on stdio, and says which feature it lacks when asked for what the
+//! feature does (`--http`, say). Also off by default: `validate`, arguments
 //! checked against the input schema before a tool runs (jsonschema); `oauth`, the server as
 //! an OAuth 2.1 resource server over HTTP ([`auth`]; jsonwebtoken, reqwest with rustls), and
 //! `semantic`, search ranked by meaning too with a sentence-embedding model run in-process

@@ -523,7 +523,7 @@ fn method() -> String {
     format!(
         "\
 - Servers: `bench/servers/toolwright-bench-server` (`#[mcp_tool]` functions,
-  `Server::run_stdio`, toolwright's default features), `toolwright-embedded-bench-server` (the
+  `Server::run`, toolwright's default features: the `cli` one), `toolwright-embedded-bench-server` (the
   same tools from a crate of their own, `toolwright-bench-tools`, whose manifest its build
   script makes), and `bench/servers/rmcp-bench-server` (`#[tool]` methods with
   `Parameters<T>` in and `Json<T>` out, the router `#[tool_router]` would write), served on
