@@ -12,6 +12,8 @@ use crate::manifest::Manifest;
 use crate::registry::{Registry, Tool};
 
 #[cfg(feature = "semantic")]
+mod bert;
+#[cfg(feature = "semantic")]
 mod semantic;
 mod text;
 mod weights;
@@ -194,7 +196,7 @@ impl SearchIndex {
     }
 
     /// Indexes `tools` as [`SearchIndex::new`] does, and embeds each with `embedder` now (about
-    /// 10 ms a tool on one core of a laptop's CPU, for all-MiniLM-L6-v2): [`search`] then ranks
+    /// 10 ms a tool on one core of a shared server's CPU, for all-MiniLM-L6-v2): [`search`] then ranks
     /// by meaning too, fusing the lexical score with the cosine similarity of the query's vector
     /// and each tool's. What a tool's vector is made of: the words of its name, its title and
     /// its description.
