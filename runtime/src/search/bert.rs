@@ -10,11 +10,9 @@
 //! (0.9996 at the median over the evaluation's 1,055 texts). Position embeddings, biases and
 //! layer norms stay `f32`.
 
-use std::sync::Arc;
-
-use candle_core::quantized::{GgmlDType, QMatMul, QTensor};
+use candle_core::quantized::{GgmlDType, QTensor};
 use candle_core::safetensors::{Load, SliceSafetensors};
-use candle_core::{D, DType, Device, Module, Result, Tensor};
+use candle_core::{D, DType, Device, Result, Tensor};
 
 /// The fields of a BERT `config.json` the forward pass reads.
 #[derive(Clone, Debug, serde::Deserialize)]
@@ -58,25 +56,17 @@ fn refuse<T>(message: String) -> Result<T> {
 
 /// A dense layer: `x · Wᵀ + b`, `W` in `Q8_0`.
 struct Linear {
-    weight: Arc<QTensor>,
-    product: QMatMul,
+    weight: QTensor,
     bias: Tensor,
 }
 
 impl Linear {
-    fn new(weight: QTensor, bias: Tensor) -> Result<Linear> {
-        let weight = Arc::new(weight);
-        Ok(Linear {
-            product: QMatMul::from_arc(weight.clone())?,
-            weight,
-            bias,
-        })
-    }
-
     fn forward(&self, xs: &Tensor) -> Result<Tensor> {
-        let (rows, inputs) = (xs.elem_count() / xs.dim(D::Minus1)?, xs.dim(D::Minus1)?);
+        let inputs = xs.dim(D::Minus1)?;
+        let rows = xs.elem_count() / inputs;
         let product = if rows < EXPANDED_ROWS {
-            self.product.forward(xs)?
+            // candle's integer product, the input quantised row by row.
+            xs.apply_op1_no_bwd(&self.weight)?
         } else {
             let mut shape = xs.dims().to_vec();
             *shape.last_mut().expect("a matrix") = self.weight.shape().dims()[0];
@@ -166,8 +156,10 @@ impl Weights<'_> {
             weights.push(self.take(&format!("{prefix}.weight"), &[outputs, inputs])?);
             biases.push(self.take(&format!("{prefix}.bias"), &[outputs])?);
         }
-        let weight = QTensor::quantize(&Tensor::cat(&weights, 0)?, GgmlDType::Q8_0)?;
-        Linear::new(weight, Tensor::cat(&biases, 0)?)
+        Ok(Linear {
+            weight: QTensor::quantize(&Tensor::cat(&weights, 0)?, GgmlDType::Q8_0)?,
+            bias: Tensor::cat(&biases, 0)?,
+        })
     }
 }
 

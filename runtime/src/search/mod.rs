@@ -196,9 +196,9 @@ impl SearchIndex {
     }
 
     /// Indexes `tools` as [`SearchIndex::new`] does, and embeds each with `embedder` now (about
-    /// 10 ms a tool on one core of a shared server's CPU, for all-MiniLM-L6-v2): [`search`] then ranks
-    /// by meaning too, fusing the lexical score with the cosine similarity of the query's vector
-    /// and each tool's. What a tool's vector is made of: the words of its name, its title and
+    /// 10 ms a tool on one core of a shared server's CPU, for all-MiniLM-L6-v2): [`search`] then
+    /// ranks by meaning too, fusing the lexical score with the cosine similarity of the query's
+    /// vector and each tool's. What a tool's vector is made of: the words of its name, its title and
     /// its description.
     ///
     /// [`search`]: SearchIndex::search
