@@ -154,9 +154,11 @@ pub use state::State;
 /// parameters or return types, destructuring patterns, `const`, `unsafe` and `extern` functions
 /// and variadics are compile errors that say what to write instead.
 ///
-/// Every call is a task of its own on the server's tokio runtime. An `async fn` runs there; so
-/// does a plain `fn`, like an `async fn` that never waits, which suits work that takes
-/// microseconds (computing, reading memory). A plain `fn` that blocks (files, the network,
+/// Every call runs on the server's tokio runtime. An `async fn` runs there; so does a plain
+/// `fn`, like an `async fn` that never waits, which suits work that takes microseconds
+/// (computing, reading memory). On stdio, a call that completes when first polled is answered
+/// by the connection's own task, with no hand-off between threads; one that waits continues as
+/// a task of its own, so calls that wait run side by side. A plain `fn` that blocks (files, the network,
 /// sleeping, long computations) takes `blocking`, and runs on tokio's blocking thread pool,
 /// where it holds up no other call. An `async fn` never blocks; `blocking` on one is a compile
 /// error.

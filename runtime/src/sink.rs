@@ -8,8 +8,8 @@
 use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context, Poll, ready};
 
-use tokio::sync::Notify;
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 
 /// Where the messages of a connection, or of one request's stream, go.
@@ -24,6 +24,8 @@ pub(crate) struct Sink {
 pub(crate) struct Outbox {
     messages: UnboundedReceiver<Outgoing>,
     backlog: Arc<Backlog>,
+    /// What the last poll took from the channel, kept for its allocation.
+    taken: Vec<Outgoing>,
 }
 
 /// Nobody takes the messages any more: the connection or the stream is gone.
@@ -49,6 +51,7 @@ pub(crate) fn channel() -> (Sink, Outbox) {
         Outbox {
             messages: taken,
             backlog,
+            taken: Vec::new(),
         },
     )
 }
@@ -69,11 +72,6 @@ impl Sink {
         self.messages
             .send(Outgoing::Answer(answer))
             .map_err(|_| Gone)
-    }
-
-    /// How much waits to be written.
-    pub(crate) fn backlog(&self) -> &Arc<Backlog> {
-        &self.backlog
     }
 }
 
@@ -100,19 +98,31 @@ impl Outbox {
         }
     }
 
-    /// Up to `limit` messages into `into`, waiting for the first; 0 once every sink is gone.
-    pub(crate) async fn recv_many(&mut self, into: &mut Vec<Vec<u8>>, limit: usize) -> usize {
-        let mut batch = Vec::with_capacity(limit.min(64));
+    /// Up to `limit` messages into `into`, if some are there; 0 once every sink is gone.
+    pub(crate) fn poll_recv_many(
+        &mut self,
+        cx: &mut Context<'_>,
+        into: &mut Vec<Vec<u8>>,
+        limit: usize,
+    ) -> Poll<usize> {
         loop {
-            if self.messages.recv_many(&mut batch, limit).await == 0 {
-                return 0;
+            let received = ready!(self.messages.poll_recv_many(cx, &mut self.taken, limit));
+            if received == 0 {
+                return Poll::Ready(0);
             }
             let before = into.len();
-            into.extend(batch.drain(..).filter_map(|outgoing| self.take(outgoing)));
+            for outgoing in std::mem::take(&mut self.taken) {
+                into.extend(self.take(outgoing));
+            }
             if into.len() > before {
-                return into.len() - before;
+                return Poll::Ready(into.len() - before);
             }
         }
+    }
+
+    /// How much waits in it.
+    pub(crate) fn backlog(&self) -> &Backlog {
+        &self.backlog
     }
 
     fn take(&self, outgoing: Outgoing) -> Option<Vec<u8>> {
@@ -181,40 +191,30 @@ impl Answer {
 #[derive(Debug, Default)]
 pub(crate) struct Backlog {
     bytes: AtomicUsize,
-    drained: Notify,
 }
 
 impl Backlog {
-    /// Above this, [`Backlog::below`] waits.
+    /// Above this, a transport reads nothing more until its client reads.
     pub(crate) const HIGH: usize = 1024 * 1024;
+
+    /// How many bytes wait.
+    pub(crate) fn bytes(&self) -> usize {
+        self.bytes.load(Ordering::Acquire)
+    }
 
     pub(crate) fn add(&self, bytes: usize) {
         self.bytes.fetch_add(bytes, Ordering::Relaxed);
     }
 
     pub(crate) fn remove(&self, bytes: usize) {
-        let before = self.bytes.fetch_sub(bytes, Ordering::Release);
-        if before > Backlog::HIGH && before - bytes <= Backlog::HIGH {
-            self.drained.notify_waiters();
-        }
-    }
-
-    /// Completes once no more than [`Backlog::HIGH`] bytes wait.
-    pub(crate) async fn below_high(&self) {
-        loop {
-            let drained = self.drained.notified();
-            let mut drained = std::pin::pin!(drained);
-            drained.as_mut().enable();
-            if self.bytes.load(Ordering::Acquire) <= Backlog::HIGH {
-                return;
-            }
-            drained.await;
-        }
+        self.bytes.fetch_sub(bytes, Ordering::Release);
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::future::poll_fn;
+
     use super::*;
 
     #[tokio::test]
@@ -222,24 +222,31 @@ mod tests {
         let (sink, mut outbox) = channel();
         sink.send(b"one".to_vec()).unwrap();
         sink.answer(Answer::new(b"two".to_vec())).unwrap();
-        assert_eq!(sink.backlog().bytes.load(Ordering::Relaxed), 6);
+        assert_eq!(outbox.backlog().bytes(), 6);
         let mut taken = Vec::new();
-        assert_eq!(outbox.recv_many(&mut taken, 8).await, 2);
+        let received = poll_fn(|cx| outbox.poll_recv_many(cx, &mut taken, 8)).await;
+        assert_eq!(received, 2);
         assert_eq!(taken, [b"one".to_vec(), b"two".to_vec()]);
-        assert_eq!(sink.backlog().bytes.load(Ordering::Relaxed), 0);
+        assert_eq!(outbox.backlog().bytes(), 0);
         drop(sink);
         assert_eq!(outbox.recv().await, None);
     }
 
     #[tokio::test]
-    async fn a_full_backlog_waits_until_it_is_taken() {
+    async fn a_cancelled_answer_is_dropped_and_leaves_the_backlog() {
+        struct Cancelled;
+        impl Call for Cancelled {
+            fn is_cancelled(&self) -> bool {
+                true
+            }
+        }
         let (sink, mut outbox) = channel();
-        sink.send(vec![b'x'; Backlog::HIGH + 1]).unwrap();
-        let backlog = Arc::clone(sink.backlog());
-        let waiting = tokio::spawn(async move { backlog.below_high().await });
-        tokio::task::yield_now().await;
-        assert!(!waiting.is_finished());
-        outbox.recv().await.unwrap();
-        waiting.await.unwrap();
+        sink.answer(Answer::of(Cancelled, b"late".to_vec()))
+            .unwrap();
+        sink.send(b"next".to_vec()).unwrap();
+        let mut taken = Vec::new();
+        let received = poll_fn(|cx| outbox.poll_recv_many(cx, &mut taken, 8)).await;
+        assert_eq!((received, taken), (1, vec![b"next".to_vec()]));
+        assert_eq!(outbox.backlog().bytes(), 0);
     }
 }

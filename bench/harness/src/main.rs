@@ -4,6 +4,7 @@
 //! cd bench && cargo run --release -p harness            # everything; rewrites BENCHMARKS.md
 //! cd bench && cargo run --release -p harness -- --quick # no rebuild times; prints only
 //! cd bench && cargo run --release -p harness -- --footprint # only what a 50-tool server is made of
+//! cd bench && cargo run --release -p harness -- --modes     # only fresh servers' list then calls
 //! ```
 //!
 //! For each tool count (50 and 500) it builds every server for that count: toolwright deriving
@@ -17,6 +18,7 @@
 //! a watchdog ends the run (and the servers) should anything hang.
 
 mod footprint;
+mod modes;
 mod report;
 mod server;
 mod stats;
@@ -88,6 +90,18 @@ fn run() -> io::Result<()> {
     if std::env::args().skip(1).any(|arg| arg == "--footprint") {
         workspace.build_servers(FOOTPRINT_TOOLS)?;
         println!("{}", footprints(&workspace)?);
+        return Ok(());
+    }
+    if std::env::args().skip(1).any(|arg| arg == "--modes") {
+        for tools in COUNTS {
+            let servers = [Server::Toolwright, Server::RmcpPipes];
+            workspace.build(&servers, tools)?;
+            let binaries = servers.map(|s| workspace.binary(s, tools));
+            progress(&format!(
+                "{tools} tools: fresh servers, a list phase then a call phase"
+            ));
+            println!("{}", modes::measure(&binaries, tools)?);
+        }
         return Ok(());
     }
     let setting = Setting::describe(&workspace)?;

@@ -62,6 +62,11 @@ impl Workspace {
         self.cargo_build(&Server::STARTED, tools, &self.target_for(tools))
     }
 
+    /// Builds these servers with `tools` tools, in release mode.
+    pub(crate) fn build(&self, servers: &[Server], tools: usize) -> io::Result<()> {
+        self.cargo_build(servers, tools, &self.target_for(tools))
+    }
+
     /// A server's release binary, as built by [`build_servers`](Workspace::build_servers).
     pub(crate) fn binary(&self, server: Server, tools: usize) -> PathBuf {
         self.target_for(tools)

@@ -230,7 +230,9 @@ impl Server {
     /// How long stdio polls for the client's next message before its thread sleeps (default
     /// 50 µs; zero: never), so that a quick client's request finds it awake instead of waking an
     /// idle CPU; only while messages come within twenty times this of each other and its CPU is
-    /// not shared, so a client that sends now and then costs no CPU (see `BENCHMARKS.md`).
+    /// not shared, so a client that sends now and then costs no CPU (see `BENCHMARKS.md`). It
+    /// applies to standard input and output when they are pipes or sockets, read directly
+    /// meanwhile; [`serve`](Server::serve) on other readers does not poll.
     #[must_use]
     pub fn busy_poll(mut self, poll: Duration) -> Server {
         self.busy_poll = poll;
@@ -390,13 +392,19 @@ impl Server {
     /// it, the server reads nothing more, and it takes no more than its
     /// [calls](Server::max_concurrent_calls) and 1,024 waiting ones: its memory stays bounded
     /// whatever the client does. An answer whose call the client cancels before it is written
-    /// is not written.
+    /// is not written. Between messages it waits for the reader without polling it
+    /// ([`busy_poll`](Server::busy_poll) is for standard input).
     pub async fn serve<R, W>(self, input: R, output: W) -> Result<(), Error>
     where
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let limits = self.limits();
+        // Polling for input between messages needs reads that bypass the reactor, which only
+        // standard input's pipes and sockets have here.
+        let limits = Limits {
+            busy_poll: Duration::ZERO,
+            ..self.limits()
+        };
         let service = self.into_service().await?;
         stdio::serve(service, input, output, limits).await?;
         Ok(())

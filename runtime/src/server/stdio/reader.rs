@@ -1,0 +1,214 @@
+//! The connection's input: lines of at most a limit, polled for between a quick client's
+//! messages.
+
+use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+use std::time::{Duration, Instant};
+
+use bytes::{Bytes, BytesMut};
+use tokio::io::AsyncRead;
+use tokio_util::codec::{AnyDelimiterCodec, AnyDelimiterCodecError, Decoder};
+
+/// How much of the input is read at a time, at least.
+const READ_BUFFER: usize = 64 * 1024;
+
+/// One message of the input.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Frame {
+    /// A line, without its line ending (`\n` or `\r\n`).
+    Line(Bytes),
+    /// A line longer than the limit: refused as soon as the limit is passed, and the rest of it
+    /// skipped without being kept.
+    TooLong,
+}
+
+/// A client whose last message came within this many busy-poll times of the one before is
+/// polled for: with the default 50 µs, within 1 ms. Polling then costs at most a twentieth of
+/// the time between messages; a client slower than that is never polled for.
+const QUICK_CLIENT: u32 = 20;
+
+/// A yield of the CPU that takes this long let another thread run: the CPU the server polls on
+/// is shared, with the client or with other work.
+const SHARED_CPU: Duration = Duration::from_micros(5);
+
+/// How many waits go without polling once polling found its CPU shared: then polling is tried
+/// again, in case the scheduler has moved things since.
+const UNPOLLED_WHEN_SHARED: u32 = 64;
+
+/// Splits the input into lines of at most a limit, with tokio-util's delimiter codec: each line
+/// is a slice of the buffer it was read into, not a copy.
+///
+/// When the client's last message came quickly, it polls for the next during the busy-poll time
+/// (see `Server::busy_poll`) before the thread sleeps: the connection's task keeps its thread,
+/// retrying the read between yields of the CPU to other threads. Only an input read without the
+/// reactor (standard input's pipes and sockets, see `Eager`) sees anything come meanwhile;
+/// other inputs are served with no busy-poll time.
+pub(super) struct Reader {
+    codec: AnyDelimiterCodec,
+    buffer: BytesMut,
+    busy_poll: Duration,
+    /// Whether the last wait for input was shorter than [`QUICK_CLIENT`] busy-poll times.
+    quick_client: bool,
+    /// How many more waits go without polling, since polling found the CPU shared.
+    unpolled: u32,
+    /// When the wait for input under way began.
+    waiting: Option<Instant>,
+    /// Whether this wait polls.
+    polling: bool,
+}
+
+impl Reader {
+    pub(super) fn new(max_message_size: usize, busy_poll: Duration) -> Reader {
+        Reader {
+            codec: AnyDelimiterCodec::new_with_max_length(
+                b"\n".to_vec(),
+                b"\n".to_vec(),
+                max_message_size,
+            ),
+            buffer: BytesMut::with_capacity(READ_BUFFER),
+            busy_poll,
+            quick_client: true,
+            unpolled: 0,
+            waiting: None,
+            polling: false,
+        }
+    }
+
+    /// The next message in what was read, if it is all there.
+    pub(super) fn decode(&mut self) -> io::Result<Option<Frame>> {
+        frame(self.codec.decode(&mut self.buffer))
+    }
+
+    /// The last message, which may lack its newline, once the input has ended.
+    pub(super) fn decode_eof(&mut self) -> io::Result<Option<Frame>> {
+        frame(self.codec.decode_eof(&mut self.buffer))
+    }
+
+    /// Reads more of the input: how much, 0 once it has ended.
+    pub(super) fn poll_fill<R: AsyncRead + Unpin>(
+        &mut self,
+        cx: &mut Context<'_>,
+        input: &mut R,
+    ) -> Poll<io::Result<usize>> {
+        let since = *self.waiting.get_or_insert_with(|| {
+            self.polling = if !self.quick_client || self.busy_poll.is_zero() {
+                false
+            } else if self.unpolled > 0 {
+                self.unpolled -= 1;
+                false
+            } else {
+                true
+            };
+            Instant::now()
+        });
+        self.buffer.reserve(READ_BUFFER);
+        let read = ready!(tokio_util::io::poll_read_buf(
+            Pin::new(input),
+            cx,
+            &mut self.buffer
+        ));
+        self.waiting = None;
+        if !self.busy_poll.is_zero() {
+            self.quick_client = since.elapsed() <= self.busy_poll * QUICK_CLIENT;
+        }
+        Poll::Ready(read)
+    }
+
+    /// Whether to read again at once rather than sleep: while the busy-poll time of this wait
+    /// lasts, after a yield of the CPU, as long as that yield let no other thread run. When one
+    /// ran, the CPU is shared and polling takes its time: sleeping serves such a client best.
+    pub(super) fn poll_again(&mut self) -> bool {
+        let Some(since) = self.waiting else {
+            return false;
+        };
+        if !self.polling || since.elapsed() >= self.busy_poll {
+            return false;
+        }
+        let yielding = Instant::now();
+        std::thread::yield_now();
+        if yielding.elapsed() >= SHARED_CPU {
+            self.unpolled = UNPOLLED_WHEN_SHARED;
+            self.polling = false;
+            return false;
+        }
+        true
+    }
+}
+
+/// What the codec made of the buffer: a line, a line too long, or nothing yet.
+fn frame(decoded: Result<Option<Bytes>, AnyDelimiterCodecError>) -> io::Result<Option<Frame>> {
+    match decoded {
+        Ok(Some(mut line)) => {
+            if line.last() == Some(&b'\r') {
+                line.truncate(line.len() - 1);
+            }
+            Ok(Some(Frame::Line(line)))
+        }
+        Ok(None) => Ok(None),
+        Err(AnyDelimiterCodecError::MaxChunkLengthExceeded) => Ok(Some(Frame::TooLong)),
+        Err(AnyDelimiterCodecError::Io(err)) => Err(err),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::future::poll_fn;
+
+    use tokio::io::AsyncWriteExt;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn frames_are_split_on_newlines_and_bounded() {
+        let input = b"{\"a\":1}\r\n0123456789abcdef\nshort\n0123456789\nlast".to_vec();
+        // Read a few bytes at a time, as a slow client's messages arrive.
+        let mut input = tokio_test_input(&input, 4);
+        let mut reader = Reader::new(10, Duration::from_micros(50));
+        let mut frames = Vec::new();
+        while let Some(frame) = next(&mut reader, &mut input).await.unwrap() {
+            frames.push(frame);
+        }
+        let line = |text: &'static [u8]| Frame::Line(Bytes::from_static(text));
+        assert_eq!(
+            frames,
+            [
+                line(b"{\"a\":1}"),
+                Frame::TooLong,
+                line(b"short"),
+                line(b"0123456789"),
+                line(b"last"),
+            ]
+        );
+    }
+
+    /// The reader's next frame, as the connection reads it.
+    async fn next(
+        reader: &mut Reader,
+        input: &mut (impl AsyncRead + Unpin),
+    ) -> io::Result<Option<Frame>> {
+        poll_fn(|cx| {
+            loop {
+                if let Some(frame) = reader.decode()? {
+                    return Poll::Ready(Ok(Some(frame)));
+                }
+                if ready!(reader.poll_fill(cx, input))? == 0 {
+                    return Poll::Ready(reader.decode_eof());
+                }
+            }
+        })
+        .await
+    }
+
+    /// `bytes` as an input that gives at most `chunk` bytes per read.
+    fn tokio_test_input(bytes: &[u8], chunk: usize) -> impl AsyncRead + Unpin {
+        let (mut writer, reader) = tokio::io::duplex(chunk);
+        let bytes = bytes.to_vec();
+        tokio::spawn(async move {
+            for piece in bytes.chunks(chunk) {
+                writer.write_all(piece).await.unwrap();
+            }
+        });
+        reader
+    }
+}

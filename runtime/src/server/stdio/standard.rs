@@ -1,0 +1,142 @@
+//! Standard input and output as non-blocking pipes or sockets.
+
+use std::io;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use rustix::fs::{FileType, OFlags};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::unix::pipe;
+
+/// The pipe capacity asked for standard output: room for a large `tools/list` answer in one
+/// write, so the client reads it without waiting for the server to be scheduled again. The
+/// kernel's default ceiling for unprivileged processes is this size; when it refuses, the
+/// pipe keeps its capacity.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+const PIPE_CAPACITY: usize = 1024 * 1024;
+
+/// Standard input and output ready for the reactor.
+pub(super) struct Pipes {
+    pub(super) input: Box<dyn AsyncRead + Unpin + Send>,
+    pub(super) output: Box<dyn AsyncWrite + Unpin + Send>,
+    /// Puts the descriptors back in blocking mode when dropped.
+    pub(super) restore: Restore,
+}
+
+/// Descriptors this process made non-blocking; dropping it makes them blocking again, as the
+/// process found them, for whoever shares them.
+pub(super) struct Restore(Vec<OwnedFd>);
+
+impl Drop for Restore {
+    fn drop(&mut self) {
+        for fd in &self.0 {
+            let _ = rustix::io::ioctl_fionbio(fd, false);
+        }
+    }
+}
+
+impl Pipes {
+    /// Standard input and output when both are pipes or sockets that nothing else of this
+    /// process writes to; `None` (use tokio's `stdin()` and `stdout()`) otherwise.
+    ///
+    /// Non-blocking mode belongs to the open file, which standard error may share (`2>&1`):
+    /// a log line written to a non-blocking pipe could be lost, so such a setup is left alone.
+    pub(super) fn open() -> Option<Pipes> {
+        let stdin = io::stdin().as_fd().try_clone_to_owned().ok()?;
+        let stdout = io::stdout().as_fd().try_clone_to_owned().ok()?;
+        let stderr = identity(io::stderr().as_fd());
+        let (input_kind, input_id) = describe(stdin.as_fd())?;
+        let (output_kind, output_id) = describe(stdout.as_fd())?;
+        if stderr.is_some_and(|(_, err)| err == input_id || err == output_id) {
+            return None;
+        }
+        let mut restore = Vec::new();
+        for fd in [&stdin, &stdout] {
+            let flags = rustix::fs::fcntl_getfl(fd).ok()?;
+            if !flags.contains(OFlags::NONBLOCK) {
+                restore.push(fd.try_clone().ok()?);
+            }
+        }
+        let restore = Restore(restore);
+        let input: Box<dyn AsyncRead + Unpin + Send> = match input_kind {
+            Kind::Pipe => Box::new(Eager(pipe::Receiver::from_owned_fd(stdin).ok()?)),
+            Kind::Socket => Box::new(Eager(socket(stdin)?)),
+        };
+        let output: Box<dyn AsyncWrite + Unpin + Send> = match output_kind {
+            Kind::Pipe => {
+                #[cfg(any(target_os = "linux", target_os = "android"))]
+                let _ = rustix::pipe::fcntl_setpipe_size(&stdout, PIPE_CAPACITY);
+                Box::new(pipe::Sender::from_owned_fd(stdout).ok()?)
+            }
+            Kind::Socket => Box::new(socket(stdout)?),
+        };
+        Some(Pipes {
+            input,
+            output,
+            restore,
+        })
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Kind {
+    Pipe,
+    Socket,
+}
+
+/// What a descriptor is, and which file: `None` for anything but a pipe or a socket.
+fn describe(fd: BorrowedFd<'_>) -> Option<(Kind, (u64, u64))> {
+    match identity(fd)? {
+        (FileType::Fifo, id) => Some((Kind::Pipe, id)),
+        (FileType::Socket, id) => Some((Kind::Socket, id)),
+        _ => None,
+    }
+}
+
+/// The file type, device and inode of an open descriptor.
+fn identity(fd: BorrowedFd<'_>) -> Option<(FileType, (u64, u64))> {
+    let stat = rustix::fs::fstat(fd).ok()?;
+    #[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
+    let id = (stat.st_dev as u64, stat.st_ino as u64);
+    Some((FileType::from_raw_mode(stat.st_mode), id))
+}
+
+/// The most one eager read takes: what it reads into is zeroed first.
+const EAGER_READ: usize = 16 * 1024;
+
+/// A non-blocking pipe or socket on the reactor, read at once whatever the reactor last
+/// said of it: a connection that polls for its client's next message, keeping its thread,
+/// sees it come without the reactor being polled in between (which only happens when the
+/// thread goes back to the runtime). When nothing is there, it is read as tokio reads it,
+/// which registers the task to be woken.
+struct Eager<T>(T);
+
+impl<T: AsyncRead + AsFd + Unpin> AsyncRead for Eager<T> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let room = buf.remaining().min(EAGER_READ);
+        if room > 0 {
+            let unfilled = buf.initialize_unfilled_to(room);
+            match rustix::io::read(self.0.as_fd(), unfilled) {
+                Ok(read) => {
+                    buf.advance(read);
+                    return Poll::Ready(Ok(()));
+                }
+                Err(rustix::io::Errno::AGAIN | rustix::io::Errno::INTR) => {}
+                Err(err) => return Poll::Ready(Err(err.into())),
+            }
+        }
+        Pin::new(&mut self.0).poll_read(cx, buf)
+    }
+}
+
+/// A stream socket on the reactor; reading and writing it is the same as a pipe's.
+fn socket(fd: OwnedFd) -> Option<tokio::net::UnixStream> {
+    let stream = std::os::unix::net::UnixStream::from(fd);
+    stream.set_nonblocking(true).ok()?;
+    tokio::net::UnixStream::from_std(stream).ok()
+}
