@@ -82,7 +82,7 @@ impl Outbox {
     pub(crate) async fn recv(&mut self) -> Option<Vec<u8>> {
         loop {
             let outgoing = self.messages.recv().await?;
-            if let Some(message) = self.take(outgoing) {
+            if let Some(message) = Outbox::take(&self.backlog, outgoing) {
                 return Some(message);
             }
         }
@@ -92,7 +92,7 @@ impl Outbox {
     pub(crate) fn try_recv(&mut self) -> Option<Vec<u8>> {
         loop {
             let outgoing = self.messages.try_recv().ok()?;
-            if let Some(message) = self.take(outgoing) {
+            if let Some(message) = Outbox::take(&self.backlog, outgoing) {
                 return Some(message);
             }
         }
@@ -111,9 +111,12 @@ impl Outbox {
                 return Poll::Ready(0);
             }
             let before = into.len();
-            for outgoing in std::mem::take(&mut self.taken) {
-                into.extend(self.take(outgoing));
-            }
+            let backlog = &self.backlog;
+            into.extend(
+                self.taken
+                    .drain(..)
+                    .filter_map(|o| Outbox::take(backlog, o)),
+            );
             if into.len() > before {
                 return Poll::Ready(into.len() - before);
             }
@@ -125,14 +128,14 @@ impl Outbox {
         &self.backlog
     }
 
-    fn take(&self, outgoing: Outgoing) -> Option<Vec<u8>> {
+    fn take(backlog: &Backlog, outgoing: Outgoing) -> Option<Vec<u8>> {
         match outgoing {
             Outgoing::Message(message) => {
-                self.backlog.remove(message.len());
+                backlog.remove(message.len());
                 Some(message)
             }
             Outgoing::Answer(answer) => {
-                self.backlog.remove(answer.bytes.len());
+                backlog.remove(answer.bytes.len());
                 answer.take()
             }
         }
@@ -174,6 +177,11 @@ impl Answer {
             bytes,
             call: Some(Box::new(call)),
         }
+    }
+
+    /// How many bytes the answer has.
+    pub(crate) fn len(&self) -> usize {
+        self.bytes.len()
     }
 
     /// The answer's bytes, unless its call was cancelled: the client asked for no answer. The

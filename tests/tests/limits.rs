@@ -32,6 +32,12 @@ mod tools {
         "quick".to_owned()
     }
 
+    /// Answer at once, with 200 KB.
+    #[mcp_tool]
+    fn large() -> String {
+        "x".repeat(200_000)
+    }
+
     /// Run until cancelled, which never comes.
     #[mcp_tool]
     async fn forever(ctx: &Context) -> String {
@@ -112,9 +118,14 @@ mod gated {
 /// A server of `server` on in-memory pipes of 64 KiB, as `serve` runs it: the client's end of
 /// the input and of the output.
 fn pipes(server: Server) -> (DuplexStream, Lines<BufReader<DuplexStream>>) {
+    pipes_of(server, 64 * 1024)
+}
+
+/// As [`pipes`], with an output pipe of `output` bytes.
+fn pipes_of(server: Server, output: usize) -> (DuplexStream, Lines<BufReader<DuplexStream>>) {
     let registry = Registry::collect().expect("the test tools do not conflict");
     let (input, server_input) = tokio::io::duplex(64 * 1024);
-    let (server_output, output) = tokio::io::duplex(64 * 1024);
+    let (server_output, output) = tokio::io::duplex(output);
     tokio::spawn(server.registry(registry).serve(server_input, server_output));
     (input, BufReader::new(output).lines())
 }
@@ -214,6 +225,23 @@ async fn past_the_ceiling_and_the_queue_of_calls_the_server_stops_reading() {
         "the server took {held} calls while one could run"
     );
     gated::GATE.add_permits(CALLS as usize);
+    assert_eq!(
+        ids(&mut output, CALLS).await,
+        (0..CALLS).collect::<Vec<_>>()
+    );
+    writer.await.unwrap();
+}
+
+#[tokio::test]
+async fn requests_read_before_the_output_filled_up_are_all_answered() {
+    // An output pipe that takes more than a megabyte at once, as standard output's does.
+    let (input, mut output) = pipes_of(Server::new("limits", "0"), 8 << 20);
+    // All twenty requests fit in the input pipe and are read at once; the answers of the
+    // first six, 1.2 MB, stop the server from handling more until they are written, which the
+    // pipe takes in one go. The client then waits for the other fourteen.
+    const CALLS: u64 = 20;
+    let call = |n: u64| json!({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": "large"}});
+    let (_, writer) = write_many(input, CALLS, call);
     assert_eq!(
         ids(&mut output, CALLS).await,
         (0..CALLS).collect::<Vec<_>>()

@@ -145,10 +145,11 @@ struct Connection<W> {
 }
 
 impl<W: AsyncWrite + Unpin> Connection<W> {
-    /// The next message: what is queued is written first, finished calls are reaped, and
-    /// nothing is read while the client does not read what it was sent. Between the messages
-    /// of a quick client the input is polled for during the busy-poll time (see [`Reader`]),
-    /// unless calls run as tasks: those need the thread.
+    /// The next message. Finished calls are reaped; the messages already read are handled
+    /// before anything is written, so that their answers go out together; nothing is read
+    /// while the client does not read what it was sent. Between the messages of a quick client
+    /// the input is polled for during the busy-poll time (see [`Reader`]), unless calls run as
+    /// tasks: those need the thread.
     fn poll_frame<R: AsyncRead + Unpin>(
         &mut self,
         cx: &mut Context<'_>,
@@ -157,17 +158,19 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         loop {
             while let Poll::Ready(Some(_)) = self.calls.poll_join_next(cx) {}
             while let Poll::Ready(Some(_)) = self.streams.poll_join_next(cx) {}
-            if !self.writer.is_full()
-                && let Some(frame) = self.reader.decode()?
-            {
+            let was_full = self.writer.is_full();
+            if !was_full && let Some(frame) = self.reader.decode()? {
                 return Poll::Ready(Ok(Some(frame)));
             }
-            // Every message read so far is handled: their answers go out together.
             let _ = self.writer.poll_write(cx);
             if self.writer.is_full() {
                 // Woken when the output takes more.
                 self.handled = 0;
                 return Poll::Pending;
+            }
+            if was_full {
+                // Messages read before the output filled up come first.
+                continue;
             }
             match self.reader.poll_fill(cx, input) {
                 Poll::Ready(Ok(0)) => return Poll::Ready(self.reader.decode_eof()),
@@ -258,9 +261,10 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         })
         .await;
         match polled {
+            // Still cancellable until it is written.
             Ok(Poll::Ready(answer)) => {
-                if let Some(bytes) = answer.and_then(Answer::take) {
-                    self.writer.push(bytes);
+                if let Some(answer) = answer {
+                    self.writer.push_answer(answer);
                 }
             }
             Ok(Poll::Pending) => self.spawn(call, admission, slot),

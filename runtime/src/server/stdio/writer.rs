@@ -9,7 +9,7 @@ use std::task::{Context, Poll, ready};
 use tokio::io::AsyncWrite;
 
 use crate::protocol::jsonrpc::SharedResult;
-use crate::sink::{Backlog, Outbox};
+use crate::sink::{Answer, Backlog, Outbox};
 
 /// How many queued messages one write gathers at most.
 const WRITE_BATCH: usize = 256;
@@ -26,8 +26,8 @@ fn shared_size(reply: &SharedResult) -> usize {
 }
 
 /// Writes messages, each on its own line, as far as the output takes them without waiting.
-/// What calls running as tasks sent comes first, from the outbox; then the replies made while
-/// reading. Whatever is queued when the output is ready goes out in one write, so pipelined
+/// What calls running as tasks sent comes first, from the outbox, and what the connection's task
+/// queued only once the outbox is empty, so that a call's messages precede its answer. Whatever is queued when the output is ready goes out in one write, so pipelined
 /// answers share a system call; a shared result is written from its own bytes. An answer whose
 /// call was cancelled before it is taken here is not written.
 pub(super) struct Writer<W> {
@@ -40,7 +40,7 @@ pub(super) struct Writer<W> {
     /// Bytes in `queue`, as the backlog counts them.
     queued: usize,
     /// What is being written, and how much of it is.
-    current: Option<(Queued, usize)>,
+    current: Option<(Writing, usize)>,
     /// Messages taken from the outbox.
     taken: Vec<Vec<u8>>,
     /// A buffer for batches, kept between them.
@@ -52,10 +52,19 @@ pub(super) struct Writer<W> {
     failed: Option<io::Result<()>>,
 }
 
-/// A message to write.
+/// A message waiting in the queue.
 enum Queued {
-    /// With its newline, or without one until it is written.
     Bytes(Vec<u8>),
+    /// A call's answer, not written if the call is cancelled before it is taken here.
+    Answer(Answer),
+    Shared(SharedResult),
+}
+
+/// What is being written.
+enum Writing {
+    /// Messages, each with its newline.
+    Bytes(Vec<u8>),
+    /// A shared result, its newline after it.
     Shared(SharedResult),
 }
 
@@ -82,6 +91,13 @@ impl<W: AsyncWrite + Unpin> Writer<W> {
         }
     }
 
+    pub(super) fn push_answer(&mut self, answer: Answer) {
+        if self.failed.is_none() {
+            self.queued += answer.len();
+            self.queue.push_back(Queued::Answer(answer));
+        }
+    }
+
     pub(super) fn push_shared(&mut self, reply: SharedResult) {
         if self.failed.is_none() {
             self.queued += shared_size(&reply);
@@ -93,8 +109,8 @@ impl<W: AsyncWrite + Unpin> Writer<W> {
     /// included: then nothing more is read.
     pub(super) fn is_full(&self) -> bool {
         let writing = match &self.current {
-            Some((Queued::Bytes(bytes), at)) => bytes.len() - at,
-            Some((Queued::Shared(reply), at)) => (shared_size(reply) + 1).saturating_sub(*at),
+            Some((Writing::Bytes(bytes), at)) => bytes.len() - at,
+            Some((Writing::Shared(reply), at)) => (shared_size(reply) + 1).saturating_sub(*at),
             None => 0,
         };
         self.queued + writing + self.outbox.backlog().bytes() > Backlog::HIGH
@@ -123,8 +139,8 @@ impl<W: AsyncWrite + Unpin> Writer<W> {
             }
             let (queued, at) = self.current.as_mut().expect("a message is being written");
             let chunk = match queued {
-                Queued::Bytes(bytes) => &bytes[*at..],
-                Queued::Shared(reply) => {
+                Writing::Bytes(bytes) => &bytes[*at..],
+                Writing::Shared(reply) => {
                     let [head, body, tail] = reply.parts();
                     let mut at = *at;
                     let mut piece: &[u8] = b"\n";
@@ -145,12 +161,12 @@ impl<W: AsyncWrite + Unpin> Writer<W> {
                     self.unflushed = true;
                     *at += written;
                     let done = match queued {
-                        Queued::Bytes(bytes) => *at == bytes.len(),
-                        Queued::Shared(reply) => {
+                        Writing::Bytes(bytes) => *at == bytes.len(),
+                        Writing::Shared(reply) => {
                             *at == reply.parts().iter().map(|p| p.len()).sum::<usize>() + 1
                         }
                     };
-                    if done && let Some((Queued::Bytes(mut bytes), _)) = self.current.take() {
+                    if done && let Some((Writing::Bytes(mut bytes), _)) = self.current.take() {
                         // A batch's buffer is kept for the next one; a lone large message's
                         // is not.
                         if bytes.capacity() <= WRITE_CHUNK {
@@ -165,63 +181,75 @@ impl<W: AsyncWrite + Unpin> Writer<W> {
         }
     }
 
-    /// Takes the next write: the outbox's messages and the queued replies that follow them, in
-    /// one buffer, or a shared result alone. `false` when nothing waits.
+    /// Takes the next write: what the outbox holds, then, once it is seen empty, the queued
+    /// messages that follow, in one buffer; or a shared result alone. `false` when nothing
+    /// waits.
     fn next(&mut self, cx: &mut Context<'_>) -> bool {
-        if self.outbox_open {
-            if let Poll::Ready(0) = self.outbox.poll_recv_many(cx, &mut self.taken, WRITE_BATCH) {
-                self.outbox_open = false;
-            }
-            // A tool's request to end its event stream (`Context::close_sse_stream`): stdio
-            // has none.
-            self.taken.retain(|message| !message.is_empty());
-        }
-        let lone = self.taken.len() == 1 && !matches!(self.queue.front(), Some(Queued::Bytes(_)));
-        if lone {
-            let mut message = self.taken.pop().expect("one message");
-            message.push(b'\n');
-            self.current = Some((Queued::Bytes(message), 0));
-            return true;
-        }
-        let mut batch = std::mem::take(&mut self.spare);
-        for message in self.taken.drain(..) {
-            batch.extend_from_slice(&message);
-            batch.push(b'\n');
-        }
-        let mut count = 0;
-        while count < WRITE_BATCH
-            && let Some(Queued::Bytes(_)) = self.queue.front()
-        {
-            let Some(Queued::Bytes(message)) = self.queue.pop_front() else {
-                unreachable!("the front is bytes");
+        let drained = self.take_outbox(cx);
+        while drained && self.taken.len() < WRITE_BATCH {
+            let message = match self.queue.front() {
+                Some(Queued::Bytes(_) | Queued::Answer(_)) => match self.queue.pop_front() {
+                    Some(Queued::Bytes(message)) => {
+                        self.queued -= message.len();
+                        Some(message)
+                    }
+                    Some(Queued::Answer(answer)) => {
+                        self.queued -= answer.len();
+                        answer.take()
+                    }
+                    _ => unreachable!("the front is bytes or an answer"),
+                },
+                _ => break,
             };
-            self.queued -= message.len();
-            if batch.is_empty() && self.queue.is_empty() {
-                // A lone message is written from its own buffer: a large one is not copied.
-                self.spare = batch;
-                let mut message = message;
-                message.push(b'\n');
-                self.current = Some((Queued::Bytes(message), 0));
-                return true;
-            }
-            batch.extend_from_slice(&message);
-            batch.push(b'\n');
-            count += 1;
+            self.taken.extend(message);
         }
-        if !batch.is_empty() {
-            self.current = Some((Queued::Bytes(batch), 0));
-            return true;
-        }
-        self.spare = batch;
-        match self.queue.pop_front() {
-            Some(Queued::Shared(reply)) => {
+        match self.taken.len() {
+            0 => {
+                if !drained || !matches!(self.queue.front(), Some(Queued::Shared(_))) {
+                    return false;
+                }
+                let Some(Queued::Shared(reply)) = self.queue.pop_front() else {
+                    unreachable!("the front is a shared result");
+                };
                 self.queued -= shared_size(&reply);
-                self.current = Some((Queued::Shared(reply), 0));
-                true
+                self.current = Some((Writing::Shared(reply), 0));
             }
-            Some(Queued::Bytes(_)) => unreachable!("the bytes at the front were taken above"),
-            None => false,
+            1 => {
+                // A lone message is written from its own buffer: a large one is not copied.
+                let mut message = self.taken.pop().expect("one message");
+                message.push(b'\n');
+                self.current = Some((Writing::Bytes(message), 0));
+            }
+            _ => {
+                let mut batch = std::mem::take(&mut self.spare);
+                for message in self.taken.drain(..) {
+                    batch.extend_from_slice(&message);
+                    batch.push(b'\n');
+                }
+                self.current = Some((Writing::Bytes(batch), 0));
+            }
         }
+        true
+    }
+
+    /// Takes what the outbox holds, a batch at most: whether it was seen empty (or closed).
+    fn take_outbox(&mut self, cx: &mut Context<'_>) -> bool {
+        while self.outbox_open {
+            if self.taken.len() >= WRITE_BATCH {
+                return false;
+            }
+            let room = WRITE_BATCH - self.taken.len();
+            match self.outbox.poll_recv_many(cx, &mut self.taken, room) {
+                Poll::Ready(0) => self.outbox_open = false,
+                // A tool's request to end its event stream (`Context::close_sse_stream`):
+                // stdio has none.
+                Poll::Ready(_) => self.taken.retain(|message| !message.is_empty()),
+                // Refused because the task has used up its budget, it says nothing of the
+                // outbox; the task is woken to try again.
+                Poll::Pending => return tokio::task::coop::has_budget_remaining(),
+            }
+        }
+        true
     }
 
     /// Writes everything until every sink is gone, then shuts the output down.
@@ -299,6 +327,62 @@ mod tests {
             String::from_utf8(writer.output).unwrap(),
             "progress\nanswer\nreply\n{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\nlast\n"
         );
+    }
+
+    #[tokio::test]
+    async fn a_call_s_messages_precede_its_answer_past_a_batch() {
+        let (sink, outbox) = sink::channel();
+        let mut writer = Writer::new(outbox, Vec::new());
+        for n in 0..WRITE_BATCH + 44 {
+            sink.send(format!("{n}").into_bytes()).unwrap();
+        }
+        writer.push_answer(Answer::new(b"answer".to_vec()));
+        drop(sink);
+        poll_fn(|cx| writer.poll_close(cx)).await.unwrap();
+        let text = String::from_utf8(writer.output).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), WRITE_BATCH + 45);
+        assert_eq!(lines[WRITE_BATCH + 43..], ["299", "answer"]);
+    }
+
+    #[tokio::test]
+    async fn a_cancelled_answer_is_not_written() {
+        struct Cancelled;
+        impl crate::sink::Call for Cancelled {
+            fn is_cancelled(&self) -> bool {
+                true
+            }
+        }
+        let (sink, outbox) = sink::channel();
+        let mut writer = Writer::new(outbox, Vec::new());
+        writer.push_answer(Answer::of(Cancelled, b"late".to_vec()));
+        writer.push(b"next".to_vec());
+        drop(sink);
+        poll_fn(|cx| writer.poll_close(cx)).await.unwrap();
+        assert_eq!(writer.output, b"next\n");
+    }
+
+    #[tokio::test]
+    async fn a_message_after_an_empty_one_wakes_the_writer() {
+        let (sink, outbox) = sink::channel();
+        let mut writer = Writer::new(outbox, Vec::new());
+        // An empty message ends a call's event stream, which stdio does not have.
+        sink.send(Vec::new()).unwrap();
+        assert!(
+            poll_fn(|cx| Poll::Ready(writer.poll_write(cx)))
+                .await
+                .is_ready()
+        );
+        tokio::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            sink.send(b"later".to_vec()).unwrap();
+        });
+        let closed = poll_fn(|cx| writer.poll_close(cx));
+        tokio::time::timeout(std::time::Duration::from_secs(5), closed)
+            .await
+            .expect("the writer is woken by the message")
+            .unwrap();
+        assert_eq!(writer.output, b"later\n");
     }
 
     #[tokio::test]
