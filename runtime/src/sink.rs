@@ -194,6 +194,17 @@ impl Answer {
     }
 }
 
+/// A call the client has cancelled, for tests.
+#[cfg(test)]
+pub(crate) struct Cancelled;
+
+#[cfg(test)]
+impl Call for Cancelled {
+    fn is_cancelled(&self) -> bool {
+        true
+    }
+}
+
 /// How many bytes were sent to a sink and not yet taken; a transport that stops reading while
 /// it is high keeps its memory bounded when the client does not read.
 #[derive(Debug, Default)]
@@ -242,12 +253,6 @@ mod tests {
 
     #[tokio::test]
     async fn a_cancelled_answer_is_dropped_and_leaves_the_backlog() {
-        struct Cancelled;
-        impl Call for Cancelled {
-            fn is_cancelled(&self) -> bool {
-                true
-            }
-        }
         let (sink, mut outbox) = channel();
         sink.answer(Answer::of(Cancelled, b"late".to_vec()))
             .unwrap();

@@ -399,12 +399,7 @@ impl Server {
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        // Polling for input between messages needs reads that bypass the reactor, which only
-        // standard input's pipes and sockets have here.
-        let limits = Limits {
-            busy_poll: Duration::ZERO,
-            ..self.limits()
-        };
+        let limits = self.limits();
         let service = self.into_service().await?;
         stdio::serve(service, input, output, limits).await?;
         Ok(())

@@ -7,12 +7,12 @@
 //! A connection is one task that reads, runs each call as far as it goes at once, and writes.
 //! A call that completes when first polled (a plain `fn` tool, an `async fn` that does not wait)
 //! is answered without a task of its own; one that waits continues as a task, and its answer
-//! comes back through the connection's [`Outbox`](crate::sink::Outbox). Between the messages of a quick client the
-//! task keeps its thread and reads the pipe directly, since the reactor is only polled when a
-//! thread goes back to the runtime. Going back to the runtime for each try, as this transport
-//! once did, made tokio wake a second worker each time (a worker that finds work after looking
-//! for it wakes another), and a round trip took 15 or 80 µs depending on where the kernel put
-//! that worker: see `BENCHMARKS.md`.
+//! comes back through the connection's [`Outbox`](crate::sink::Outbox). Between the messages of
+//! a quick client the task keeps its thread and reads the pipe directly, since the reactor is
+//! only polled when a thread goes back to the runtime. Going back to the runtime for each try,
+//! as this transport once did, made tokio wake a second worker each time (a worker that finds
+//! work after looking for it wakes another), and a round trip took 15 or 80 µs depending on
+//! where the kernel put that worker: see `BENCHMARKS.md`.
 
 use std::future::{Future, poll_fn};
 use std::io;
@@ -65,15 +65,10 @@ pub(super) async fn serve_standard(service: Arc<dyn Service>, limits: Limits) ->
                 output,
                 restore,
             } = pipes;
-            let served = serve(service, input, output, limits).await;
+            let served = serve_polled(service, input, output, limits).await;
             drop(restore);
             return served;
         }
-        // Polling for input needs reads that do not wait for the reactor (see `Eager`).
-        let limits = Limits {
-            busy_poll: Duration::ZERO,
-            ..limits
-        };
         serve(service, tokio::io::stdin(), tokio::io::stdout(), limits).await
     });
     match connection.await {
@@ -84,8 +79,28 @@ pub(super) async fn serve_standard(service: Arc<dyn Service>, limits: Limits) ->
 }
 
 /// Serves one connection until the input ends, then gives the calls under way the grace period
-/// to finish and send their answers, and stops those still running.
+/// to finish and send their answers, and stops those still running. Between messages it waits
+/// for the input without polling it: polling sees input come only on reads that do not wait for
+/// the reactor (standard input's pipes and sockets, see `Eager`).
 pub(super) async fn serve<R, W>(
+    service: Arc<dyn Service>,
+    input: R,
+    output: W,
+    limits: Limits,
+) -> io::Result<()>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let limits = Limits {
+        busy_poll: Duration::ZERO,
+        ..limits
+    };
+    serve_polled(service, input, output, limits).await
+}
+
+/// [`serve`], polling for a quick client's next message for `limits.busy_poll`.
+async fn serve_polled<R, W>(
     service: Arc<dyn Service>,
     mut input: R,
     output: W,
