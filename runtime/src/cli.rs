@@ -10,10 +10,17 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::catalog::{Catalog, Progressive, Ranking, UnknownCatalog};
+use crate::logging::init_logging;
 use crate::manifest::{Change, Severity, diff};
 use crate::profile::{Profile, render};
 use crate::registry::{NOT_LINKED, Registry};
-use crate::server::{Server, init_logging};
+use crate::server::Server;
+
+/// The HTTP transport's configuration that the flags add to; nothing without the `http` feature.
+#[cfg(feature = "http")]
+type HttpBase = crate::http::Http;
+#[cfg(not(feature = "http"))]
+struct HttpBase;
 
 /// The options every toolwright server understands, for its command line.
 ///
@@ -121,7 +128,7 @@ pub struct ServerArgs {
     pub oauth: OAuthArgs,
 }
 
-/// The options that make a server an OAuth 2.1 resource server over HTTP (`Server::oauth`, with
+/// The options that make a server an OAuth 2.1 resource server over HTTP (`http::Http::oauth`, with
 /// the `oauth` feature); `--oauth-issuer` turns it on. Each has an environment variable too, and
 /// they are ignored on stdio, whose client is a local process.
 #[derive(Clone, Debug, Default, clap::Args)]
@@ -215,6 +222,31 @@ impl Server {
     /// HTTP (`--http`, see `Server::run_http`). `--help` and `--version` name the server as
     /// [`Server::new`] does.
     pub fn run(self) -> ExitCode {
+        let args = self.read_args();
+        self.run_with(&args)
+    }
+
+    /// [`run`](Server::run), serving over HTTP (`--http`) as `http` configures it: the settings
+    /// of code (OAuth, a session store, limits) that the flags add to.
+    ///
+    /// ```no_run
+    /// use toolwright::auth::OAuth;
+    /// use toolwright::http::Http;
+    ///
+    /// fn main() -> std::process::ExitCode {
+    ///     let oauth = OAuth::new("https://auth.example.com").require_scope("notes");
+    ///     toolwright::server!().run_with_http(Http::new().oauth(oauth))
+    /// }
+    /// ```
+    #[cfg(feature = "http")]
+    pub fn run_with_http(self, http: crate::http::Http) -> ExitCode {
+        let args = self.read_args();
+        self.command(&args, http)
+    }
+
+    /// The options of the process's arguments; on a mistake, or for `--help` and `--version`,
+    /// the process exits.
+    fn read_args(&self) -> ServerArgs {
         let command = clap::Command::new(self.name().to_owned()).version(self.version().to_owned());
         // The options' own documentation is for Rust programmers: `--help` says what the server
         // does instead.
@@ -223,13 +255,22 @@ impl Server {
             .long_about(None)
             .get_matches();
         match <ServerArgs as clap::FromArgMatches>::from_arg_matches(&matches) {
-            Ok(args) => self.run_with(&args),
+            Ok(args) => args,
             Err(err) => err.exit(),
         }
     }
 
     /// Prints the manifest, diffs it, or serves on stdio or over HTTP, as `args` say.
-    pub fn run_with(mut self, args: &ServerArgs) -> ExitCode {
+    pub fn run_with(self, args: &ServerArgs) -> ExitCode {
+        #[cfg(feature = "http")]
+        let http = crate::http::Http::new();
+        #[cfg(not(feature = "http"))]
+        let http = HttpBase;
+        self.command(args, http)
+    }
+
+    /// What `args` ask, serving over HTTP as `http` configures it, and the flags add.
+    fn command(mut self, args: &ServerArgs, http: HttpBase) -> ExitCode {
         if let Some(catalog) = args.catalog {
             self = self.catalog(catalog);
         }
@@ -248,7 +289,7 @@ impl Server {
             let Some(addr) = &args.http else {
                 return self.run_stdio();
             };
-            return self.run_http_with(addr, args);
+            return self.run_http_with(addr, args, http);
         }
         init_logging();
         let registry = match self.take_registry() {
@@ -289,26 +330,26 @@ impl Server {
 impl Server {
     /// Serves over HTTP at `addr`, with the access options of `args`.
     #[cfg(feature = "http")]
-    fn run_http_with(mut self, addr: &str, args: &ServerArgs) -> ExitCode {
+    fn run_http_with(self, addr: &str, args: &ServerArgs, mut http: HttpBase) -> ExitCode {
         // An empty token (`TOOLWRIGHT_TOKEN=`) is taken for none, as an unset variable is.
         if let Some(token) = args.token.as_deref().filter(|t| !t.is_empty()) {
             if !token.bytes().all(|b| b.is_ascii_graphic()) {
                 eprintln!("error: the token must be visible ASCII, without spaces");
                 return ExitCode::from(2);
             }
-            self = self.bearer_token(token);
+            http = http.bearer_token(token);
         }
         for origin in &args.allow_origin {
-            self = self.allow_origin(origin);
+            http = http.allow_origin(origin);
         }
         for host in &args.allow_host {
-            self = self.allow_host(host);
+            http = http.allow_host(host);
         }
         // An empty variable (`TOOLWRIGHT_REDIS_URL=`) is taken for none.
         if let Some(url) = args.redis.as_deref().filter(|u| !u.is_empty()) {
             #[cfg(feature = "redis")]
             match crate::store::RedisStore::new(url) {
-                Ok(store) => self = self.session_store(store),
+                Ok(store) => http = http.session_store(store),
                 Err(err) => {
                     eprintln!("error: --redis: {err}");
                     return ExitCode::from(2);
@@ -344,7 +385,7 @@ impl Server {
                     );
                     return ExitCode::from(2);
                 }
-                self = self.oauth(oauth_settings(issuer, oauth, secret));
+                http = http.oauth(oauth_settings(issuer, oauth, secret));
             }
             #[cfg(not(feature = "oauth"))]
             Some(_) => {
@@ -356,12 +397,12 @@ impl Server {
                 return ExitCode::from(2);
             }
         }
-        self.run_http(addr)
+        self.run_http(addr, http)
     }
 
     /// Without the `http` feature there is no HTTP transport: say so, and what would enable it.
     #[cfg(not(feature = "http"))]
-    fn run_http_with(self, addr: &str, _: &ServerArgs) -> ExitCode {
+    fn run_http_with(self, addr: &str, _: &ServerArgs, _: HttpBase) -> ExitCode {
         eprintln!(
             "error: --http {addr} would serve MCP over Streamable HTTP, but this server was built \
              without toolwright's `http` feature (off by default); build it with that feature \

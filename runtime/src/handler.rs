@@ -1,6 +1,7 @@
 //! The type-erased tool function `#[mcp_tool]` generates, and the traits that convert what a
 //! tool takes and returns: the one place where a tool's Rust types meet JSON.
 
+use std::any::Any;
 use std::fmt::{self, Display};
 use std::future::Future;
 use std::pin::Pin;
@@ -307,6 +308,17 @@ fn integral_floats_as_integers(value: &mut Value) {
         Value::Array(items) => items.iter_mut().for_each(integral_floats_as_integers),
         Value::Object(members) => members.values_mut().for_each(integral_floats_as_integers),
         _ => {}
+    }
+}
+
+/// What a panic said: its message, when it has one.
+pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic without a message".to_owned()
     }
 }
 

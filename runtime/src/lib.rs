@@ -98,7 +98,10 @@ pub mod completion;
 pub mod content;
 pub mod context;
 mod handler;
+#[cfg(feature = "http")]
+pub mod http;
 mod live;
+mod logging;
 pub mod manifest;
 pub mod names;
 pub mod prompt;
@@ -109,12 +112,15 @@ pub mod resource;
 mod rules;
 mod schema;
 pub mod search;
+mod serve;
 mod server;
 mod sink;
 pub mod state;
+pub mod stdio;
 #[cfg(feature = "http")]
 pub mod store;
 mod template;
+pub mod testing;
 
 pub use catalog::Catalog;
 pub use content::{Content, ToolResult};
@@ -122,10 +128,7 @@ pub use context::{ClientRequestError, Context};
 pub use live::{ChangeError, ServerHandle};
 pub use protocol::LogLevel;
 pub use schema::profile;
-#[cfg(feature = "http")]
-pub use server::http;
-pub use server::testing;
-pub use server::{Error, Server};
+pub use server::{Error, Server, Started};
 pub use state::State;
 
 /// Turns a free function into an MCP tool.

@@ -12,6 +12,8 @@ use std::task::{Context, Poll, ready};
 
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 
+use crate::protocol::jsonrpc::Reply;
+
 /// Where the messages of a connection, or of one request's stream, go.
 #[derive(Clone, Debug)]
 pub(crate) struct Sink {
@@ -68,7 +70,7 @@ impl Sink {
 
     /// Sends a call's answer, after what the call sent before it.
     pub(crate) fn answer(&self, answer: Answer) -> Result<(), Gone> {
-        self.backlog.add(answer.bytes.len());
+        self.backlog.add(answer.reply.len());
         self.messages
             .send(Outgoing::Answer(answer))
             .map_err(|_| Gone)
@@ -135,8 +137,8 @@ impl Outbox {
                 Some(message)
             }
             Outgoing::Answer(answer) => {
-                backlog.remove(answer.bytes.len());
-                answer.take()
+                backlog.remove(answer.reply.len());
+                answer.take().map(Reply::into_bytes)
             }
         }
     }
@@ -145,7 +147,7 @@ impl Outbox {
 /// A call's answer, and the call it answers: until the answer is taken to be written, the call
 /// stays registered under its request id, so that a `notifications/cancelled` for it is heard.
 pub(crate) struct Answer {
-    bytes: Vec<u8>,
+    reply: Reply,
     call: Option<Box<dyn Call>>,
 }
 
@@ -158,50 +160,33 @@ pub(crate) trait Call: Send + 'static {
 impl fmt::Debug for Answer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Answer")
-            .field("bytes", &self.bytes.len())
+            .field("bytes", &self.reply.len())
             .field("cancellable", &self.call.is_some())
             .finish()
     }
 }
 
 impl Answer {
-    /// An answer to no call the client can cancel.
-    #[cfg(test)]
-    pub(crate) fn new(bytes: Vec<u8>) -> Answer {
-        Answer { bytes, call: None }
-    }
-
     /// The answer of a registered call.
-    pub(crate) fn of(call: impl Call, bytes: Vec<u8>) -> Answer {
+    pub(crate) fn of(call: impl Call, reply: Reply) -> Answer {
         Answer {
-            bytes,
+            reply,
             call: Some(Box::new(call)),
         }
     }
 
     /// How many bytes the answer has.
     pub(crate) fn len(&self) -> usize {
-        self.bytes.len()
+        self.reply.len()
     }
 
-    /// The answer's bytes, unless its call was cancelled: the client asked for no answer. The
-    /// call ends here.
-    pub(crate) fn take(self) -> Option<Vec<u8>> {
+    /// The answer, unless its call was cancelled: the client asked for no answer. The call
+    /// ends here.
+    pub(crate) fn take(self) -> Option<Reply> {
         match &self.call {
             Some(call) if call.is_cancelled() => None,
-            _ => Some(self.bytes),
+            _ => Some(self.reply),
         }
-    }
-}
-
-/// A call the client has cancelled, for tests.
-#[cfg(test)]
-pub(crate) struct Cancelled;
-
-#[cfg(test)]
-impl Call for Cancelled {
-    fn is_cancelled(&self) -> bool {
-        true
     }
 }
 
@@ -231,21 +216,50 @@ impl Backlog {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::future::poll_fn;
 
     use super::*;
+    use crate::protocol::jsonrpc::Id;
+
+    /// A call the client has cancelled.
+    pub(crate) struct Cancelled;
+
+    impl Call for Cancelled {
+        fn is_cancelled(&self) -> bool {
+            true
+        }
+    }
+
+    /// A call under way.
+    pub(crate) struct Running;
+
+    impl Call for Running {
+        fn is_cancelled(&self) -> bool {
+            false
+        }
+    }
+
+    /// The answer of a call, a result holding `text`.
+    pub(crate) fn answer(call: impl Call, text: &str) -> Answer {
+        Answer::of(call, Reply::result(&Id::Null, &text.into()))
+    }
+
+    /// The bytes of [`answer`]'s reply.
+    pub(crate) fn answered(text: &str) -> Vec<u8> {
+        Reply::result(&Id::Null, &text.into()).into_bytes()
+    }
 
     #[tokio::test]
     async fn messages_come_out_in_order_and_the_backlog_follows() {
         let (sink, mut outbox) = channel();
         sink.send(b"one".to_vec()).unwrap();
-        sink.answer(Answer::new(b"two".to_vec())).unwrap();
-        assert_eq!(outbox.backlog().bytes(), 6);
+        sink.answer(answer(Running, "two")).unwrap();
+        assert_eq!(outbox.backlog().bytes(), 3 + answered("two").len());
         let mut taken = Vec::new();
         let received = poll_fn(|cx| outbox.poll_recv_many(cx, &mut taken, 8)).await;
         assert_eq!(received, 2);
-        assert_eq!(taken, [b"one".to_vec(), b"two".to_vec()]);
+        assert_eq!(taken, [b"one".to_vec(), answered("two")]);
         assert_eq!(outbox.backlog().bytes(), 0);
         drop(sink);
         assert_eq!(outbox.recv().await, None);
@@ -254,8 +268,7 @@ mod tests {
     #[tokio::test]
     async fn a_cancelled_answer_is_dropped_and_leaves_the_backlog() {
         let (sink, mut outbox) = channel();
-        sink.answer(Answer::of(Cancelled, b"late".to_vec()))
-            .unwrap();
+        sink.answer(answer(Cancelled, "late")).unwrap();
         sink.send(b"next".to_vec()).unwrap();
         let mut taken = Vec::new();
         let received = poll_fn(|cx| outbox.poll_recv_many(cx, &mut taken, 8)).await;

@@ -363,7 +363,7 @@ async fn over_http_the_request_comes_on_the_calls_stream_and_the_answer_is_poste
     let registry = Registry::collect().expect("the test tools do not conflict");
     let bound = Server::new("http-tests", "0.0.1")
         .registry(registry)
-        .bind_http("127.0.0.1:0")
+        .bind_http("127.0.0.1:0", toolwright::http::Http::new())
         .await
         .unwrap();
     let url = bound.url();

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use toolwright::Server;
+use toolwright::http::Http as Transport;
 use toolwright::registry::Registry;
 
 mod tools {
@@ -222,10 +223,15 @@ impl Http {
     }
 
     async fn with(server: Server) -> Http {
+        Http::carried(server, Transport::new()).await
+    }
+
+    /// The server carried by a transport configured as `transport` says.
+    async fn carried(server: Server, transport: Transport) -> Http {
         let registry = Registry::collect().expect("the test tools do not conflict");
         let bound = server
             .registry(registry)
-            .bind_http("127.0.0.1:0")
+            .bind_http("127.0.0.1:0", transport)
             .await
             .expect("a free port on 127.0.0.1");
         let addr = bound.local_addr();
@@ -785,7 +791,8 @@ async fn a_foreign_host_is_403_and_localhost_served() {
 
 #[tokio::test]
 async fn a_token_is_required_when_set() {
-    let http = Http::with(Server::new("http-tests", "0.0.1").bearer_token("s3cret-t0ken")).await;
+    let transport = Transport::new().bearer_token("s3cret-t0ken");
+    let http = Http::carried(Server::new("http-tests", "0.0.1"), transport).await;
     let answer = http.post(&initialize(), &[]).await;
     assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
     assert_eq!(answer.header("www-authenticate"), Some("Bearer"));
@@ -1772,10 +1779,10 @@ async fn the_host_is_named_once_and_by_the_request_line_too() {
 async fn idle_and_slow_connections_cannot_keep_a_client_out() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let timeout = Duration::from_millis(400);
-    let server = Server::new("http-tests", "0.0.1")
+    let transport = Transport::new()
         .max_connections(4)
-        .http_timeouts(timeout, timeout);
-    let http = Http::with(server).await;
+        .timeouts(timeout, timeout);
+    let http = Http::carried(Server::new("http-tests", "0.0.1"), transport).await;
     let connect = || tokio::net::TcpStream::connect(("127.0.0.1", http.port));
     // Connections that send nothing, half a request line, or headers and then a body that never
     // comes: three times the ceiling.
@@ -1819,7 +1826,8 @@ async fn idle_and_slow_connections_cannot_keep_a_client_out() {
 #[tokio::test]
 async fn when_every_connection_works_a_new_one_is_refused_with_503() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let http = Http::with(Server::new("http-tests", "0.0.1").max_connections(1)).await;
+    let transport = Transport::new().max_connections(1);
+    let http = Http::carried(Server::new("http-tests", "0.0.1"), transport).await;
     let session = http.initialize().await;
     // The one connection holds a call under way.
     let slow = http.call(
@@ -1850,10 +1858,10 @@ async fn when_every_connection_works_a_new_one_is_refused_with_503() {
 
 #[tokio::test]
 async fn a_client_keeps_at_most_its_streams_and_its_sessions() {
-    let server = Server::new("http-tests", "0.0.1")
+    let transport = Transport::new()
         .max_sessions_per_client(2)
         .max_streams_per_client(2);
-    let http = Http::with(server).await;
+    let http = Http::carried(Server::new("http-tests", "0.0.1"), transport).await;
     let first = http.initialize().await;
     let second = http.initialize().await;
     let own_stream = |session: &str| {

@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 use tokio::sync::oneshot;
 use toolwright::Server;
 use toolwright::auth::OAuth;
+use toolwright::http::Http;
 use toolwright::store::MemoryStore;
 
 mod tools {
@@ -221,8 +222,7 @@ struct Answer {
 impl Mcp {
     async fn start(oauth: OAuth) -> Mcp {
         let bound = Server::new("oauth-tests", "0.0.1")
-            .oauth(oauth)
-            .bind_http("127.0.0.1:0")
+            .bind_http("127.0.0.1:0", Http::new().oauth(oauth))
             .await
             .expect("the OAuth settings are served");
         Mcp::serve(bound)
@@ -448,8 +448,10 @@ async fn call_tool_of_the_progressive_catalog_needs_the_scopes_of_the_tool_it_ru
     let authorization = authorization_server();
     let bound = Server::new("oauth-tests", "0.0.1")
         .catalog(toolwright::Catalog::Progressive)
-        .oauth(OAuth::new(&authorization.issuer))
-        .bind_http("127.0.0.1:0")
+        .bind_http(
+            "127.0.0.1:0",
+            Http::new().oauth(OAuth::new(&authorization.issuer)),
+        )
         .await
         .unwrap();
     let mcp = Mcp::serve(bound);
@@ -705,10 +707,11 @@ async fn a_session_belongs_to_its_principal_on_every_replica() {
     let store = MemoryStore::new();
     let mut replicas = Vec::new();
     for _ in 0..2 {
-        let bound = Server::new("oauth-tests", "0.0.1")
+        let http = Http::new()
             .oauth(OAuth::new(&authorization.issuer).resource(resource))
-            .session_store(store.clone())
-            .bind_http("127.0.0.1:0")
+            .session_store(store.clone());
+        let bound = Server::new("oauth-tests", "0.0.1")
+            .bind_http("127.0.0.1:0", http)
             .await
             .unwrap();
         replicas.push(Mcp::serve(bound));
@@ -824,8 +827,10 @@ async fn requests_for_the_resource_s_host_pass_the_host_check() {
 #[tokio::test]
 async fn settings_that_cannot_be_served_stop_the_server_at_start() {
     let err = Server::new("oauth-tests", "0.0.1")
-        .oauth(OAuth::new("http://as.example.com"))
-        .bind_http("127.0.0.1:0")
+        .bind_http(
+            "127.0.0.1:0",
+            Http::new().oauth(OAuth::new("http://as.example.com")),
+        )
         .await
         .unwrap_err();
     assert_eq!(
@@ -834,10 +839,11 @@ async fn settings_that_cannot_be_served_stop_the_server_at_start() {
          `http`: tokens and keys must travel over `https` (plain `http` only on this machine: \
          localhost, 127.0.0.1, [::1])"
     );
-    let err = Server::new("oauth-tests", "0.0.1")
+    let http = Http::new()
         .bearer_token("s3cret")
-        .oauth(OAuth::new("https://as.example.com"))
-        .bind_http("127.0.0.1:0")
+        .oauth(OAuth::new("https://as.example.com"));
+    let err = Server::new("oauth-tests", "0.0.1")
+        .bind_http("127.0.0.1:0", http)
         .await
         .unwrap_err();
     assert!(

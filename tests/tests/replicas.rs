@@ -12,6 +12,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 use toolwright::Server;
+use toolwright::http::Http;
 use toolwright::registry::Registry;
 use toolwright::store::{MemoryStore, RedisStore, SessionStore};
 
@@ -82,13 +83,13 @@ struct Replica {
 
 impl Replica {
     async fn start(store: impl SessionStore, lifetime: Option<Duration>) -> Replica {
-        let mut server = Server::new("replicas", "0.0.1")
-            .registry(Registry::collect().expect("the test tools do not conflict"))
-            .session_store(store);
+        let server = Server::new("replicas", "0.0.1")
+            .registry(Registry::collect().expect("the test tools do not conflict"));
+        let mut http = Http::new().session_store(store);
         if let Some(lifetime) = lifetime {
-            server = server.session_lifetime(lifetime);
+            http = http.session_lifetime(lifetime);
         }
-        let bound = server.bind_http("127.0.0.1:0").await.unwrap();
+        let bound = server.bind_http("127.0.0.1:0", http).await.unwrap();
         let url = bound.url();
         let (stop, stopped) = oneshot::channel::<()>();
         tokio::spawn(bound.run_until(async {

@@ -131,12 +131,13 @@ fn stderr_with_rust_log(rust_log: &str) -> String {
 fn rust_log_filters_by_target_and_level() {
     let quiet = stderr_with_rust_log("warn");
     assert!(!quiet.contains(" INFO "), "{quiet}");
-    let debug = stderr_with_rust_log("info,toolwright::server=debug");
+    let debug = stderr_with_rust_log("info,toolwright::stdio=debug");
     assert!(
-        debug.contains(" INFO toolwright::server::builder: serving MCP"),
+        debug.contains(" INFO toolwright::server::start: serving MCP"),
         "{debug}"
     );
-    assert!(debug.contains(" DEBUG toolwright::server"), "{debug}");
+    assert!(debug.contains(" DEBUG toolwright::stdio"), "{debug}");
+    assert!(!debug.contains(" DEBUG toolwright::server"), "{debug}");
 }
 
 #[test]
@@ -144,14 +145,14 @@ fn a_rust_log_not_understood_is_named_and_info_is_logged() {
     let stderr = stderr_with_rust_log("toolwright=loud");
     assert!(
         stderr.contains(
-            "WARN toolwright::server::logging: RUST_LOG=\"toolwright=loud\" is not understood \
+            "WARN toolwright::logging: RUST_LOG=\"toolwright=loud\" is not understood \
              (error parsing level filter: expected one of \"off\", \"error\", \"warn\", \"info\", \
              \"debug\", \"trace\", or a number 0-5): logging at info"
         ),
         "{stderr}"
     );
     assert!(
-        stderr.contains(" INFO toolwright::server::builder: serving MCP"),
+        stderr.contains(" INFO toolwright::server::start: serving MCP"),
         "{stderr}"
     );
 }

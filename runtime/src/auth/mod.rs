@@ -6,10 +6,10 @@
 //!
 //! - none, on `127.0.0.1`: only this machine reaches it (the `Host` and `Origin` checks keep
 //!   web pages out);
-//! - one shared secret, `Server::bearer_token` (`--token`): every
+//! - one shared secret, `http::Http::bearer_token` (`--token`): every
 //!   client that holds it may call every tool. Simple and adequate for a server a few trusted
 //!   programs reach; it names nobody, so tools see no principal and scopes are not checked;
-//! - `OAuth` (`--oauth-issuer`, or `Server::oauth`): tokens an authorization server issues to each client for
+//! - `OAuth` (`--oauth-issuer`, or `http::Http::oauth`): tokens an authorization server issues to each client for
 //!   this server, checked on every request; each names its [`Principal`], and carries the scopes
 //!   that `#[mcp_tool(scopes = [...])]` and `OAuth::require_scope` ask for.
 //!

@@ -12,7 +12,7 @@ pub(crate) const DEFAULT_REFETCH_AFTER: Duration = Duration::from_secs(30);
 /// The server as an OAuth 2.1 resource server, as the MCP authorization specification makes a
 /// server reached over HTTP: every request carries an access token that an authorization server
 /// issued for this server, and the server checks it. Given to
-/// [`Server::oauth`](crate::Server::oauth); over stdio, which has no tokens, it does nothing.
+/// [`Http::oauth`](crate::http::Http::oauth); over stdio, which has no tokens, it does nothing.
 ///
 /// A token is checked as a JWT by default (RFC 9068): signed with a key the issuer publishes
 /// (its `jwks_uri`, found from its metadata, RFC 8414, or given with
@@ -37,15 +37,13 @@ pub(crate) const DEFAULT_REFETCH_AFTER: Duration = Duration::from_secs(30);
 ///
 /// ```no_run
 /// use toolwright::auth::OAuth;
+/// use toolwright::http::Http;
 ///
 /// fn main() -> std::process::ExitCode {
-///     toolwright::server!()
-///         .oauth(
-///             OAuth::new("https://auth.example.com")
-///                 .resource("https://notes.example.com/mcp")
-///                 .require_scope("notes"),
-///         )
-///         .run()
+///     let oauth = OAuth::new("https://auth.example.com")
+///         .resource("https://notes.example.com/mcp")
+///         .require_scope("notes");
+///     toolwright::server!().run_http("0.0.0.0:8080", Http::new().oauth(oauth))
 /// }
 /// ```
 ///

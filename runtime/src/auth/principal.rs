@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 /// scopes it grants and every claim it carries.
 ///
 /// A tool reads it through [`Context::principal`](crate::Context::principal); it is there when
-/// the server checks access tokens (`Server::oauth`, with the `oauth` feature) and the request came
+/// the server checks access tokens (`http::Http::oauth`, with the `oauth` feature) and the request came
 /// over HTTP. A test builds one with [`Principal::new`] and calls tools as it with
 /// [`Server::test_client_as`](crate::Server::test_client_as).
 ///

@@ -125,7 +125,7 @@ impl Context {
 
     /// Who called, as the request's access token says: its subject, its client, the scopes it
     /// was granted and its claims. There is one when the server checks OAuth access tokens
-    /// (`Server::oauth`, with the `oauth` feature) and the request came over HTTP, or when a test
+    /// (`http::Http::oauth`, with the `oauth` feature) and the request came over HTTP, or when a test
     /// calls as one ([`Server::test_client_as`](crate::Server::test_client_as)); none on stdio,
     /// with a shared bearer token, or with no authorization at all.
     ///

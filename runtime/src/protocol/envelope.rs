@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use super::jsonrpc::{self, INVALID_PARAMS, Id, UNSUPPORTED_PROTOCOL_VERSION};
+use super::jsonrpc::{INVALID_PARAMS, Id, Reply, UNSUPPORTED_PROTOCOL_VERSION};
 use super::{
     CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, Client, LOG_LEVEL_KEY, LogLevel,
     PROTOCOL_VERSION_KEY, STATELESS_VERSIONS,
@@ -24,8 +24,8 @@ pub(crate) struct Envelope {
 impl Envelope {
     /// Reads the envelope, or the error to answer: a missing or malformed member is -32602, a
     /// version this server does not speak -32022 with the versions it does.
-    pub(crate) fn read(id: &Id, params: &Value) -> Result<Envelope, Vec<u8>> {
-        let invalid = |message: &str| jsonrpc::error(id, INVALID_PARAMS, message);
+    pub(crate) fn read(id: &Id, params: &Value) -> Result<Envelope, Reply> {
+        let invalid = |message: &str| Reply::error(id, INVALID_PARAMS, message);
         let Some(meta) = params.get("_meta").and_then(Value::as_object) else {
             return Err(invalid(
                 "`params._meta` must be an object with `io.modelcontextprotocol/protocolVersion` \
@@ -51,7 +51,7 @@ impl Envelope {
             ));
         };
         let Some(version) = STATELESS_VERSIONS.into_iter().find(|v| *v == requested) else {
-            return Err(jsonrpc::error_with_data(
+            return Err(Reply::error_with_data(
                 id,
                 UNSUPPORTED_PROTOCOL_VERSION,
                 &format!(

@@ -166,7 +166,7 @@ pub(crate) struct ErrorObject {
 }
 
 /// Reads one message, or the error response to send back.
-pub(crate) fn parse(line: &[u8]) -> Result<Incoming, Vec<u8>> {
+pub(crate) fn parse(line: &[u8]) -> Result<Incoming, Reply> {
     let value: Value = serde_json::from_slice(line).map_err(|err| {
         // JSON this parser does not take (nested too deep, a number beyond a float's range, a
         // lone surrogate escape) may still have an id: the client waits for an answer under it.
@@ -180,7 +180,7 @@ pub(crate) fn parse(line: &[u8]) -> Result<Incoming, Vec<u8>> {
         } else {
             "the message cannot be read"
         };
-        error(&id, PARSE_ERROR, &format!("parse error: {what} ({err})"))
+        Reply::error(&id, PARSE_ERROR, &format!("parse error: {what} ({err})"))
     })?;
     let Value::Object(mut message) = value else {
         let what = if value.is_array() {
@@ -188,7 +188,7 @@ pub(crate) fn parse(line: &[u8]) -> Result<Incoming, Vec<u8>> {
         } else {
             "a JSON-RPC message is an object"
         };
-        return Err(error(&Id::Null, INVALID_REQUEST, what));
+        return Err(Reply::error(&Id::Null, INVALID_REQUEST, what));
     };
     // The id is read first, so that even a malformed request gets its error under its own id.
     let id = match message.remove("id") {
@@ -201,7 +201,7 @@ pub(crate) fn parse(line: &[u8]) -> Result<Incoming, Vec<u8>> {
         Some(id) => match Id::read(id, line) {
             Some(id) => Some(id),
             None => {
-                return Err(error(
+                return Err(Reply::error(
                     &Id::Null,
                     INVALID_REQUEST,
                     "a request id is a string or an integer",
@@ -211,7 +211,7 @@ pub(crate) fn parse(line: &[u8]) -> Result<Incoming, Vec<u8>> {
     };
     let reply_id = id.clone().unwrap_or(Id::Null);
     if message.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return Err(error(
+        return Err(Reply::error(
             &reply_id,
             INVALID_REQUEST,
             "the message lacks `\"jsonrpc\": \"2.0\"`",
@@ -219,7 +219,7 @@ pub(crate) fn parse(line: &[u8]) -> Result<Incoming, Vec<u8>> {
     }
     let params = message.remove("params").unwrap_or(Value::Null);
     if !matches!(params, Value::Object(_) | Value::Null) {
-        return Err(error(
+        return Err(Reply::error(
             &reply_id,
             INVALID_PARAMS,
             "`params` must be an object",
@@ -235,7 +235,7 @@ pub(crate) fn parse(line: &[u8]) -> Result<Incoming, Vec<u8>> {
             };
             Ok(Incoming::Response { id, outcome })
         }
-        _ => Err(error(
+        _ => Err(Reply::error(
             &reply_id,
             INVALID_REQUEST,
             "the message has no `method` string",
@@ -255,35 +255,137 @@ fn error_object(error: Value) -> ErrorObject {
     }
 }
 
-/// A result response.
-pub(crate) fn result(id: &Id, result: &Value) -> Vec<u8> {
-    /// The response's members in the order a map of them would write: serialised in place,
-    /// without copying the result into a new value first.
-    #[derive(serde::Serialize)]
-    struct Response<'a> {
-        id: &'a Id,
-        jsonrpc: &'static str,
-        result: &'a Value,
-    }
-    serde_json::to_vec(&Response {
-        id,
-        jsonrpc: "2.0",
-        result,
-    })
-    .expect("a JSON value serialises")
+/// A response for the client, and what its transport must know of it without reading it
+/// again: whether it is an error, and which, or the result that opens a session.
+#[derive(Debug)]
+pub(crate) struct Reply {
+    body: Body,
+    kind: ReplyKind,
 }
 
-/// A result response around a result serialised ahead of time.
-pub(crate) fn result_bytes(id: &Id, result: &[u8]) -> Vec<u8> {
-    let mut out = result_head(id);
-    out.reserve(result.len() + 1);
-    out.extend_from_slice(result);
-    out.push(b'}');
-    out
+/// What a [`Reply`] says, as a transport needs to know: the HTTP status it takes, whether a
+/// session starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ReplyKind {
+    /// A result.
+    Result,
+    /// The result of a successful `initialize`: the connection's session starts.
+    Opened,
+    /// An error response with this code.
+    Error(i64),
+}
+
+/// A reply's bytes: its own, or a result shared with other replies (the tool list).
+#[derive(Debug)]
+pub(crate) enum Body {
+    Owned(Vec<u8>),
+    Shared(SharedResult),
+}
+
+impl Reply {
+    /// A result response.
+    pub(crate) fn result(id: &Id, result: &Value) -> Reply {
+        /// The response's members in the order a map of them would write: serialised in
+        /// place, without copying the result into a new value first.
+        #[derive(serde::Serialize)]
+        struct Message<'a> {
+            id: &'a Id,
+            jsonrpc: &'static str,
+            result: &'a Value,
+        }
+        let bytes = serde_json::to_vec(&Message {
+            id,
+            jsonrpc: "2.0",
+            result,
+        })
+        .expect("a JSON value serialises");
+        Reply::owned(bytes, ReplyKind::Result)
+    }
+
+    /// A result response around a result serialised ahead of time.
+    pub(crate) fn result_bytes(id: &Id, result: &[u8]) -> Reply {
+        let mut out = result_head(id);
+        out.reserve(result.len() + 1);
+        out.extend_from_slice(result);
+        out.push(b'}');
+        Reply::owned(out, ReplyKind::Result)
+    }
+
+    /// A result response around bytes shared with other responses.
+    pub(crate) fn shared(result: SharedResult) -> Reply {
+        Reply {
+            body: Body::Shared(result),
+            kind: ReplyKind::Result,
+        }
+    }
+
+    /// An error response.
+    pub(crate) fn error(id: &Id, code: i64, message: &str) -> Reply {
+        Reply::owned(
+            error_response(id, code, message, None),
+            ReplyKind::Error(code),
+        )
+    }
+
+    /// An error response with `data`: what the client needs to recover, such as the versions a
+    /// server speaks.
+    pub(crate) fn error_with_data(id: &Id, code: i64, message: &str, data: &Value) -> Reply {
+        Reply::owned(
+            error_response(id, code, message, Some(data)),
+            ReplyKind::Error(code),
+        )
+    }
+
+    /// This result opens the connection's session: it answers a successful `initialize`.
+    pub(crate) fn opening(self) -> Reply {
+        debug_assert_eq!(self.kind, ReplyKind::Result);
+        Reply {
+            kind: ReplyKind::Opened,
+            ..self
+        }
+    }
+
+    fn owned(bytes: Vec<u8>, kind: ReplyKind) -> Reply {
+        Reply {
+            body: Body::Owned(bytes),
+            kind,
+        }
+    }
+
+    /// What it says.
+    #[cfg_attr(
+        not(feature = "http"),
+        allow(dead_code, reason = "read by the HTTP transport and tests")
+    )]
+    pub(crate) fn kind(&self) -> ReplyKind {
+        self.kind
+    }
+
+    /// How many bytes it has.
+    pub(crate) fn len(&self) -> usize {
+        match &self.body {
+            Body::Owned(bytes) => bytes.len(),
+            Body::Shared(shared) => shared.parts().iter().map(|part| part.len()).sum(),
+        }
+    }
+
+    /// Its bytes, as they are held.
+    pub(crate) fn into_body(self) -> Body {
+        self.body
+    }
+
+    /// Its bytes in one buffer.
+    pub(crate) fn into_bytes(self) -> Vec<u8> {
+        match self.body {
+            Body::Owned(bytes) => bytes,
+            Body::Shared(shared) => shared.into_vec(),
+        }
+    }
 }
 
 /// A result response around a large result serialised ahead of time and shared, such as the
 /// tool list: its bytes are written from where they are, not copied into each response.
+#[derive(Debug)]
 pub(crate) struct SharedResult {
     /// `{"jsonrpc":"2.0","id":…,"result":`
     head: Vec<u8>,
@@ -341,20 +443,9 @@ fn result_head(id: &Id) -> Vec<u8> {
     head
 }
 
-/// An error response.
-pub(crate) fn error(id: &Id, code: i64, message: &str) -> Vec<u8> {
-    error_response(id, code, message, None)
-}
-
-/// An error response with `data`: what the client needs to recover, such as the versions a
-/// server speaks.
-pub(crate) fn error_with_data(id: &Id, code: i64, message: &str, data: &Value) -> Vec<u8> {
-    error_response(id, code, message, Some(data))
-}
-
 fn error_response(id: &Id, code: i64, message: &str, data: Option<&Value>) -> Vec<u8> {
     #[derive(Serialize)]
-    struct Response<'a> {
+    struct Message<'a> {
         jsonrpc: &'static str,
         id: &'a Id,
         error: Error<'a>,
@@ -366,7 +457,7 @@ fn error_response(id: &Id, code: i64, message: &str, data: Option<&Value>) -> Ve
         #[serde(skip_serializing_if = "Option::is_none")]
         data: Option<&'a Value>,
     }
-    serde_json::to_vec(&Response {
+    serde_json::to_vec(&Message {
         jsonrpc: "2.0",
         id,
         error: Error {
@@ -384,7 +475,7 @@ mod tests {
     use serde_json::json;
 
     fn parse_err(line: &str) -> Value {
-        serde_json::from_slice(&parse(line.as_bytes()).unwrap_err()).unwrap()
+        serde_json::from_slice(&parse(line.as_bytes()).unwrap_err().into_bytes()).unwrap()
     }
 
     #[test]
@@ -440,7 +531,8 @@ mod tests {
 
     #[test]
     fn precomputed_results_are_valid_json() {
-        let bytes = result_bytes(&Id::String("a\"b".into()), br#"{"tools":[]}"#);
+        let bytes =
+            Reply::result_bytes(&Id::String("a\"b".into()), br#"{"tools":[]}"#).into_bytes();
         let value: Value = serde_json::from_slice(&bytes).unwrap();
         assert_eq!(
             value,
@@ -482,12 +574,14 @@ mod tests {
             let line = format!(r#"{{"jsonrpc": "2.0", "id": {id}, "method": "ping"}}"#);
             let read = request_id(&line);
             assert_eq!(read.to_string(), id);
-            let answer = String::from_utf8(result(&read, &json!({}))).unwrap();
+            let answer = String::from_utf8(Reply::result(&read, &json!({})).into_bytes()).unwrap();
             assert_eq!(
                 answer,
                 format!(r#"{{"id":{id},"jsonrpc":"2.0","result":{{}}}}"#)
             );
-            let refusal = String::from_utf8(error(&read, METHOD_NOT_FOUND, "no")).unwrap();
+            let refusal =
+                String::from_utf8(Reply::error(&read, METHOD_NOT_FOUND, "no").into_bytes())
+                    .unwrap();
             assert!(refusal.contains(&format!(r#""id":{id},"#)), "{refusal}");
         }
         assert_eq!(
@@ -522,11 +616,15 @@ mod tests {
                 "{reply}"
             );
         }
-        let reply = String::from_utf8(parse(lone.as_bytes()).unwrap_err()).unwrap();
+        let reply = String::from_utf8(parse(lone.as_bytes()).unwrap_err().into_bytes()).unwrap();
         assert!(reply.contains(r#""id":123456789012345678901,"#), "{reply}");
         // An id beyond a float's range is answered as written too.
         let reply = parse(br#"{"jsonrpc": "2.0", "id": 1e400, "method": "ping"}"#).unwrap_err();
-        assert!(String::from_utf8(reply).unwrap().contains(r#""id":1e400,"#));
+        assert!(
+            String::from_utf8(reply.into_bytes())
+                .unwrap()
+                .contains(r#""id":1e400,"#)
+        );
         // Without a readable id, the answer has none.
         assert_eq!(parse_err(r#"{"id": 1, "x": }"#)["id"], Value::Null);
         assert_eq!(parse_err(r#"{"id": [1], "x": 1e999}"#)["id"], Value::Null);

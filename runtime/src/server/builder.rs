@@ -1,30 +1,19 @@
-//! The [`Server`] builder: what a server's author chooses, and serving it on stdio.
+//! The [`Server`] builder: what a server's author chooses. Starting it is [`start`](super::start);
+//! serving it is a transport's business.
 
 use std::any::{Any, TypeId, type_name};
 use std::fmt;
 use std::future::Future;
-use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::Semaphore;
-
-use super::dispatch::{Dispatcher, Settings};
-#[cfg(feature = "http")]
-use super::http::HttpConfig;
 use super::limits::{
-    DEFAULT_BUSY_POLL, DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_MESSAGE_SIZE,
-    DEFAULT_SHUTDOWN_GRACE, Limits,
+    DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_SHUTDOWN_GRACE,
 };
-use super::service::Service;
-use super::stdio;
-use crate::catalog::{self, Catalog};
-use crate::context::StateKey;
+use crate::catalog::Catalog;
 use crate::handler::BoxFuture;
-use crate::live::{Disabled, ServerHandle};
-use crate::protocol::{HANDSHAKE_VERSIONS, STATELESS_VERSIONS};
-use crate::registry::{Conflict, NOT_LINKED, Registry, RegistryError};
+use crate::live::ServerHandle;
+use crate::registry::Registry;
 use crate::state::States;
 
 /// How long, by default, a tool waits for the client to answer a request of its own.
@@ -33,7 +22,8 @@ const DEFAULT_CLIENT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long, by default, clients of protocol 2026-07-28 may cache the tool list.
 const DEFAULT_CACHE_TTL: Duration = Duration::from_secs(5 * 60);
 
-/// An MCP server for every tool in a [`Registry`], by default every tool linked into the binary.
+/// An MCP server for every tool in a [`Registry`], by default every tool linked into the binary:
+/// what is served, whichever transport carries it.
 ///
 /// ```no_run
 /// # async fn run() -> Result<(), toolwright::Error> {
@@ -43,73 +33,52 @@ const DEFAULT_CACHE_TTL: Duration = Duration::from_secs(5 * 60);
 ///     .await
 /// # }
 /// ```
+///
+/// [`start`](Server::start) builds its state and gathers and checks its tools; a transport then
+/// serves what it returns: [`stdio`](crate::stdio), or `http` with the `http` feature.
 #[derive(Debug)]
 pub struct Server {
-    name: String,
-    version: String,
-    instructions: Option<String>,
-    max_message_size: usize,
-    max_concurrent_calls: usize,
+    /// Who it says it is (`serverInfo`), and how the tools fit together.
+    pub(super) name: String,
+    pub(super) version: String,
+    pub(super) instructions: Option<String>,
+    /// The limits every transport applies.
+    pub(super) max_message_size: usize,
+    pub(super) max_concurrent_calls: usize,
     pub(super) shutdown_grace: Duration,
-    busy_poll: Duration,
-    registry: Option<Registry>,
-    namespaced: bool,
-    #[cfg(feature = "http")]
-    pub(super) http: HttpConfig,
-    page_size: Option<usize>,
-    cache_ttl: Duration,
-    client_request_timeout: Duration,
-    catalog: Catalog,
-    embedded: Option<&'static [u8]>,
-    /// The application state given, and the state to build at start.
-    states: States,
-    pending: Vec<PendingState>,
-    /// The handle its tools reach it by, and its author may hold.
-    handle: ServerHandle,
-    /// The secret the state of input-required results is sealed with; drawn at start when none
-    /// is given.
-    state_secret: Option<Vec<u8>>,
+    pub(super) client_request_timeout: Duration,
+    /// Which tools: a registry given, the manifest made at build time, or every tool linked.
+    pub(super) registry: Option<Registry>,
+    pub(super) embedded: Option<&'static [u8]>,
+    pub(super) namespaced: bool,
+    /// How `tools/list` presents them.
+    pub(super) catalog: Catalog,
+    pub(super) page_size: Option<usize>,
+    pub(super) cache_ttl: Duration,
     /// The model the progressive catalog ranks by meaning with, too.
     #[cfg(feature = "semantic")]
     pub(super) embedder: Option<Arc<crate::search::Embedder>>,
+    /// The application state given, and the state to build at start.
+    pub(super) states: States,
+    pub(super) pending: Vec<PendingState>,
+    /// The handle its tools reach it by, and its author may hold.
+    pub(super) handle: ServerHandle,
+    /// The secret the state of input-required results is sealed with; drawn at start when none
+    /// is given.
+    pub(super) state_secret: Option<Vec<u8>>,
 }
 
 /// A state built at start, by [`Server::state_from`]: its type, and what builds it.
-struct PendingState {
-    id: TypeId,
-    name: &'static str,
-    build: BoxFuture<Result<Arc<dyn Any + Send + Sync>, String>>,
+pub(super) struct PendingState {
+    pub(super) id: TypeId,
+    pub(super) name: &'static str,
+    pub(super) build: BoxFuture<Result<Arc<dyn Any + Send + Sync>, String>>,
 }
 
 impl fmt::Debug for PendingState {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_tuple("PendingState").field(&self.name).finish()
     }
-}
-
-/// Why a server stopped or could not start.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum Error {
-    /// The tools conflict: duplicate names, invalid schemas.
-    #[error(transparent)]
-    Registry(#[from] RegistryError),
-    /// The transport failed.
-    #[error("the transport failed: {0}")]
-    Io(#[from] std::io::Error),
-    /// A state given to [`Server::state_from`] could not be built.
-    #[error("cannot build the server's state `{state}`: {error}")]
-    State {
-        /// The state's type.
-        state: &'static str,
-        /// Why, as its builder said.
-        error: String,
-    },
-    /// The [OAuth settings](Server::oauth) cannot be served: an issuer or resource that is not
-    /// an `https` URL, a resource missing where it cannot be derived, a malformed scope.
-    #[cfg(feature = "oauth")]
-    #[error("the OAuth settings cannot be served: {0}")]
-    OAuth(String),
 }
 
 impl Server {
@@ -122,22 +91,19 @@ impl Server {
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
             max_concurrent_calls: DEFAULT_MAX_CONCURRENT_CALLS,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
-            busy_poll: DEFAULT_BUSY_POLL,
+            client_request_timeout: DEFAULT_CLIENT_REQUEST_TIMEOUT,
             registry: None,
+            embedded: None,
             namespaced: false,
-            #[cfg(feature = "http")]
-            http: HttpConfig::default(),
+            catalog: Catalog::Full,
             page_size: None,
             cache_ttl: DEFAULT_CACHE_TTL,
-            client_request_timeout: DEFAULT_CLIENT_REQUEST_TIMEOUT,
-            catalog: Catalog::Full,
-            embedded: None,
+            #[cfg(feature = "semantic")]
+            embedder: None,
             states: States::default(),
             pending: Vec::new(),
             handle: ServerHandle::default(),
             state_secret: None,
-            #[cfg(feature = "semantic")]
-            embedder: None,
         }
     }
 
@@ -180,7 +146,7 @@ impl Server {
     }
 
     /// The name it introduces itself with.
-    #[cfg(any(feature = "cli", feature = "oauth"))]
+    #[cfg(feature = "cli")]
     pub(crate) fn name(&self) -> &str {
         &self.name
     }
@@ -224,18 +190,6 @@ impl Server {
     #[must_use]
     pub fn shutdown_grace(mut self, grace: Duration) -> Server {
         self.shutdown_grace = grace;
-        self
-    }
-
-    /// How long stdio polls for the client's next message before its thread sleeps (default
-    /// 50 µs; zero: never), so that a quick client's request finds it awake instead of waking an
-    /// idle CPU; only while messages come within twenty times this of each other and its CPU is
-    /// not shared, so a client that sends now and then costs no CPU (see `BENCHMARKS.md`). It
-    /// applies to standard input and output when they are pipes or sockets, read directly
-    /// meanwhile; [`serve`](Server::serve) on other readers does not poll.
-    #[must_use]
-    pub fn busy_poll(mut self, poll: Duration) -> Server {
-        self.busy_poll = poll;
         self
     }
 
@@ -307,7 +261,7 @@ impl Server {
     /// is answered from those bytes and start-up derives no schema. Each linked tool must be in
     /// the manifest with the same name, title, description, annotations and `_meta`, and each
     /// tool of the manifest must be linked, or the server does not start
-    /// ([`Conflict::EmbeddedMismatch`]); debug builds also derive every schema and compare.
+    /// ([`Conflict::EmbeddedMismatch`](crate::registry::Conflict::EmbeddedMismatch)); debug builds also derive every schema and compare.
     /// Ignored when [`registry`](Server::registry) gives the tools.
     ///
     /// Start-up reads the index the build wrote after the manifest's JSON, not the JSON itself.
@@ -346,7 +300,7 @@ impl Server {
 
     /// Gives the tools application state built at start, on the server's runtime, before it
     /// serves: a database pool, a client that connects first. A build that fails stops the
-    /// server with [`Error::State`], naming the type and the error; nothing is served.
+    /// server with [`Error::State`](crate::Error::State), naming the type and the error; nothing is served.
     ///
     /// ```no_run
     /// # struct Pool;
@@ -376,217 +330,4 @@ impl Server {
         });
         self
     }
-
-    /// Serves MCP on standard input and output until the input closes.
-    pub async fn serve_stdio(self) -> Result<(), Error> {
-        let limits = self.limits();
-        let service = self.into_service().await?;
-        stdio::serve_standard(service, limits).await?;
-        Ok(())
-    }
-
-    /// Serves MCP over newline-delimited JSON-RPC on any reader and writer until the reader
-    /// ends; calls under way then finish and send their answers.
-    ///
-    /// While more than 1 MiB of what the server sends waits because the client does not read
-    /// it, the server reads nothing more, and it takes no more than its
-    /// [calls](Server::max_concurrent_calls) and 1,024 waiting ones: its memory stays bounded
-    /// whatever the client does. An answer whose call the client cancels before it is written
-    /// is not written. Between messages it waits for the reader without polling it
-    /// ([`busy_poll`](Server::busy_poll) is for standard input).
-    pub async fn serve<R, W>(self, input: R, output: W) -> Result<(), Error>
-    where
-        R: AsyncRead + Unpin,
-        W: AsyncWrite + Unpin + Send + 'static,
-    {
-        let limits = self.limits();
-        let service = self.into_service().await?;
-        stdio::serve(service, input, output, limits).await?;
-        Ok(())
-    }
-
-    /// Serves MCP on stdio, as [`run_stdio`](Server::run_stdio) does. Built without the `cli`
-    /// feature, a server reads no command line: given arguments, it says which feature would
-    /// have read them, and exits with status 2 without serving.
-    #[cfg(not(feature = "cli"))]
-    pub fn run(self) -> ExitCode {
-        let given: Vec<String> = std::env::args_os()
-            .skip(1)
-            .map(|arg| arg.to_string_lossy().into_owned())
-            .collect();
-        if !given.is_empty() {
-            eprintln!(
-                "error: this server was built without toolwright's `cli` feature, which reads the \
-                 command line (--print-manifest, --diff, --http, --catalog, ...), so it takes no \
-                 arguments and was given `{}`; build it with that feature (on by default), or run \
-                 it without arguments to serve on stdio",
-                given.join(" ")
-            );
-            return ExitCode::from(2);
-        }
-        self.run_stdio()
-    }
-
-    /// Serves MCP on stdio from a new runtime, with logs on stderr (`RUST_LOG` filters them,
-    /// `info` by default). Returns the process's exit code: success when the input closes,
-    /// failure (with the reason on stderr) when the tools conflict or the transport fails.
-    pub fn run_stdio(self) -> ExitCode {
-        let Some(runtime) = start() else {
-            return ExitCode::FAILURE;
-        };
-        let grace = self.shutdown_grace;
-        let code = match runtime.block_on(self.serve_stdio()) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(err) => {
-                eprintln!("error: {err}");
-                ExitCode::FAILURE
-            }
-        };
-        // A blocking tool cannot be stopped; it gets the grace period, and no more, to finish.
-        runtime.shutdown_timeout(grace);
-        code
-    }
-
-    /// What every transport of this server shares.
-    pub(super) fn limits(&self) -> Limits {
-        Limits {
-            max_message_size: self.max_message_size,
-            calls: Arc::new(Semaphore::new(self.max_concurrent_calls)),
-            shutdown_grace: self.shutdown_grace,
-            busy_poll: self.busy_poll,
-        }
-    }
-
-    /// The tools this server serves: the given registry, the embedded manifest's or every linked
-    /// tool, namespaced if asked.
-    pub(crate) fn take_registry(&mut self) -> Result<Registry, RegistryError> {
-        match (self.registry.take(), self.embedded) {
-            (Some(registry), _) => registry.namespaced_if(self.namespaced),
-            (None, Some(manifest)) => Registry::embedded(manifest, self.namespaced),
-            (None, None) => Registry::collect()?.namespaced_if(self.namespaced),
-        }
-    }
-
-    /// The server, ready for a transport: its state built, its tools gathered and checked, its
-    /// answers that do not change serialised.
-    pub(super) async fn into_service(mut self) -> Result<Arc<dyn Service>, Error> {
-        for pending in std::mem::take(&mut self.pending) {
-            let value = pending.build.await.map_err(|error| Error::State {
-                state: pending.name,
-                error,
-            })?;
-            self.states.insert_any(pending.id, pending.name, value);
-        }
-        let registry = self.take_registry()?;
-        let mut conflicts: Vec<Conflict> = self.catalog.conflicts(&registry);
-        for tool in registry.tools() {
-            for state in tool.states() {
-                if !self.states.contains(state) {
-                    conflicts.push(Conflict::MissingState {
-                        tool: tool.wire_name().to_owned(),
-                        state: (state.name)(),
-                        location: tool.location(),
-                    });
-                }
-            }
-        }
-        for prompt in registry.prompts() {
-            for state in prompt.states {
-                if !self.states.contains(state) {
-                    conflicts.push(Conflict::MissingPromptState {
-                        prompt: prompt.name.to_owned(),
-                        state: (state.name)(),
-                        location: prompt.location,
-                    });
-                }
-            }
-        }
-        for (kind, name) in self.handle.live().attach(served(&registry)) {
-            conflicts.push(Conflict::UnknownDisabled { kind, name });
-        }
-        for resource in registry.resources().functions() {
-            for state in resource.states {
-                if !self.states.contains(state) {
-                    conflicts.push(Conflict::MissingResourceState {
-                        resource: resource.uri.to_owned(),
-                        state: (state.name)(),
-                        location: resource.location,
-                    });
-                }
-            }
-        }
-        if !conflicts.is_empty() {
-            return Err(RegistryError::new(conflicts).into());
-        }
-        if registry.is_empty() {
-            tracing::warn!("{NOT_LINKED}");
-        }
-        for note in registry.manifest().notes() {
-            tracing::info!("{note}");
-        }
-        tracing::info!(
-            server = %self.name,
-            version = %self.version,
-            tools = registry.len(),
-            prompts = registry.prompts().len(),
-            resources = registry.resources().fixed().len(),
-            templates = registry.resources().templates().len(),
-            catalog = %self.catalog,
-            "serving MCP (protocol {}, and {} down to {} with `initialize`)",
-            STATELESS_VERSIONS[0],
-            HANDSHAKE_VERSIONS[0],
-            HANDSHAKE_VERSIONS[HANDSHAKE_VERSIONS.len() - 1],
-        );
-        let settings = Settings {
-            name: self.name,
-            version: self.version,
-            instructions: catalog::instructions(self.instructions, self.catalog),
-            page_size: self.page_size,
-            cache_ttl: self.cache_ttl,
-            client_request_timeout: self.client_request_timeout,
-            catalog: self.catalog,
-            states: Arc::new(self.states),
-            server: self.handle,
-            state_key: self
-                .state_secret
-                .as_deref()
-                .map_or_else(StateKey::random, StateKey::from_secret),
-            #[cfg(feature = "semantic")]
-            embedder: self.embedder,
-        };
-        Ok(Arc::new(Dispatcher::new(registry, settings)))
-    }
-}
-
-/// The names of what `registry` serves, which its handle may disable.
-fn served(registry: &Registry) -> Disabled {
-    let resources = registry.resources();
-    Disabled {
-        tools: registry
-            .tools()
-            .iter()
-            .map(|t| t.wire_name().to_owned())
-            .collect(),
-        prompts: registry.prompt_names().map(str::to_owned).collect(),
-        resources: resources
-            .fixed()
-            .iter()
-            .map(|r| r.uri().to_owned())
-            .chain(
-                resources
-                    .templates()
-                    .iter()
-                    .map(|t| t.registration.uri.to_owned()),
-            )
-            .collect(),
-    }
-}
-
-/// What the `run_*` methods start with: logging on stderr, and a runtime of their own; `None`,
-/// with the reason on stderr, when there is no runtime.
-pub(super) fn start() -> Option<tokio::runtime::Runtime> {
-    super::logging::init_logging();
-    tokio::runtime::Runtime::new()
-        .map_err(|err| eprintln!("error: cannot start the async runtime: {err}"))
-        .ok()
 }

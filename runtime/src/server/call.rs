@@ -2,7 +2,6 @@
 //! meta-tools), its arguments checked, the tool run on its own task with panics caught, and what
 //! it produced shaped into a `CallToolResult`.
 
-use std::any::Any;
 use std::fmt;
 use std::future::Future;
 use std::panic::{self, AssertUnwindSafe};
@@ -14,17 +13,17 @@ use futures_util::FutureExt as _;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::service::Step;
 use super::session::Session;
+use super::started::Step;
 use crate::apps;
 use crate::auth::Principal;
 use crate::catalog::{CALL_TOOL, Progressive, SEARCH_TOOL};
 use crate::content::ToolResult;
 use crate::context::{Context, Inputs, Peer, StateKey, read_inputs, until_asked};
-use crate::handler::{Handler, Output};
+use crate::handler::{Handler, Output, panic_message};
 use crate::live::ServerHandle;
 use crate::protocol::jsonrpc::{
-    self, INVALID_PARAMS, INVALID_REQUEST, Id, MISSING_CLIENT_CAPABILITY,
+    INVALID_PARAMS, INVALID_REQUEST, Id, MISSING_CLIENT_CAPABILITY, Reply,
 };
 use crate::protocol::{Client, Wire};
 use crate::registry::{Registry, Tool};
@@ -95,8 +94,8 @@ impl Round {
         key: &StateKey,
         id: &Id,
         wire: &Wire,
-        reply: impl FnOnce(T) -> Vec<u8>,
-    ) -> Vec<u8> {
+        reply: impl FnOnce(T) -> Reply,
+    ) -> Reply {
         let inputs = round.as_ref().map(Round::inputs);
         let made = until_asked(run, inputs.as_deref()).await;
         if let Some(settled) = round.and_then(|r| r.settle(made.is_some(), key, id, wire)) {
@@ -108,13 +107,13 @@ impl Round {
     /// What the round is answered with instead of the run's result: the questions, when the
     /// run stopped for them (it did not `finish`), or the error of an answer it was given that
     /// does not answer its question. `None`: the run's result stands.
-    fn settle(self, finished: bool, key: &StateKey, id: &Id, wire: &Wire) -> Option<Vec<u8>> {
+    fn settle(self, finished: bool, key: &StateKey, id: &Id, wire: &Wire) -> Option<Reply> {
         if !finished {
             let members = self.inputs.required(key, &self.target, &self.arguments);
-            return Some(jsonrpc::result(id, &wire.input_required(members)));
+            return Some(Reply::result(id, &wire.input_required(members)));
         }
         let problem = self.inputs.malformed()?;
-        Some(jsonrpc::error(id, INVALID_PARAMS, problem))
+        Some(Reply::error(id, INVALID_PARAMS, problem))
     }
 }
 
@@ -129,11 +128,11 @@ pub(super) struct Registered {
 impl Registered {
     /// Registers the request `id` of `session`; `Err` is the answer when a call under way has
     /// that id.
-    pub(super) fn new(session: &Arc<Session>, id: &Id) -> Result<Registered, Vec<u8>> {
+    pub(super) fn new(session: &Arc<Session>, id: &Id) -> Result<Registered, Reply> {
         let key = id.to_string();
         let cancellation = CancellationToken::new();
         if !session.start_call(&key, &cancellation) {
-            return Err(jsonrpc::error(
+            return Err(Reply::error(
                 id,
                 INVALID_REQUEST,
                 &format!("request id {id} is already in use by a request under way"),
@@ -154,7 +153,7 @@ impl Registered {
     /// The call that makes `answer`, unless it is cancelled first. The call stays registered
     /// until its answer is taken to be written, and a cancellation read until then stops it
     /// too: the client asked for none.
-    pub(super) fn run(self, answer: impl Future<Output = Vec<u8>> + Send + 'static) -> Step {
+    pub(super) fn run(self, answer: impl Future<Output = Reply> + Send + 'static) -> Step {
         Step::Call(Box::pin(async move {
             // Cancellation first: a run that notices it and returns sends no answer either.
             let answered = tokio::select! {
@@ -287,25 +286,25 @@ impl Calls {
         let (tool, arguments) = match self.resolve(&mut params, caller.client.has_apps()) {
             Ok(found) => found,
             Err(NotRun::Protocol(message)) => {
-                return Step::Reply(jsonrpc::error(&id, INVALID_PARAMS, &message));
+                return Step::Reply(Reply::error(&id, INVALID_PARAMS, &message));
             }
             Err(NotRun::Capability(message)) => {
                 let code = match wire {
                     Wire::Handshake => INVALID_PARAMS,
                     Wire::Stateless { .. } => MISSING_CLIENT_CAPABILITY,
                 };
-                return Step::Reply(jsonrpc::error(&id, code, &message));
+                return Step::Reply(Reply::error(&id, code, &message));
             }
             Err(NotRun::Answered(result)) => {
                 let result = serde_json::to_value(result).expect("a tool result serialises");
-                return Step::Reply(jsonrpc::result(&id, &wire.shape(result)));
+                return Step::Reply(Reply::result(&id, &wire.shape(result)));
             }
         };
         let name = tool.wire_name();
         if let Err(problems) = tool.check_arguments(&arguments) {
             let text = problem_list(&format!("invalid arguments for tool `{name}`"), &problems);
             let result = serde_json::to_value(ToolResult::error(text)).expect("serialises");
-            return Step::Reply(jsonrpc::result(&id, &wire.shape(result)));
+            return Step::Reply(Reply::result(&id, &wire.shape(result)));
         }
         let round = match Round::read(
             &self.state_key,
@@ -316,7 +315,7 @@ impl Calls {
             &arguments,
         ) {
             Ok(round) => round,
-            Err(message) => return Step::Reply(jsonrpc::error(&id, INVALID_PARAMS, &message)),
+            Err(message) => return Step::Reply(Reply::error(&id, INVALID_PARAMS, &message)),
         };
 
         let registered = match Registered::new(session, &id) {
@@ -347,7 +346,7 @@ impl Calls {
                 Some(capability) if wire.is_stateless() && result["isError"] == true => {
                     missing_capability(&id, &wire_name, capability)
                 }
-                _ => jsonrpc::result(&id, &wire.shape(result)),
+                _ => Reply::result(&id, &wire.shape(result)),
             };
             Round::answer(
                 round,
@@ -456,8 +455,8 @@ impl Calls {
 
 /// The answer, in 2026-07-28, to a call that failed after the tool asked the client for what
 /// needs a capability the client did not declare.
-fn missing_capability(id: &Id, tool: &str, capability: &str) -> Vec<u8> {
-    jsonrpc::error_with_data(
+fn missing_capability(id: &Id, tool: &str, capability: &str) -> Reply {
+    Reply::error_with_data(
         id,
         MISSING_CLIENT_CAPABILITY,
         &format!(
@@ -507,16 +506,6 @@ pub(super) async fn blocking<T: Send + 'static>(
         Ok(caught) => caught,
         Err(err) if err.is_panic() => Err(err.into_panic()),
         Err(_) => Err(Box::new("it was stopped before it finished")),
-    }
-}
-
-pub(super) fn panic_message(payload: &(dyn Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "a panic without a message".to_owned()
     }
 }
 

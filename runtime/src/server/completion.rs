@@ -6,11 +6,11 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use super::call::panic_message;
 use crate::completion::{Completer, Completion};
+use crate::handler::panic_message;
 use crate::live::{Disabled, Live};
 use crate::protocol::Wire;
-use crate::protocol::jsonrpc::{self, INTERNAL_ERROR, INVALID_PARAMS, Id, METHOD_NOT_FOUND};
+use crate::protocol::jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, Id, METHOD_NOT_FOUND, Reply};
 use crate::registry::Registry;
 use crate::state::States;
 
@@ -43,9 +43,9 @@ pub(super) fn complete(
     id: &Id,
     params: &Value,
     wire: &Wire,
-) -> Vec<u8> {
+) -> Reply {
     if !completes(registry) {
-        return jsonrpc::error(
+        return Reply::error(
             id,
             METHOD_NOT_FOUND,
             "method `completion/complete` is not supported",
@@ -58,7 +58,7 @@ pub(super) fn complete(
             .and_then(|a| a.get("value"))
             .and_then(Value::as_str),
     ) else {
-        return jsonrpc::error(
+        return Reply::error(
             id,
             INVALID_PARAMS,
             "`argument` needs a `name` and a `value` string",
@@ -66,7 +66,7 @@ pub(super) fn complete(
     };
     let completer = match completer(registry, &live.disabled(), params.get("ref"), name) {
         Ok(completer) => completer,
-        Err(message) => return jsonrpc::error(id, INVALID_PARAMS, &message),
+        Err(message) => return Reply::error(id, INVALID_PARAMS, &message),
     };
     let values = match completer {
         Some(completer) => {
@@ -85,7 +85,7 @@ pub(super) fn complete(
                 Err(payload) => {
                     let message = panic_message(&*payload);
                     tracing::error!(argument = name, message, "completer panicked");
-                    return jsonrpc::error(
+                    return Reply::error(
                         id,
                         INTERNAL_ERROR,
                         &format!("the completer of `{name}` panicked: {message}"),
@@ -100,7 +100,7 @@ pub(super) fn complete(
     let result = json!({
         "completion": { "values": shown, "total": total, "hasMore": total > MAX_COMPLETIONS }
     });
-    jsonrpc::result(id, &wire.shape(result))
+    Reply::result(id, &wire.shape(result))
 }
 
 /// The completer of argument `name` of what `reference` names (`ref/prompt` by name,

@@ -1,5 +1,5 @@
 //! Pure dispatch: one parsed message in, what to answer out. Knows nothing of pipes or sockets:
-//! the transports frame bytes and hand each message over through [`Service`].
+//! the transports frame bytes and hand each message over through [`Started`](super::Started).
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicU8;
@@ -9,8 +9,8 @@ use serde_json::{Value, json};
 
 use super::call::{Caller, Calls, Origin};
 use super::listing::ToolLists;
-use super::service::{Service, Sink, Step};
 use super::session::{Era, Session};
+use super::started::Step;
 use super::{completion, listen, prompts, resources};
 use crate::apps;
 use crate::auth::Principal;
@@ -18,7 +18,7 @@ use crate::catalog::{Catalog, Progressive, Ranking};
 use crate::context::{ClientRequestError, StateKey};
 use crate::live::{Live, ServerHandle};
 use crate::protocol::jsonrpc::{
-    self, INVALID_PARAMS, INVALID_REQUEST, Id, Incoming, METHOD_NOT_FOUND,
+    INVALID_PARAMS, INVALID_REQUEST, Id, Incoming, METHOD_NOT_FOUND, Reply,
     UNSUPPORTED_PROTOCOL_VERSION,
 };
 use crate::protocol::{
@@ -28,6 +28,7 @@ use crate::protocol::{
 #[cfg(feature = "http")]
 use crate::registry::Mirrored;
 use crate::registry::{Registry, Tool};
+use crate::sink::Sink;
 use crate::state::States;
 
 /// What a server knows that does not change while it runs.
@@ -189,7 +190,7 @@ impl Dispatcher {
         initialized: Option<&'static str>,
     ) -> Step {
         if method != "initialize" && has_envelope(&params) {
-            return Step::Reply(jsonrpc::error(
+            return Step::Reply(Reply::error(
                 &id,
                 INVALID_REQUEST,
                 "this connection speaks the `initialize` handshake (protocol 2024-11-05 to \
@@ -199,10 +200,10 @@ impl Dispatcher {
             ));
         }
         let reply = match (method, initialized) {
-            ("ping", _) => jsonrpc::result(&id, &json!({})),
+            ("ping", _) => Reply::result(&id, &json!({})),
             ("initialize", None) => self.initialize(session, &id, &params, from.sink),
             ("initialize", Some(_)) => {
-                jsonrpc::error(&id, INVALID_REQUEST, "the session is already initialized")
+                Reply::error(&id, INVALID_REQUEST, "the session is already initialized")
             }
             (
                 "tools/list"
@@ -217,7 +218,7 @@ impl Dispatcher {
                 | "prompts/get"
                 | "completion/complete",
                 None,
-            ) => jsonrpc::error(
+            ) => Reply::error(
                 &id,
                 INVALID_REQUEST,
                 "the session is not initialized: send `initialize` first",
@@ -253,14 +254,14 @@ impl Dispatcher {
                 return self.calls.call(origin, id, params);
             }
             ("logging/setLevel", Some(_)) => set_level(session, &id, &params),
-            ("server/discover", _) => jsonrpc::error(
+            ("server/discover", _) => Reply::error(
                 &id,
                 METHOD_NOT_FOUND,
                 "method `server/discover` is not available on this connection: it speaks the \
                  `initialize` handshake, having opened without the 2026-07-28 `_meta` \
                  envelope (`io.modelcontextprotocol/protocolVersion`)",
             ),
-            (other, _) => jsonrpc::error(
+            (other, _) => Reply::error(
                 &id,
                 METHOD_NOT_FOUND,
                 &format!("method `{other}` is not supported"),
@@ -318,7 +319,7 @@ impl Dispatcher {
             if let Some(requested) = params.get("protocolVersion").and_then(Value::as_str) {
                 data["requested"] = json!(requested);
             }
-            return Step::Reply(jsonrpc::error_with_data(
+            return Step::Reply(Reply::error_with_data(
                 &id,
                 UNSUPPORTED_PROTOCOL_VERSION,
                 "this connection speaks protocol 2026-07-28, which has no `initialize` \
@@ -335,7 +336,7 @@ impl Dispatcher {
             meta: Arc::clone(&self.result_meta),
         };
         let reply = match method {
-            "server/discover" => jsonrpc::result_bytes(&id, &self.discover),
+            "server/discover" => Reply::result_bytes(&id, &self.discover),
             "tools/list" => return self.list_tools(&id, &params, &wire, &envelope.client),
             "resources/list" | "resources/read" | "resources/templates/list" => {
                 return self.resources(session, id, method, &params, wire, from.principal);
@@ -367,18 +368,18 @@ impl Dispatcher {
                 let origin = stateless_origin(session, from, wire, envelope);
                 return self.calls.call(origin, id, params);
             }
-            "ping" => jsonrpc::error(
+            "ping" => Reply::error(
                 &id,
                 METHOD_NOT_FOUND,
                 "method `ping` was removed in protocol 2026-07-28",
             ),
-            "logging/setLevel" => jsonrpc::error(
+            "logging/setLevel" => Reply::error(
                 &id,
                 METHOD_NOT_FOUND,
                 "method `logging/setLevel` was removed in protocol 2026-07-28: a request asks \
                  for log messages with `io.modelcontextprotocol/logLevel` in its `_meta`",
             ),
-            other => jsonrpc::error(
+            other => Reply::error(
                 &id,
                 METHOD_NOT_FOUND,
                 &format!("method `{other}` is not supported"),
@@ -387,9 +388,9 @@ impl Dispatcher {
         Step::Reply(reply)
     }
 
-    fn initialize(&self, session: &Session, id: &Id, params: &Value, sink: &Sink) -> Vec<u8> {
+    fn initialize(&self, session: &Session, id: &Id, params: &Value, sink: &Sink) -> Reply {
         let Some(requested) = params.get("protocolVersion").and_then(Value::as_str) else {
-            return jsonrpc::error(
+            return Reply::error(
                 id,
                 INVALID_PARAMS,
                 "`initialize` needs a `protocolVersion` string",
@@ -421,7 +422,7 @@ impl Dispatcher {
         if let Some(instructions) = &self.instructions {
             result["instructions"] = json!(instructions);
         }
-        jsonrpc::result(id, &result)
+        Reply::result(id, &result).opening()
     }
 
     /// The tool list the client sees: with the tools only views call if it declared MCP Apps,
@@ -438,20 +439,33 @@ impl Dispatcher {
     }
 }
 
-impl Service for Dispatcher {
-    fn stop(&self) {
+impl Dispatcher {
+    /// The name the server introduces itself with.
+    #[cfg(feature = "oauth")]
+    pub(super) fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The transport is stopping: the streams that wait for changes end.
+    pub(super) fn stop(&self) {
         self.live.stop();
     }
 
+    /// The tool a `tools/call` runs and its scopes, when it has some.
     #[cfg(feature = "http")]
-    fn scopes(&self, method: &str, params: &Value) -> Option<(String, &'static [&'static str])> {
+    pub(super) fn scopes(
+        &self,
+        method: &str,
+        params: &Value,
+    ) -> Option<(String, &'static [&'static str])> {
         (method == "tools/call")
             .then(|| self.calls.scopes(params))
             .flatten()
     }
 
+    /// Every scope a tool asks for.
     #[cfg(feature = "oauth")]
-    fn tool_scopes(&self) -> Vec<&'static str> {
+    pub(super) fn tool_scopes(&self) -> Vec<&'static str> {
         self.registry
             .tools()
             .iter()
@@ -460,15 +474,18 @@ impl Service for Dispatcher {
             .collect()
     }
 
+    /// The arguments of tool `name` mirrored in HTTP headers.
     #[cfg(feature = "http")]
-    fn mirrored(&self, name: &str) -> &[Mirrored] {
+    pub(super) fn mirrored(&self, name: &str) -> &[Mirrored] {
         match self.registry.get(name) {
             Some(tool) if !self.live.disabled().tools.contains(name) => tool.mirrored(),
             _ => &[],
         }
     }
 
-    fn handle_as(
+    /// Handles one message of `session`, which `principal` sent when an access token names
+    /// one; what a call sends while it runs goes to `sink`.
+    pub(super) fn handle(
         &self,
         session: &Arc<Session>,
         message: Incoming,
@@ -575,7 +592,7 @@ fn capabilities(registry: &Registry) -> Value {
     capabilities
 }
 
-fn set_level(session: &Session, id: &Id, params: &Value) -> Vec<u8> {
+fn set_level(session: &Session, id: &Id, params: &Value) -> Reply {
     match params
         .get("level")
         .and_then(Value::as_str)
@@ -583,9 +600,9 @@ fn set_level(session: &Session, id: &Id, params: &Value) -> Vec<u8> {
     {
         Some(level) => {
             session.set_log_level(level);
-            jsonrpc::result(id, &json!({}))
+            Reply::result(id, &json!({}))
         }
-        None => jsonrpc::error(
+        None => Reply::error(
             id,
             INVALID_PARAMS,
             &format!("`level` must be one of {}", LogLevel::names()),
@@ -600,6 +617,7 @@ mod tests {
 
     use super::*;
     use crate::handler::{Handler, Output};
+    use crate::protocol::jsonrpc;
     use crate::protocol::jsonrpc::INVALID_REQUEST;
     use crate::registration::ToolRegistration;
 
@@ -660,14 +678,14 @@ mod tests {
         fn step(&self, message: Value) -> Step {
             let bytes = serde_json::to_vec(&message).unwrap();
             let message = jsonrpc::parse(&bytes).expect("a well-formed message");
-            self.dispatcher.handle(&self.session, message, &self.sink)
+            self.dispatcher
+                .handle(&self.session, message, &self.sink, None)
         }
 
         /// The answer to a message answered at once.
         fn answer(&self, message: Value) -> Value {
             match self.step(message) {
-                Step::Reply(bytes) => serde_json::from_slice(&bytes).unwrap(),
-                Step::Shared(shared) => serde_json::from_slice(&shared.into_vec()).unwrap(),
+                Step::Reply(reply) => serde_json::from_slice(&reply.into_bytes()).unwrap(),
                 Step::Nothing => panic!("no answer"),
                 Step::Call(_) | Step::Stream(_) => panic!("a call, not an answer"),
             }
@@ -679,7 +697,7 @@ mod tests {
                 Step::Call(call) => call
                     .await
                     .and_then(crate::sink::Answer::take)
-                    .map(|bytes| serde_json::from_slice(&bytes).unwrap()),
+                    .map(|reply| serde_json::from_slice(&reply.into_bytes()).unwrap()),
                 _ => panic!("not a call"),
             }
         }
@@ -859,7 +877,7 @@ mod tests {
             "params": {"requestId": 7},
         });
         assert!(matches!(connection.step(cancel), Step::Nothing));
-        assert_eq!(answer.take(), None);
+        assert!(answer.take().is_none());
         // Dropped, the answer frees its id.
         let echoed = connection
             .call(request(7, "tools/call", json!({"name": "echo"})))
@@ -913,9 +931,10 @@ mod tests {
         let response = json!({"jsonrpc": "2.0", "id": request["id"], "result": {"ok": true}});
         let bytes = serde_json::to_vec(&response).unwrap();
         let message = jsonrpc::parse(&bytes).unwrap();
-        let step = connection
-            .dispatcher
-            .handle(&connection.session, message, &connection.sink);
+        let step =
+            connection
+                .dispatcher
+                .handle(&connection.session, message, &connection.sink, None);
         assert!(matches!(step, Step::Nothing));
         assert_eq!(asked.await.unwrap().unwrap(), json!({"ok": true}));
     }

@@ -14,9 +14,6 @@ pub(super) const DEFAULT_MAX_CONCURRENT_CALLS: usize = 64;
 /// The default time calls under way get to finish once the client is gone.
 pub(super) const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
-/// The default time the stdio transport polls for the next message before its thread sleeps.
-pub(super) const DEFAULT_BUSY_POLL: Duration = Duration::from_micros(50);
-
 /// A server's limits, as its transports apply them.
 #[derive(Clone, Debug)]
 pub(crate) struct Limits {
@@ -25,6 +22,4 @@ pub(crate) struct Limits {
     /// messages (`ping`, cancellations, lists) are answered.
     pub(crate) calls: Arc<Semaphore>,
     pub(crate) shutdown_grace: Duration,
-    /// How long stdio polls for the next message before sleeping (`Server::busy_poll`).
-    pub(crate) busy_poll: Duration,
 }

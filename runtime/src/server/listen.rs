@@ -8,11 +8,11 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::call::Registered;
-use super::service::Step;
 use super::session::{MAX_SUBSCRIPTIONS, Session};
+use super::started::Step;
 use crate::live::{Filter, Listener, Live, subscription_meta};
 use crate::protocol::Wire;
-use crate::protocol::jsonrpc::{self, INTERNAL_ERROR, INVALID_PARAMS, Id};
+use crate::protocol::jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, Id, Reply};
 use crate::registry::Registry;
 use crate::sink::{Answer, Sink};
 
@@ -33,10 +33,10 @@ pub(super) fn listen(
 ) -> Step {
     let filter = match requested(params) {
         Ok(filter) => honoured(registry, filter),
-        Err(message) => return Step::Reply(jsonrpc::error(&id, INVALID_PARAMS, &message)),
+        Err(message) => return Step::Reply(Reply::error(&id, INVALID_PARAMS, &message)),
     };
     if live.streams() >= MAX_STREAMS {
-        return Step::Reply(jsonrpc::error(
+        return Step::Reply(Reply::error(
             &id,
             INTERNAL_ERROR,
             &format!(
@@ -70,7 +70,7 @@ pub(super) fn listen(
             () = live.stopping() => false,
         };
         // A cancelled request is not answered; a stream the server ends is, with its id.
-        let answer = jsonrpc::result(&id, &wire.shape(json!({ "_meta": meta })));
+        let answer = Reply::result(&id, &wire.shape(json!({ "_meta": meta })));
         (!cancelled).then(|| Answer::of(registered, answer))
     }))
 }

@@ -7,11 +7,11 @@ use serde_json::Value;
 
 use std::sync::{Arc, RwLock};
 
-use super::service::Step;
+use super::started::Step;
 use crate::catalog::{self, Audience, Progressive};
 use crate::live::Live;
 use crate::manifest::{Manifest, sha256_hex};
-use crate::protocol::jsonrpc::{self, INVALID_PARAMS, Id, SharedResult};
+use crate::protocol::jsonrpc::{INVALID_PARAMS, Id, Reply, SharedResult};
 use crate::protocol::{Client, Wire};
 use crate::registry::{Registry, Tool};
 
@@ -209,7 +209,7 @@ impl Listing {
                         "it is not one this server handed out; list from the first page, \
                          without a cursor"
                     };
-                    return Step::Reply(jsonrpc::error(
+                    return Step::Reply(Reply::error(
                         id,
                         INVALID_PARAMS,
                         &format!("invalid cursor {cursor}: {reason}"),
@@ -218,10 +218,10 @@ impl Listing {
             },
         };
         let page = self.pages[page].clone();
-        Step::Shared(match wire {
+        Step::Reply(Reply::shared(match wire {
             Wire::Handshake => SharedResult::new(id, page),
             Wire::Stateless { .. } => SharedResult::with_members(id, page, &self.stateless_members),
-        })
+        }))
     }
 
     /// The page a cursor asks for, if this server handed it out.

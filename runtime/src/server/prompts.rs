@@ -9,13 +9,14 @@ use futures_util::FutureExt as _;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::call::{Calls, Origin, Registered, Round, blocking, panic_message};
-use super::service::Step;
+use super::call::{Calls, Origin, Registered, Round, blocking};
+use super::started::Step;
 use crate::context::Context;
 use crate::handler::BoxFuture;
+use crate::handler::panic_message;
 use crate::prompt::{Made, PromptArguments, PromptError, PromptHandler, PromptMessage};
 use crate::protocol::Wire;
-use crate::protocol::jsonrpc::{self, INTERNAL_ERROR, INVALID_PARAMS, Id, METHOD_NOT_FOUND};
+use crate::protocol::jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, Id, METHOD_NOT_FOUND, Reply};
 use crate::registration::PromptRegistration;
 use crate::registry::{Registry, prompt_descriptor as descriptor};
 use crate::state::States;
@@ -47,7 +48,7 @@ pub(super) fn answer(served: Answer<'_>, id: Id, method: &str, params: &Value) -
     } = served;
     let wire = origin.wire.clone();
     if registry.prompts().is_empty() {
-        return Step::Reply(jsonrpc::error(
+        return Step::Reply(Reply::error(
             &id,
             METHOD_NOT_FOUND,
             &format!("method `{method}` is not supported"),
@@ -58,7 +59,7 @@ pub(super) fn answer(served: Answer<'_>, id: Id, method: &str, params: &Value) -
     }
     let (prompt, arguments) = match request(registry, disabled, params) {
         Ok(found) => found,
-        Err(message) => return Step::Reply(jsonrpc::error(&id, INVALID_PARAMS, &message)),
+        Err(message) => return Step::Reply(Reply::error(&id, INVALID_PARAMS, &message)),
     };
     let asked = Value::Object(arguments.clone());
     let round = match Round::read(
@@ -70,7 +71,7 @@ pub(super) fn answer(served: Answer<'_>, id: Id, method: &str, params: &Value) -
         &asked,
     ) {
         Ok(round) => round,
-        Err(message) => return Step::Reply(jsonrpc::error(&id, INVALID_PARAMS, &message)),
+        Err(message) => return Step::Reply(Reply::error(&id, INVALID_PARAMS, &message)),
     };
     let peer = Some(calls.peer(&origin, round.as_ref().map(Round::inputs)));
     let principal = origin.principal.clone();
@@ -121,9 +122,9 @@ fn list(
     params: &Value,
     wire: &Wire,
     ttl_ms: u64,
-) -> Vec<u8> {
+) -> Reply {
     if let Some(cursor) = params.get("cursor").filter(|c| !c.is_null()) {
-        return jsonrpc::error(
+        return Reply::error(
             id,
             INVALID_PARAMS,
             &format!("invalid cursor {cursor}: this server lists every prompt on one page"),
@@ -136,7 +137,7 @@ fn list(
         .map(|p| descriptor(p))
         .collect();
     let result = json!({ "prompts": prompts });
-    jsonrpc::result(id, &wire.shape_cached(result, ttl_ms))
+    Reply::result(id, &wire.shape_cached(result, ttl_ms))
 }
 
 /// The prompt a `prompts/get` names, and its arguments: each a string the prompt takes.
@@ -192,17 +193,17 @@ fn reply(
     id: &Id,
     wire: &Wire,
     made: std::thread::Result<Result<Vec<PromptMessage>, PromptError>>,
-) -> Vec<u8> {
+) -> Reply {
     match made {
         Ok(Ok(messages)) => {
             let result = json!({ "description": prompt.description, "messages": messages });
-            jsonrpc::result(id, &wire.shape(result))
+            Reply::result(id, &wire.shape(result))
         }
-        Ok(Err(error)) => jsonrpc::error(id, INVALID_PARAMS, &error.to_string()),
+        Ok(Err(error)) => Reply::error(id, INVALID_PARAMS, &error.to_string()),
         Err(payload) => {
             let message = panic_message(&*payload);
             tracing::error!(prompt = prompt.name, message, "prompt panicked");
-            jsonrpc::error(
+            Reply::error(
                 id,
                 INTERNAL_ERROR,
                 &format!("prompt `{}` panicked: {message}", prompt.name),

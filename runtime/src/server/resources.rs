@@ -11,15 +11,16 @@ use futures_util::FutureExt as _;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::call::{Registered, blocking, panic_message};
-use super::service::Step;
+use super::call::{Registered, blocking};
 use super::session::{MAX_SUBSCRIPTIONS, Session};
+use super::started::Step;
 use crate::auth::Principal;
 use crate::context::Context;
+use crate::handler::panic_message;
 use crate::live::ServerHandle;
 use crate::protocol::Wire;
 use crate::protocol::jsonrpc::{
-    self, INTERNAL_ERROR, INVALID_PARAMS, Id, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND,
+    INTERNAL_ERROR, INVALID_PARAMS, Id, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND, Reply,
 };
 use crate::registration::ResourceRegistration;
 use crate::registry::{Fixed, Found, Registry, Template};
@@ -55,10 +56,10 @@ impl Failure {
         }
     }
 
-    fn reply(self, id: &Id) -> Vec<u8> {
+    fn reply(self, id: &Id) -> Reply {
         match self.data {
-            Some(data) => jsonrpc::error_with_data(id, self.code, &self.message, &data),
-            None => jsonrpc::error(id, self.code, &self.message),
+            Some(data) => Reply::error_with_data(id, self.code, &self.message, &data),
+            None => Reply::error(id, self.code, &self.message),
         }
     }
 }
@@ -85,7 +86,7 @@ impl Answer<'_> {
     pub(super) fn answer(self, id: Id, method: &str, params: &Value) -> Step {
         let resources = self.registry.resources();
         if resources.is_empty() {
-            return Step::Reply(jsonrpc::error(
+            return Step::Reply(Reply::error(
                 &id,
                 METHOD_NOT_FOUND,
                 &format!("method `{method}` is not supported"),
@@ -100,7 +101,7 @@ impl Answer<'_> {
             _ => return self.read(id, params),
         };
         Step::Reply(match outcome {
-            Ok(result) => jsonrpc::result(&id, &self.shape(result, true)),
+            Ok(result) => Reply::result(&id, &self.shape(result, true)),
             Err(failure) => failure.reply(&id),
         })
     }
@@ -186,7 +187,7 @@ impl Answer<'_> {
         let (resource, variables) = match found {
             Found::Fixed(Fixed::View(view)) => {
                 let result = self.shape(view.resource.read(), true);
-                return Step::Reply(jsonrpc::result(&id, &result));
+                return Step::Reply(Reply::result(&id, &result));
             }
             Found::Fixed(Fixed::Function(resource)) => (resource, Vec::new()),
             Found::Template(template, variables) => (template.registration, variables),
@@ -275,7 +276,7 @@ impl Contents {
         id: &Id,
         uri: &str,
         read: std::thread::Result<Read>,
-    ) -> Vec<u8> {
+    ) -> Reply {
         match read {
             Ok(Ok(mut contents)) => {
                 for content in &mut contents {
@@ -283,7 +284,7 @@ impl Contents {
                 }
                 let result = json!({ "contents": contents });
                 let ttl = if resource.changes { 0 } else { self.ttl_ms };
-                jsonrpc::result(id, &self.wire.shape_cached(result, ttl))
+                Reply::result(id, &self.wire.shape_cached(result, ttl))
             }
             Ok(Err(error)) if error.is_not_found() => Failure::not_found(
                 uri,
@@ -291,7 +292,7 @@ impl Contents {
                 &self.wire,
             )
             .reply(id),
-            Ok(Err(error)) => jsonrpc::error_with_data(
+            Ok(Err(error)) => Reply::error_with_data(
                 id,
                 INTERNAL_ERROR,
                 &format!("resource `{uri}` could not be read: {error}"),
@@ -300,7 +301,7 @@ impl Contents {
             Err(payload) => {
                 let message = panic_message(&*payload);
                 tracing::error!(resource = resource.uri, uri, message, "resource panicked");
-                jsonrpc::error_with_data(
+                Reply::error_with_data(
                     id,
                     INTERNAL_ERROR,
                     &format!("resource `{uri}` panicked while being read: {message}"),

@@ -111,7 +111,7 @@ impl Session {
     }
 
     /// The id the transport names the session by, if it gave one.
-    pub(super) fn id(&self) -> Option<Arc<str>> {
+    pub(crate) fn id(&self) -> Option<Arc<str>> {
         self.id.get().cloned()
     }
 

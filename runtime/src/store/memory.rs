@@ -23,12 +23,17 @@ const SWEEP_EVERY: u64 = 1024;
 /// test of a deployment, say).
 ///
 /// ```no_run
+/// use toolwright::http::Http;
 /// use toolwright::store::MemoryStore;
 ///
 /// # async fn run() -> Result<(), toolwright::Error> {
 /// let store = MemoryStore::new();
-/// let one = toolwright::server!().session_store(store.clone()).bind_http("127.0.0.1:0").await?;
-/// let two = toolwright::server!().session_store(store).bind_http("127.0.0.1:0").await?;
+/// let one = toolwright::server!()
+///     .bind_http("127.0.0.1:0", Http::new().session_store(store.clone()))
+///     .await?;
+/// let two = toolwright::server!()
+///     .bind_http("127.0.0.1:0", Http::new().session_store(store))
+///     .await?;
 /// # Ok(())
 /// # }
 /// ```

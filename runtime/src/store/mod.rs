@@ -13,12 +13,11 @@
 //! ```no_run
 //! # #[cfg(feature = "redis")]
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use toolwright::http::Http;
 //! use toolwright::store::RedisStore;
 //!
-//! toolwright::server!()
-//!     .session_store(RedisStore::new("redis://127.0.0.1:6379/")?)
-//!     .serve_http("127.0.0.1:8080")
-//!     .await?;
+//! let http = Http::new().session_store(RedisStore::new("redis://127.0.0.1:6379/")?);
+//! toolwright::server!().serve_http("127.0.0.1:8080", http).await?;
 //! # Ok(())
 //! # }
 //! ```
@@ -39,7 +38,7 @@
 //! changes (`GET` without `Last-Event-ID`), which tells of the changes its process sees (its
 //! lists, the resources changed through it), and a tool's
 //! [`SessionState`](crate::state::SessionState). The limits on sessions and streams per client
-//! ([`Server::max_sessions_per_client`](crate::Server::max_sessions_per_client)) are each
+//! ([`Http::max_sessions_per_client`](crate::http::Http::max_sessions_per_client)) are each
 //! process's own.
 //!
 //! A record is a short JSON document the transport writes and reads; a store keeps it as bytes

@@ -6,6 +6,7 @@
 //! ```
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 use toolwright::registry::Registry;
 
@@ -29,13 +30,23 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let mut server = toolwright::server!().registry(registry);
-    // `BENCH_BUSY_POLL_US=0` turns polling off, to compare.
+    let server = toolwright::server!().registry(registry);
+    // `BENCH_BUSY_POLL_US=0` turns polling off, to compare: the stdio transport configured by
+    // hand, on a runtime of this binary's own.
     if let Some(micros) = std::env::var("BENCH_BUSY_POLL_US")
         .ok()
         .and_then(|value| value.parse().ok())
     {
-        server = server.busy_poll(std::time::Duration::from_micros(micros));
+        let stdio = toolwright::stdio::Stdio::new().busy_poll(Duration::from_micros(micros));
+        let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+        let served = runtime.block_on(async { stdio.serve(server.start().await?).await });
+        return match served {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(err) => {
+                eprintln!("error: {err}");
+                ExitCode::FAILURE
+            }
+        };
     }
     if args.is_empty() {
         // As a server's `main` is written (and as the harness starts it): `run` reads

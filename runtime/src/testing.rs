@@ -44,19 +44,17 @@ use std::sync::{Arc, Mutex};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::builder::{Error, Server};
-use super::service::{Service, Sink, Step};
-use super::session::Session;
 use crate::auth::Principal;
 use crate::protocol::HANDSHAKE_VERSIONS;
 use crate::protocol::jsonrpc::{Id, Incoming};
-use crate::sink::{self, Answer, Outbox};
+use crate::server::{Error, Server, Session, Started, Step};
+use crate::sink::{self, Answer, Outbox, Sink};
 
 /// A client of a server in the same process: one session, opened with `initialize` as a client
 /// of the newest handshake version (`clientInfo` `toolwright-test`). From
 /// [`Server::test_client`], [`Server::test_client_with`] and [`Server::test_client_as`].
 pub struct TestClient {
-    service: Arc<dyn Service>,
+    server: Started,
     session: Arc<Session>,
     sink: Sink,
     /// Whom every request comes from, as if its access token named them.
@@ -96,10 +94,10 @@ impl Server {
         capabilities: Value,
         principal: Option<Arc<Principal>>,
     ) -> Result<TestClient, Error> {
-        let service = self.into_service().await?;
+        let server = self.start().await?;
         let (sink, sent) = sink::channel();
         let client = TestClient {
-            service,
+            server,
             session: Arc::new(Session::new()),
             sink,
             principal,
@@ -161,11 +159,10 @@ impl TestClient {
         };
         let principal = self.principal.clone();
         let step = self
-            .service
+            .server
             .handle_as(&self.session, message, &self.sink, principal);
-        let bytes = match step {
-            Step::Reply(bytes) => bytes,
-            Step::Shared(shared) => shared.into_vec(),
+        let reply = match step {
+            Step::Reply(reply) => reply,
             Step::Call(call) | Step::Stream(call) => {
                 call.await.and_then(Answer::take).ok_or_else(|| RpcError {
                     code: 0,
@@ -175,6 +172,7 @@ impl TestClient {
             }
             Step::Nothing => unreachable!("a request is answered"),
         };
+        let bytes = reply.into_bytes();
         let mut response: Value = serde_json::from_slice(&bytes).expect("a response is JSON");
         match response.get_mut("error").map(Value::take) {
             Some(error) => Err(RpcError {

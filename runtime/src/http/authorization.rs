@@ -13,12 +13,12 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use sha2::{Digest, Sha256};
 
+use super::Http;
 use super::response::Rejection;
 use crate::auth::Principal;
 #[cfg(feature = "oauth")]
 use crate::auth::{TokenError, Verifier};
-use crate::server::builder::{Error, Server};
-use crate::server::service::Service;
+use crate::server::{Error, Started};
 
 /// How the endpoint checks who calls.
 pub(super) enum Authorization {
@@ -32,47 +32,40 @@ pub(super) enum Authorization {
 }
 
 impl Authorization {
-    /// What the server's settings ask for, made once its service (which knows the tools'
-    /// scopes) is: `bound` is where it listens. Fails for settings that cannot be served: OAuth
-    /// that is not safe, or both kinds of token.
+    /// What the transport's settings ask for of `server`, which listens at `bound`. Fails for
+    /// settings that cannot be served: OAuth that is not safe, or both kinds of token.
     pub(super) fn configured(
-        server: &Server,
+        http: &Http,
+        server: &Started,
         bound: SocketAddr,
-    ) -> impl FnOnce(&dyn Service) -> Result<Authorization, Error> + use<> {
-        let token = server.http.token.as_deref().map(|t| digest(t.as_bytes()));
+    ) -> Result<Authorization, Error> {
+        let token = http.token.as_deref().map(|t| digest(t.as_bytes()));
+        let authorization = token.map_or(Authorization::Open, Authorization::Token);
         #[cfg(feature = "oauth")]
-        let oauth = server.http.oauth.clone();
-        #[cfg(feature = "oauth")]
-        let name = server.name().to_owned();
-        #[cfg_attr(not(feature = "oauth"), allow(unused_variables))]
-        move |service| {
-            let authorization = token.map_or(Authorization::Open, Authorization::Token);
-            #[cfg(feature = "oauth")]
-            let authorization = match (oauth, authorization) {
-                (None, authorization) => authorization,
-                (Some(_), Authorization::Token(_)) => {
-                    return Err(Error::OAuth(
-                        "both a shared bearer token and OAuth are set: a server checks one kind \
-                         of token, so keep one (`--token` or `--oauth-issuer`)"
-                            .to_owned(),
-                    ));
-                }
-                (Some(oauth), _) => {
-                    let scopes = service.tool_scopes();
-                    let verifier =
-                        Verifier::new(oauth, bound, &name, &scopes).map_err(Error::OAuth)?;
-                    tracing::info!(
-                        issuer = verifier.issuer(),
-                        resource = verifier.resource(),
-                        "every request needs an OAuth access token of the issuer for the resource"
-                    );
-                    Authorization::OAuth(Arc::new(verifier))
-                }
-            };
-            #[cfg(not(feature = "oauth"))]
-            let _ = bound;
-            Ok(authorization)
-        }
+        let authorization = match (http.oauth.clone(), authorization) {
+            (None, authorization) => authorization,
+            (Some(_), Authorization::Token(_)) => {
+                return Err(Error::OAuth(
+                    "both a shared bearer token and OAuth are set: a server checks one kind of \
+                     token, so keep one (`--token` or `--oauth-issuer`)"
+                        .to_owned(),
+                ));
+            }
+            (Some(oauth), _) => {
+                let scopes = server.tool_scopes();
+                let verifier =
+                    Verifier::new(oauth, bound, server.name(), &scopes).map_err(Error::OAuth)?;
+                tracing::info!(
+                    issuer = verifier.issuer(),
+                    resource = verifier.resource(),
+                    "every request needs an OAuth access token of the issuer for the resource"
+                );
+                Authorization::OAuth(Arc::new(verifier))
+            }
+        };
+        #[cfg(not(feature = "oauth"))]
+        let _ = (server, bound);
+        Ok(authorization)
     }
 
     /// Checks the request's bearer token: `Ok(None)` when it needs none or names nobody (the

@@ -14,7 +14,6 @@ use std::time::Instant;
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use serde_json::Value;
 
 use super::super::access;
 use super::super::clients::{ClientId, StreamSlot};
@@ -24,8 +23,8 @@ use super::super::response::{Rejection, holding, json};
 use super::{Delivery, Endpoint, LAST_EVENT_ID, SESSION_ID};
 use crate::auth::{Owner, Principal};
 use crate::protocol::PRIMING_SINCE;
-use crate::protocol::jsonrpc::Id;
-use crate::server::session::Session;
+use crate::protocol::jsonrpc::{Id, Reply};
+use crate::server::Session;
 use crate::sink;
 use crate::store::StoreError;
 
@@ -368,16 +367,11 @@ impl Endpoint {
     pub(super) async fn open_session(
         &self,
         session: Arc<Session>,
-        reply: Vec<u8>,
+        reply: Reply,
         id: Option<&Id>,
         client: ClientId,
         principal: Option<&Principal>,
     ) -> Result<Response, Rejection> {
-        let succeeded = serde_json::from_slice::<Value>(&reply)
-            .is_ok_and(|reply| reply.get("result").is_some());
-        if !succeeded {
-            return Ok(json(StatusCode::OK, reply));
-        }
         let session_id = new_session_id().map_err(|err| {
             tracing::error!(error = %err, "no randomness for a session id");
             Rejection::new(
@@ -428,7 +422,7 @@ impl Endpoint {
                 record: fingerprint(&record),
             },
         );
-        let mut response = json(StatusCode::OK, reply);
+        let mut response = json(StatusCode::OK, reply.into_bytes());
         response.headers_mut().insert(
             SESSION_ID,
             HeaderValue::from_str(&session_id).expect("hex is a valid header value"),

@@ -14,7 +14,7 @@ use super::super::response::json;
 use super::super::stateless;
 use super::{Delivery, Endpoint};
 use crate::handler::BoxFuture;
-use crate::protocol::jsonrpc::{self, INTERNAL_ERROR, Id};
+use crate::protocol::jsonrpc::{INTERNAL_ERROR, Id, Reply};
 use crate::sink::{Answer, Outbox};
 
 impl Endpoint {
@@ -84,14 +84,17 @@ impl Endpoint {
                             // In 2026-07-28 a call refused as a whole (a capability it needs)
                             // has its error's status; a result is 200.
                             Ok(Some(response)) => match delivery {
-                                Delivery::Cancellable { .. } => {
-                                    json(stateless::status(&response), response)
+                                Delivery::Cancellable { .. } => json(
+                                    stateless::status(response.kind()),
+                                    response.into_bytes(),
+                                ),
+                                Delivery::Resumable { .. } => {
+                                    json(StatusCode::OK, response.into_bytes())
                                 }
-                                Delivery::Resumable { .. } => json(StatusCode::OK, response),
                             },
                             // Cancelled: no response is sent, as the protocol asks.
                             Ok(None) => StatusCode::ACCEPTED.into_response(),
-                            Err(_) => json(StatusCode::OK, stopped(&id)),
+                            Err(_) => json(StatusCode::OK, stopped(&id).into_bytes()),
                         };
                     }
                     let log = self.open_stream(&delivery, ids, polling, &id);
@@ -161,20 +164,20 @@ impl Endpoint {
 }
 
 /// The call has ended: its response (if it has one) is the stream's last event.
-fn finish(log: &EventLog, ended: Result<Option<Vec<u8>>, oneshot::error::RecvError>, id: &Id) {
+fn finish(log: &EventLog, ended: Result<Option<Reply>, oneshot::error::RecvError>, id: &Id) {
     match ended {
-        Ok(Some(response)) => log.push(&response),
+        Ok(Some(response)) => log.push(&response.into_bytes()),
         // Cancelled: no response is sent, as the protocol asks.
         Ok(None) => {}
-        Err(_) => log.push(&stopped(id)),
+        Err(_) => log.push(&stopped(id).into_bytes()),
     }
     log.end();
 }
 
 /// The response to a call the server stopped at the end of its grace period: the client would
 /// otherwise wait for one that never comes.
-fn stopped(id: &Id) -> Vec<u8> {
-    jsonrpc::error(
+fn stopped(id: &Id) -> Reply {
+    Reply::error(
         id,
         INTERNAL_ERROR,
         "the server stopped before the call finished",

@@ -8,7 +8,7 @@ use std::task::{Context, Poll, ready};
 
 use tokio::io::AsyncWrite;
 
-use crate::protocol::jsonrpc::SharedResult;
+use crate::protocol::jsonrpc::{Body, Reply, SharedResult};
 use crate::sink::{Answer, Backlog, Outbox};
 
 /// How many queued messages one write gathers at most.
@@ -84,10 +84,20 @@ impl<W: AsyncWrite + Unpin> Writer<W> {
         }
     }
 
-    pub(super) fn push(&mut self, message: Vec<u8>) {
-        if self.failed.is_none() {
-            self.queued += message.len();
-            self.queue.push_back(Queued::Bytes(message));
+    /// Queues a reply of the connection's task.
+    pub(super) fn push(&mut self, reply: Reply) {
+        if self.failed.is_some() {
+            return;
+        }
+        match reply.into_body() {
+            Body::Owned(message) => {
+                self.queued += message.len();
+                self.queue.push_back(Queued::Bytes(message));
+            }
+            Body::Shared(reply) => {
+                self.queued += shared_size(&reply);
+                self.queue.push_back(Queued::Shared(reply));
+            }
         }
     }
 
@@ -95,13 +105,6 @@ impl<W: AsyncWrite + Unpin> Writer<W> {
         if self.failed.is_none() {
             self.queued += answer.len();
             self.queue.push_back(Queued::Answer(answer));
-        }
-    }
-
-    pub(super) fn push_shared(&mut self, reply: SharedResult) {
-        if self.failed.is_none() {
-            self.queued += shared_size(&reply);
-            self.queue.push_back(Queued::Shared(reply));
         }
     }
 
@@ -195,7 +198,7 @@ impl<W: AsyncWrite + Unpin> Writer<W> {
                     }
                     Some(Queued::Answer(answer)) => {
                         self.queued -= answer.len();
-                        answer.take()
+                        answer.take().map(Reply::into_bytes)
                     }
                     _ => unreachable!("the front is bytes or an answer"),
                 },
@@ -306,26 +309,42 @@ mod tests {
 
     use super::*;
     use crate::protocol::jsonrpc::Id;
-    use crate::sink::{self, Answer};
+    use crate::sink::tests::{Cancelled, Running, answer, answered};
+    use crate::sink::{self};
+
+    /// A reply of the connection's task, a result holding `text`.
+    fn reply(text: &str) -> Reply {
+        Reply::result(&Id::Null, &text.into())
+    }
+
+    /// The line a reply or answer holding `text` is written as.
+    fn line(text: &str) -> String {
+        String::from_utf8(answered(text)).unwrap()
+    }
 
     #[tokio::test]
     async fn what_calls_sent_goes_first_then_replies_each_on_its_line() {
         let (sink, outbox) = sink::channel();
         let mut writer = Writer::new(outbox, Vec::new());
-        writer.push(b"reply".to_vec());
-        writer.push_shared(SharedResult::new(
+        writer.push(reply("reply"));
+        writer.push(Reply::shared(SharedResult::new(
             &Id::Number(7.into()),
             Bytes::from_static(b"{}"),
-        ));
-        writer.push(b"last".to_vec());
+        )));
+        writer.push(reply("last"));
         sink.send(b"progress".to_vec()).unwrap();
-        sink.answer(Answer::new(b"answer".to_vec())).unwrap();
+        sink.answer(answer(Running, "answer")).unwrap();
         sink.send(Vec::new()).unwrap();
         drop(sink);
         poll_fn(|cx| writer.poll_close(cx)).await.unwrap();
         assert_eq!(
             String::from_utf8(writer.output).unwrap(),
-            "progress\nanswer\nreply\n{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\nlast\n"
+            format!(
+                "progress\n{}\n{}\n{{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{{}}}}\n{}\n",
+                line("answer"),
+                line("reply"),
+                line("last")
+            )
         );
     }
 
@@ -336,24 +355,27 @@ mod tests {
         for n in 0..WRITE_BATCH + 44 {
             sink.send(format!("{n}").into_bytes()).unwrap();
         }
-        writer.push_answer(Answer::new(b"answer".to_vec()));
+        writer.push_answer(answer(Running, "answer"));
         drop(sink);
         poll_fn(|cx| writer.poll_close(cx)).await.unwrap();
         let text = String::from_utf8(writer.output).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), WRITE_BATCH + 45);
-        assert_eq!(lines[WRITE_BATCH + 43..], ["299", "answer"]);
+        assert_eq!(lines[WRITE_BATCH + 43..], ["299", &line("answer")]);
     }
 
     #[tokio::test]
     async fn a_cancelled_answer_is_not_written() {
         let (sink, outbox) = sink::channel();
         let mut writer = Writer::new(outbox, Vec::new());
-        writer.push_answer(Answer::of(sink::Cancelled, b"late".to_vec()));
-        writer.push(b"next".to_vec());
+        writer.push_answer(answer(Cancelled, "late"));
+        writer.push(reply("next"));
         drop(sink);
         poll_fn(|cx| writer.poll_close(cx)).await.unwrap();
-        assert_eq!(writer.output, b"next\n");
+        assert_eq!(
+            String::from_utf8(writer.output).unwrap(),
+            line("next") + "\n"
+        );
     }
 
     #[tokio::test]
@@ -384,7 +406,9 @@ mod tests {
         let (_sink, outbox) = sink::channel();
         let (output, mut client) = tokio::io::duplex(1024);
         let mut writer = Writer::new(outbox, output);
-        writer.push(vec![b'x'; 2 * Backlog::HIGH]);
+        let large = "x".repeat(2 * Backlog::HIGH);
+        let size = line(&large).len();
+        writer.push(reply(&large));
         assert!(writer.is_full());
         // The client reads nothing: the output takes 1 KiB and waits.
         assert!(
@@ -403,6 +427,6 @@ mod tests {
         poll_fn(|cx| writer.poll_write(cx)).await;
         assert!(!writer.is_full());
         drop(writer);
-        assert_eq!(reading.await.unwrap(), 2 * Backlog::HIGH + 1);
+        assert_eq!(reading.await.unwrap(), size + 1);
     }
 }

@@ -85,7 +85,7 @@ impl Endpoint {
 
     /// Takes the messages other processes send on, for as long as the server serves, and says
     /// that this process is alive until its calls are stopped.
-    pub(in crate::server::http) fn listen_to_replicas(self: &Arc<Self>) {
+    pub(in crate::http) fn listen_to_replicas(self: &Arc<Self>) {
         let store = Arc::clone(&self.store);
         let replica = Arc::clone(&self.replica);
         let stop = self.stop.clone();
@@ -140,7 +140,7 @@ impl Endpoint {
         );
         let (sink, _) = sink::channel();
         // An answer or a cancellation: nothing to send back.
-        let _ = self.service.handle(&session, message, &sink);
+        let _ = self.server.handle(&session, message, &sink);
     }
 }
 

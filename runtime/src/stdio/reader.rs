@@ -40,7 +40,7 @@ const UNPOLLED_WHEN_SHARED: u32 = 64;
 /// is a slice of the buffer it was read into, not a copy.
 ///
 /// When the client's last message came quickly, it polls for the next during the busy-poll time
-/// (see `Server::busy_poll`) before the thread sleeps: the connection's task keeps its thread,
+/// (see `Stdio::busy_poll`) before the thread sleeps: the connection's task keeps its thread,
 /// retrying the read between yields of the CPU to other threads. Only an input read without the
 /// reactor (standard input's pipes and sockets, see `Eager`) sees anything come meanwhile;
 /// other inputs are served with no busy-poll time.

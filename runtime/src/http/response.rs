@@ -9,7 +9,7 @@ use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
-use crate::protocol::jsonrpc::{self, INVALID_REQUEST, Id};
+use crate::protocol::jsonrpc::{INVALID_REQUEST, Id, Reply};
 
 /// A JSON body with this status.
 pub(super) fn json(status: StatusCode, body: Vec<u8>) -> Response {
@@ -120,8 +120,8 @@ impl IntoResponse for Rejection {
                 self.message
             );
         }
-        let body = jsonrpc::error(&self.id, INVALID_REQUEST, &self.message);
-        let mut response = json(self.status, body);
+        let body = Reply::error(&self.id, INVALID_REQUEST, &self.message);
+        let mut response = json(self.status, body.into_bytes());
         if let Some((name, value)) = self.header {
             response.headers_mut().insert(name, value);
         }

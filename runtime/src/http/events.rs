@@ -22,7 +22,7 @@ use tokio::sync::{mpsc, watch};
 use super::mirror::{Mirror, Mirrored};
 use super::response::event_stream;
 use crate::protocol::jsonrpc::Id;
-use crate::server::session::Session;
+use crate::server::Session;
 
 /// The most events one stream keeps for resumption.
 pub(super) const MAX_EVENTS: usize = 1024;

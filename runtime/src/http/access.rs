@@ -8,7 +8,7 @@ use axum::http::Uri;
 use axum::http::header::{ACCEPT, CONTENT_TYPE, HOST, ORIGIN};
 use axum::http::{HeaderMap, HeaderName, StatusCode};
 
-use super::HttpConfig;
+use super::Http;
 use super::response::Rejection;
 use crate::protocol::{HANDSHAKE_VERSIONS, STATELESS_VERSIONS};
 
@@ -34,7 +34,7 @@ pub(super) struct Access {
 }
 
 impl Access {
-    pub(super) fn new(bound: SocketAddr, config: &HttpConfig) -> Access {
+    pub(super) fn new(bound: SocketAddr, config: &Http) -> Access {
         let mut hosts: Vec<String> = config
             .hosts
             .iter()
@@ -283,7 +283,7 @@ mod tests {
 
     use super::*;
 
-    fn bound_to(bound: &str, config: HttpConfig) -> Access {
+    fn bound_to(bound: &str, config: Http) -> Access {
         Access::new(bound.parse().unwrap(), &config)
     }
 
@@ -326,7 +326,7 @@ mod tests {
 
     #[test]
     fn loopback_hosts_pass_and_others_are_forbidden() {
-        let access = bound_to("127.0.0.1:8080", HttpConfig::default());
+        let access = bound_to("127.0.0.1:8080", Http::default());
         for host in ["localhost", "localhost:1", "127.0.0.1:8080", "[::1]:9"] {
             assert_eq!(status(&access, &[("host", host)]), None, "{host}");
         }
@@ -347,7 +347,7 @@ mod tests {
 
     #[test]
     fn the_host_is_named_once() {
-        let access = bound_to("127.0.0.1:8080", HttpConfig::default());
+        let access = bound_to("127.0.0.1:8080", Http::default());
         // A second `Host` header, whatever it says, is refused before either is looked at.
         for second in ["evil.example.com", "localhost"] {
             assert_eq!(
@@ -379,9 +379,9 @@ mod tests {
 
     #[test]
     fn the_bound_address_and_listed_hosts_pass() {
-        let config = HttpConfig {
+        let config = Http {
             hosts: vec!["Notes.Example:443".into()],
-            ..HttpConfig::default()
+            ..Http::default()
         };
         let access = bound_to("192.168.1.5:8080", config.clone());
         assert_eq!(status(&access, &[("host", "192.168.1.5:8080")]), None);
@@ -402,9 +402,9 @@ mod tests {
 
     #[test]
     fn origins_of_this_machine_or_listed_pass() {
-        let config = HttpConfig {
+        let config = Http {
             origins: vec!["https://App.Example/".into()],
-            ..HttpConfig::default()
+            ..Http::default()
         };
         let access = bound_to("0.0.0.0:8080", config);
         let with_origin = |origin| status(&access, &[("host", "localhost"), ("origin", origin)]);

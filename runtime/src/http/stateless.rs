@@ -3,13 +3,12 @@
 
 use axum::http::{HeaderMap, HeaderName, StatusCode};
 use base64::Engine as _;
-use serde::Deserialize;
 use serde_json::Value;
 
 use super::access::PROTOCOL_VERSION;
 use crate::protocol::jsonrpc::{
-    self, HEADER_MISMATCH, INVALID_PARAMS, INVALID_REQUEST, Id, METHOD_NOT_FOUND,
-    MISSING_CLIENT_CAPABILITY, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION,
+    HEADER_MISMATCH, INVALID_PARAMS, INVALID_REQUEST, Id, METHOD_NOT_FOUND,
+    MISSING_CLIENT_CAPABILITY, PARSE_ERROR, Reply, ReplyKind, UNSUPPORTED_PROTOCOL_VERSION,
 };
 use crate::protocol::{
     CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY, STATELESS_VERSIONS, has_envelope,
@@ -51,8 +50,8 @@ pub(super) fn header_names_era(headers: &HeaderMap) -> bool {
 
 /// The answer to an `initialize` sent under a version of protocol 2026-07-28, which has no
 /// handshake: the method is not found there (`404`).
-pub(super) fn no_initialize(id: &Id) -> Vec<u8> {
-    jsonrpc::error(
+pub(super) fn no_initialize(id: &Id) -> Reply {
+    Reply::error(
         id,
         METHOD_NOT_FOUND,
         &format!(
@@ -76,7 +75,7 @@ pub(super) fn check_headers(
     method: &str,
     params: &Value,
     mirrored: &[Mirrored],
-) -> Result<(), Vec<u8>> {
+) -> Result<(), Reply> {
     let Some(meta) = params.pointer("/_meta").and_then(Value::as_object) else {
         return Ok(());
     };
@@ -86,7 +85,7 @@ pub(super) fn check_headers(
     ) else {
         return Ok(());
     };
-    let mismatch = |message: String| Err(jsonrpc::error(id, HEADER_MISMATCH, &message));
+    let mismatch = |message: String| Err(Reply::error(id, HEADER_MISMATCH, &message));
     for name in [PROTOCOL_VERSION, METHOD, NAME] {
         if headers.get_all(&name).iter().count() > 1 {
             return mismatch(format!("header `{name}` appears more than once"));
@@ -221,33 +220,21 @@ fn integral(text: &str) -> Option<i128> {
 
 /// The rejection of a POST that is not a request or notification of this era (a client response:
 /// the era has no requests to the client).
-pub(super) fn not_a_request() -> Vec<u8> {
-    jsonrpc::error(
+pub(super) fn not_a_request() -> Reply {
+    Reply::error(
         &Id::Null,
         INVALID_REQUEST,
         "protocol 2026-07-28 has no requests to the client, so a client sends no responses",
     )
 }
 
-/// The HTTP status of an answer: `404` for an unknown method, `400` for a request the server
-/// could not take (malformed, mismatched headers, an unsupported version, a missing
-/// capability), `200` for the rest.
-pub(super) fn status(reply: &[u8]) -> StatusCode {
-    #[derive(Deserialize)]
-    struct Reply {
-        error: Option<Code>,
-    }
-    #[derive(Deserialize)]
-    struct Code {
-        code: i64,
-    }
-    let code = serde_json::from_slice::<Reply>(reply)
-        .ok()
-        .and_then(|reply| reply.error)
-        .map(|error| error.code);
-    match code {
-        Some(METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
-        Some(
+/// The HTTP status of an answer that says `kind`: `404` for an unknown method, `400` for a
+/// request the server could not take (malformed, mismatched headers, an unsupported version, a
+/// missing capability), `200` for the rest.
+pub(super) fn status(kind: ReplyKind) -> StatusCode {
+    match kind {
+        ReplyKind::Error(METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
+        ReplyKind::Error(
             PARSE_ERROR
             | INVALID_REQUEST
             | INVALID_PARAMS
@@ -255,7 +242,7 @@ pub(super) fn status(reply: &[u8]) -> StatusCode {
             | MISSING_CLIENT_CAPABILITY
             | UNSUPPORTED_PROTOCOL_VERSION,
         ) => StatusCode::BAD_REQUEST,
-        _ => StatusCode::OK,
+        ReplyKind::Error(_) | ReplyKind::Result | ReplyKind::Opened => StatusCode::OK,
     }
 }
 
@@ -296,22 +283,17 @@ mod tests {
 
     #[test]
     fn statuses_follow_the_error_code() {
-        let error = |code| jsonrpc::error(&Id::Number(1.into()), code, "x");
-        assert_eq!(status(&error(METHOD_NOT_FOUND)), StatusCode::NOT_FOUND);
+        let error = |code| Reply::error(&Id::Number(1.into()), code, "x").kind();
+        assert_eq!(status(error(METHOD_NOT_FOUND)), StatusCode::NOT_FOUND);
         for code in [
             HEADER_MISMATCH,
             UNSUPPORTED_PROTOCOL_VERSION,
             INVALID_PARAMS,
         ] {
-            assert_eq!(status(&error(code)), StatusCode::BAD_REQUEST, "{code}");
+            assert_eq!(status(error(code)), StatusCode::BAD_REQUEST, "{code}");
         }
-        assert_eq!(status(&error(-32603)), StatusCode::OK);
-        assert_eq!(
-            status(&jsonrpc::result(
-                &Id::Number(1.into()),
-                &json!({"error": 1})
-            )),
-            StatusCode::OK
-        );
+        assert_eq!(status(error(-32603)), StatusCode::OK);
+        let result = Reply::result(&Id::Number(1.into()), &json!({"error": 1}));
+        assert_eq!(status(result.kind()), StatusCode::OK);
     }
 }

@@ -1,4 +1,5 @@
-//! The stdio transport: newline-delimited messages on any reader and writer.
+//! The stdio transport: newline-delimited messages on standard input and output ([`Stdio`]), or
+//! on any reader and writer ([`serve`]).
 //!
 //! On standard input and output, pipes and sockets (what MCP clients spawn servers with) are read
 //! and written on tokio's reactor like network sockets, so no message waits for a thread hand-off;
@@ -7,12 +8,12 @@
 //! A connection is one task that reads, runs each call as far as it goes at once, and writes.
 //! A call that completes when first polled (a plain `fn` tool, an `async fn` that does not wait)
 //! is answered without a task of its own; one that waits continues as a task, and its answer
-//! comes back through the connection's [`Outbox`](crate::sink::Outbox). Between the messages of
-//! a quick client the task keeps its thread and reads the pipe directly, since the reactor is
-//! only polled when a thread goes back to the runtime. Going back to the runtime for each try,
-//! as this transport once did, made tokio wake a second worker each time (a worker that finds
-//! work after looking for it wakes another), and a round trip took 15 or 80 µs depending on
-//! where the kernel put that worker: see `BENCHMARKS.md`.
+//! comes back through the connection's outbox. Between the messages of a quick client the task
+//! keeps its thread and reads the pipe directly, since the reactor is only polled when a thread
+//! goes back to the runtime. Going back to the runtime for each try, as this transport once did,
+//! made tokio wake a second worker each time (a worker that finds work after looking for it
+//! wakes another), and a round trip took 15 or 80 µs depending on where the kernel put that
+//! worker: see `BENCHMARKS.md`.
 
 use std::future::{Future, poll_fn};
 use std::io;
@@ -34,13 +35,13 @@ mod writer;
 use reader::{Frame, Reader};
 use writer::Writer;
 
-use super::call::panic_message;
-use super::limits::Limits;
-use super::service::{Service, Step};
-use super::session::Session;
-use crate::handler::BoxFuture;
-use crate::protocol::jsonrpc::{self, INVALID_REQUEST, Id};
+use crate::handler::{BoxFuture, panic_message};
+use crate::protocol::jsonrpc::{self, INVALID_REQUEST, Id, Reply};
+use crate::server::{Error, Limits, Session, Started, Step};
 use crate::sink::{self, Answer, Sink};
+
+/// The default time the transport polls for the next message before its thread sleeps.
+const DEFAULT_BUSY_POLL: Duration = Duration::from_micros(50);
 
 /// How many calls may wait for a place under the ceiling on calls under way. Past them, the
 /// next message is not read until one starts: a client sending faster than the calls run
@@ -51,70 +52,123 @@ const QUEUED_CALLS: usize = 1024;
 /// the calls it made tasks wait for it, and a client that keeps sending would hold the thread.
 const MESSAGES_PER_TURN: u32 = 128;
 
-/// Serves standard input and output until the input ends.
+/// How the stdio transport carries a [`Started`] server on standard input and output: MCP
+/// clients start a server as a process and speak to it on its pipes.
 ///
-/// The connection runs as a task of its own: under `block_on` (`#[tokio::main]`) it would run
-/// on the main thread, and the calls it makes tasks would cross between threads.
-pub(super) async fn serve_standard(service: Arc<dyn Service>, limits: Limits) -> io::Result<()> {
-    let connection = tokio::spawn(async move {
-        #[cfg(unix)]
-        if let Some(pipes) = standard::Pipes::open() {
-            tracing::debug!("stdin and stdout are pipes or sockets: served on the reactor");
-            let standard::Pipes {
-                input,
-                output,
-                restore,
-            } = pipes;
-            let served = serve_polled(service, input, output, limits).await;
-            drop(restore);
-            return served;
+/// ```no_run
+/// # async fn run() -> Result<(), toolwright::Error> {
+/// use std::time::Duration;
+///
+/// use toolwright::stdio::Stdio;
+///
+/// let started = toolwright::server!().start().await?;
+/// Stdio::new().busy_poll(Duration::ZERO).serve(started).await
+/// # }
+/// ```
+#[derive(Clone, Debug)]
+pub struct Stdio {
+    busy_poll: Duration,
+}
+
+impl Default for Stdio {
+    fn default() -> Stdio {
+        Stdio {
+            busy_poll: DEFAULT_BUSY_POLL,
         }
-        serve(service, tokio::io::stdin(), tokio::io::stdout(), limits).await
-    });
-    match connection.await {
-        Ok(served) => served,
-        Err(err) if err.is_panic() => std::panic::resume_unwind(err.into_panic()),
-        Err(err) => Err(io::Error::other(err)),
     }
 }
 
-/// Serves one connection until the input ends, then gives the calls under way the grace period
-/// to finish and send their answers, and stops those still running. Between messages it waits
-/// for the input without polling it: polling sees input come only on reads that do not wait for
-/// the reactor (standard input's pipes and sockets, see `Eager`).
-pub(super) async fn serve<R, W>(
-    service: Arc<dyn Service>,
-    input: R,
-    output: W,
-    limits: Limits,
-) -> io::Result<()>
-where
-    R: AsyncRead + Unpin,
-    W: AsyncWrite + Unpin,
-{
-    let limits = Limits {
-        busy_poll: Duration::ZERO,
-        ..limits
-    };
-    serve_polled(service, input, output, limits).await
+impl Stdio {
+    /// The transport as it is by default.
+    #[must_use]
+    pub fn new() -> Stdio {
+        Stdio::default()
+    }
+
+    /// How long the transport polls for the client's next message before its thread sleeps
+    /// (default 50 µs; zero: never), so that a quick client's request finds it awake instead
+    /// of waking an idle CPU; only while messages come within twenty times this of each other
+    /// and its CPU is not shared, so a client that sends now and then costs no CPU (see
+    /// `BENCHMARKS.md`). It applies to standard input and output when they are pipes or
+    /// sockets, read directly meanwhile; [`serve`] on other readers does not poll.
+    #[must_use]
+    pub fn busy_poll(mut self, poll: Duration) -> Stdio {
+        self.busy_poll = poll;
+        self
+    }
+
+    /// Serves `server` on standard input and output until the input closes; calls under way
+    /// then get the server's shutdown grace to finish and send their answers.
+    ///
+    /// The connection runs as a task of its own: under `block_on` (`#[tokio::main]`) it would
+    /// run on the main thread, and the calls it makes tasks would cross between threads.
+    pub async fn serve(self, server: Started) -> Result<(), Error> {
+        let busy_poll = self.busy_poll;
+        let connection = tokio::spawn(async move {
+            #[cfg(unix)]
+            if let Some(pipes) = standard::Pipes::open() {
+                tracing::debug!("stdin and stdout are pipes or sockets: served on the reactor");
+                let standard::Pipes {
+                    input,
+                    output,
+                    restore,
+                } = pipes;
+                let served = serve_polled(server, input, output, busy_poll).await;
+                drop(restore);
+                return served;
+            }
+            serve_polled(
+                server,
+                tokio::io::stdin(),
+                tokio::io::stdout(),
+                Duration::ZERO,
+            )
+            .await
+        });
+        match connection.await {
+            Ok(served) => Ok(served?),
+            Err(err) if err.is_panic() => std::panic::resume_unwind(err.into_panic()),
+            Err(err) => Err(io::Error::other(err).into()),
+        }
+    }
 }
 
-/// [`serve`], polling for a quick client's next message for `limits.busy_poll`.
+/// Serves `server` over newline-delimited JSON-RPC on any reader and writer until the reader
+/// ends; calls under way then get the server's shutdown grace to finish and send their answers,
+/// and those still running are stopped.
+///
+/// While more than 1 MiB of what the server sends waits because the client does not read it,
+/// the server reads nothing more, and it takes no more than its
+/// [calls](crate::Server::max_concurrent_calls) and 1,024 waiting ones: its memory stays bounded
+/// whatever the client does. An answer whose call the client cancels before it is written is
+/// not written. Between messages it waits for the reader without polling it (polling sees input
+/// come only on reads that do not wait for the reactor: standard input's pipes and sockets, see
+/// [`Stdio::busy_poll`]).
+pub async fn serve<R, W>(server: Started, input: R, output: W) -> Result<(), Error>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    Ok(serve_polled(server, input, output, Duration::ZERO).await?)
+}
+
+/// [`serve`], polling for a quick client's next message for `busy_poll`.
 async fn serve_polled<R, W>(
-    service: Arc<dyn Service>,
+    server: Started,
     mut input: R,
     output: W,
-    limits: Limits,
+    busy_poll: Duration,
 ) -> io::Result<()>
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
+    let limits = server.limits().clone();
     let (outgoing, outbox) = sink::channel();
     let mut connection = Connection {
-        service,
+        server,
         session: Arc::new(Session::new()),
-        reader: Reader::new(limits.max_message_size, limits.busy_poll),
+        reader: Reader::new(limits.max_message_size, busy_poll),
         writer: Writer::new(outbox, output),
         outgoing,
         // A place for each call that may run and each that may wait to.
@@ -142,7 +196,7 @@ where
 
 /// One connection: what it reads, what it writes, and the calls that run as tasks.
 struct Connection<W> {
-    service: Arc<dyn Service>,
+    server: Started,
     session: Arc<Session>,
     reader: Reader,
     writer: Writer<W>,
@@ -210,13 +264,13 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         let step = match frame {
             Frame::Line(line) if line.iter().all(u8::is_ascii_whitespace) => Step::Nothing,
             Frame::Line(line) => match jsonrpc::parse(&line) {
-                Ok(message) => self.service.handle(&self.session, message, &self.outgoing),
+                Ok(message) => self.server.handle(&self.session, message, &self.outgoing),
                 Err(reply) => Step::Reply(reply),
             },
             Frame::TooLong => {
                 let limit = self.limits.max_message_size;
                 tracing::warn!(limit, "message refused: too large");
-                Step::Reply(jsonrpc::error(
+                Step::Reply(Reply::error(
                     &Id::Null,
                     INVALID_REQUEST,
                     &format!("message refused: it is longer than the limit of {limit} bytes"),
@@ -224,8 +278,7 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
             }
         };
         match step {
-            Step::Reply(bytes) => self.writer.push(bytes),
-            Step::Shared(reply) => self.writer.push_shared(reply),
+            Step::Reply(reply) => self.writer.push(reply),
             Step::Nothing => {}
             Step::Call(call) => self.call(call).await,
             Step::Stream(stream) => {
@@ -325,7 +378,7 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         // Nobody is left to answer the requests calls sent to the client: they stop waiting,
         // and the streams that wait for changes end.
         self.session.close();
-        self.service.stop();
+        self.server.stop();
         let Connection {
             mut writer,
             mut calls,

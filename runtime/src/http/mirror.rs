@@ -17,7 +17,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::response::event_stream;
-use crate::protocol::jsonrpc::{self, INTERNAL_ERROR, Id};
+use crate::protocol::jsonrpc::{INTERNAL_ERROR, Id, Reply};
 use crate::store::SessionStore;
 
 /// How often a process says it is alive, and for how long each time: a process silent for the
@@ -272,14 +272,14 @@ impl Resumed {
         self.done = true;
         let request = Id::from_value(origin.request.clone());
         if request != Id::Null {
-            let error = jsonrpc::error(
+            let error = Reply::error(
                 &request,
                 INTERNAL_ERROR,
                 "the server process that ran this call stopped before it answered: the call \
                  may or may not have taken effect",
             );
             let mut event = b"data: ".to_vec();
-            event.extend_from_slice(&error);
+            event.extend_from_slice(&error.into_bytes());
             event.extend_from_slice(b"\n\n");
             self.pending.push_back(Bytes::from(event));
         }

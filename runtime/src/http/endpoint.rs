@@ -18,6 +18,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use super::Http;
 use super::access::{self, Access};
 use super::authorization::Authorization;
 use super::clients::{self, ClientId, Clients};
@@ -27,11 +28,8 @@ use super::response::{Rejection, holding, json};
 use super::stateless;
 use crate::auth::Principal;
 use crate::protocol::PRIMING_SINCE;
-use crate::protocol::jsonrpc::{self, Id, Incoming};
-use crate::server::builder::{Error, Server};
-use crate::server::limits::Limits;
-use crate::server::service::{Service, Step};
-use crate::server::session::Session;
+use crate::protocol::jsonrpc::{self, Id, Incoming, ReplyKind};
+use crate::server::{Error, Limits, Session, Started, Step};
 use crate::sink;
 use crate::store::{MemoryStore, SessionStore};
 
@@ -56,7 +54,7 @@ const ALLOWED: &str = "GET, POST, DELETE";
 
 /// What every request to the endpoint shares.
 pub(super) struct Endpoint {
-    service: Arc<dyn Service>,
+    server: Started,
     access: Access,
     authorization: Authorization,
     pub(super) limits: Limits,
@@ -166,57 +164,41 @@ async fn serve(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respo
 }
 
 impl Endpoint {
-    pub(super) async fn new(server: Server, bound: SocketAddr) -> Result<Endpoint, Error> {
+    /// The endpoint of `server`, listening at `bound`, as `http` configures it.
+    pub(super) fn new(server: Started, http: Http, bound: SocketAddr) -> Result<Endpoint, Error> {
         #[cfg_attr(not(feature = "oauth"), allow(unused_mut))]
-        let mut access = Access::new(bound, &server.http);
-        let authorization = Authorization::configured(&server, bound);
-        let limits = server.limits();
-        let settings = Settings {
-            connections: connections::Settings {
-                max_connections: server
-                    .http
-                    .max_connections
-                    .unwrap_or_else(connections::default_max_connections),
-                header_timeout: server
-                    .http
-                    .header_timeout
-                    .unwrap_or(connections::DEFAULT_HEADER_TIMEOUT),
-            },
-            body_timeout: server
-                .http
-                .body_timeout
-                .unwrap_or(connections::DEFAULT_BODY_TIMEOUT),
-        };
-        let clients = Clients::new(
-            server
-                .http
-                .max_sessions_per_client
-                .unwrap_or(clients::DEFAULT_SESSIONS),
-            server
-                .http
-                .max_streams_per_client
-                .unwrap_or(clients::DEFAULT_STREAMS),
-        );
-        let store = server
-            .http
-            .store
-            .clone()
-            .unwrap_or_else(|| Arc::new(MemoryStore::new()));
-        let session_lifetime = server
-            .http
-            .session_lifetime
-            .unwrap_or(DEFAULT_SESSION_LIFETIME);
-        let service = server.into_service().await?;
-        let authorization = authorization(&*service)?;
+        let mut access = Access::new(bound, &http);
+        let authorization = Authorization::configured(&http, &server, bound)?;
         #[cfg(feature = "oauth")]
         if let Authorization::OAuth(verifier) = &authorization {
             access.allow_host(verifier.resource_host());
         }
+        let settings = Settings {
+            connections: connections::Settings {
+                max_connections: http
+                    .max_connections
+                    .unwrap_or_else(connections::default_max_connections),
+                header_timeout: http
+                    .header_timeout
+                    .unwrap_or(connections::DEFAULT_HEADER_TIMEOUT),
+            },
+            body_timeout: http
+                .body_timeout
+                .unwrap_or(connections::DEFAULT_BODY_TIMEOUT),
+        };
+        let clients = Clients::new(
+            http.max_sessions_per_client
+                .unwrap_or(clients::DEFAULT_SESSIONS),
+            http.max_streams_per_client
+                .unwrap_or(clients::DEFAULT_STREAMS),
+        );
+        let store = http.store.unwrap_or_else(|| Arc::new(MemoryStore::new()));
+        let session_lifetime = http.session_lifetime.unwrap_or(DEFAULT_SESSION_LIFETIME);
         Ok(Endpoint {
-            service,
+            limits: server.limits().clone(),
+            server,
             access,
             authorization,
-            limits,
             settings,
             clients,
             sessions: Mutex::new(HashMap::new()),
@@ -251,7 +233,7 @@ impl Endpoint {
     /// which would otherwise hold the server until the grace period is over.
     pub(super) fn end_streams(&self) {
         self.ending.cancel();
-        self.service.stop();
+        self.server.stop();
     }
 
     /// A POST: its body read within the deadline, then `working` (the connection is no longer
@@ -277,7 +259,7 @@ impl Endpoint {
         let body = body?;
         working();
         let message = match jsonrpc::parse(&body) {
-            Err(reply) => return Ok(json(StatusCode::BAD_REQUEST, reply)),
+            Err(reply) => return Ok(json(StatusCode::BAD_REQUEST, reply.into_bytes())),
             Ok(message) => message,
         };
         let (id, method, params) = match &message {
@@ -286,7 +268,7 @@ impl Endpoint {
             Incoming::Response { .. } => (None, None, &Value::Null),
         };
         if let (Some(principal), Some(method)) = (&principal, method)
-            && let Some((tool, scopes)) = self.service.scopes(method, params)
+            && let Some((tool, scopes)) = self.server.scopes(method, params)
         {
             self.authorization
                 .authorize(principal, scopes, &format!("tool `{tool}`"))
@@ -302,7 +284,10 @@ impl Endpoint {
         }
         if initialize && stateless::header_names_era(headers) {
             let id = id.unwrap_or(Id::Null);
-            return Ok(json(StatusCode::NOT_FOUND, stateless::no_initialize(&id)));
+            return Ok(json(
+                StatusCode::NOT_FOUND,
+                stateless::no_initialize(&id).into_bytes(),
+            ));
         }
         access::protocol_version(headers).map_err(|refused| refused.with_id(id.as_ref()))?;
         let session_id = headers.get(SESSION_ID).map(|v| v.to_str().unwrap_or(""));
@@ -320,13 +305,14 @@ impl Endpoint {
                 let session = Arc::new(Session::of_replica(&self.replica));
                 let (sink, _) = sink::channel();
                 let owner = principal.as_deref();
-                return Ok(match self.service.handle(&session, message, &sink) {
-                    Step::Reply(reply) => {
+                return Ok(match self.server.handle(&session, message, &sink) {
+                    Step::Reply(reply) if reply.kind() == ReplyKind::Opened => {
                         self.open_session(session, reply, id.as_ref(), client, owner)
                             .await?
                     }
-                    // `initialize` is answered at once, never with the tool list.
-                    Step::Nothing | Step::Call(_) | Step::Stream(_) | Step::Shared(_) => {
+                    Step::Reply(reply) => json(StatusCode::OK, reply.into_bytes()),
+                    // `initialize` is answered at once.
+                    Step::Nothing | Step::Call(_) | Step::Stream(_) => {
                         StatusCode::ACCEPTED.into_response()
                     }
                 });
@@ -356,7 +342,7 @@ impl Endpoint {
         }
         let (sink, notifications) = sink::channel();
         let step = self
-            .service
+            .server
             .handle_as(&found.session, message, &sink, principal);
         // The call's context holds the only other sender: what it sends is this request's alone.
         drop(sink);
@@ -370,8 +356,7 @@ impl Endpoint {
         } = found;
         Ok(match step {
             Step::Nothing => StatusCode::ACCEPTED.into_response(),
-            Step::Reply(reply) => json(StatusCode::OK, reply),
-            Step::Shared(reply) => json(StatusCode::OK, reply.into_vec()),
+            Step::Reply(reply) => json(StatusCode::OK, reply.into_bytes()),
             Step::Stream(stream) => {
                 let slot = self
                     .clients
@@ -410,15 +395,18 @@ impl Endpoint {
             // The era defines no notification a client sends over HTTP: it is taken and dropped.
             Incoming::Notification { .. } => return StatusCode::ACCEPTED.into_response(),
             Incoming::Response { .. } => {
-                return json(StatusCode::BAD_REQUEST, stateless::not_a_request());
+                return json(
+                    StatusCode::BAD_REQUEST,
+                    stateless::not_a_request().into_bytes(),
+                );
             }
         };
         let tool = (method == "tools/call")
             .then(|| params.get("name").and_then(Value::as_str))
             .flatten();
-        let mirrored = tool.map_or(&[][..], |name| self.service.mirrored(name));
+        let mirrored = tool.map_or(&[][..], |name| self.server.mirrored(name));
         if let Err(reply) = stateless::check_headers(headers, &id, &method, &params, mirrored) {
-            return json(StatusCode::BAD_REQUEST, reply);
+            return json(StatusCode::BAD_REQUEST, reply.into_bytes());
         }
         let session = Arc::new(Session::stateless());
         let (sink, notifications) = sink::channel();
@@ -427,12 +415,11 @@ impl Endpoint {
             method,
             params,
         };
-        let step = self.service.handle_as(&session, message, &sink, principal);
+        let step = self.server.handle_as(&session, message, &sink, principal);
         drop(sink);
         match step {
             Step::Nothing => StatusCode::ACCEPTED.into_response(),
-            Step::Reply(reply) => json(stateless::status(&reply), reply),
-            Step::Shared(reply) => json(StatusCode::OK, reply.into_vec()),
+            Step::Reply(reply) => json(stateless::status(reply.kind()), reply.into_bytes()),
             Step::Call(call) => {
                 let delivery = Delivery::Cancellable { session };
                 self.call(call, notifications, delivery, Some(id), true)

@@ -1,0 +1,28 @@
+//! Why a server stopped or could not start.
+
+use crate::registry::RegistryError;
+
+/// Why a server stopped or could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The tools conflict: duplicate names, invalid schemas.
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
+    /// The transport failed.
+    #[error("the transport failed: {0}")]
+    Io(#[from] std::io::Error),
+    /// A state given to [`Server::state_from`](crate::Server::state_from) could not be built.
+    #[error("cannot build the server's state `{state}`: {error}")]
+    State {
+        /// The state's type.
+        state: &'static str,
+        /// Why, as its builder said.
+        error: String,
+    },
+    /// The OAuth settings (`http::Http::oauth`) cannot be served: an issuer or resource that is
+    /// not an `https` URL, a resource missing where it cannot be derived, a malformed scope.
+    #[cfg(feature = "oauth")]
+    #[error("the OAuth settings cannot be served: {0}")]
+    OAuth(String),
+}
