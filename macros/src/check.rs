@@ -6,7 +6,7 @@ use syn::{GenericParam, ItemFn, LitStr, Safety};
 use crate::ast::{Role, Tool};
 use crate::errors::Errors;
 use crate::json;
-use crate::rules::{self, MAX_TOOL_NAME_LEN, PROVIDER_RULE};
+use toolwright_rules::{self as rules, MAX_TOOL_NAME_LEN, PROVIDER_RULE};
 
 /// Qualifiers and generics that a tool's signature cannot have.
 pub(crate) fn signature(func: &ItemFn, errors: &mut Errors) {

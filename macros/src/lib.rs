@@ -15,10 +15,8 @@ mod fallback;
 mod json;
 mod prompt;
 mod resource;
-mod rules;
 mod shared_attr;
 mod strings;
-mod template;
 
 /// Turns a free function into an MCP tool.
 ///

@@ -11,7 +11,8 @@ use syn::{Item, ItemFn, LitStr, Type};
 use crate::errors::Errors;
 use crate::shared_attr::{self, CommonAttr};
 use crate::strings::{self, Kind, Output, Param, Role};
-use crate::{ast, check, docs, expand, fallback, rules};
+use crate::{ast, check, docs, expand, fallback};
+use toolwright_rules as rules;
 
 const OPTIONS: &[&str] = &[
     "name",

@@ -12,8 +12,8 @@ use crate::attr::{self, Flag};
 use crate::errors::Errors;
 use crate::shared_attr::{self, CommonAttr};
 use crate::strings::{self, Kind, Output, Param};
-use crate::template::{self, Part};
 use crate::{ast, check, docs, expand, fallback};
+use toolwright_rules::template::{self, Part};
 
 const OPTIONS: &[&str] = &[
     "uri",

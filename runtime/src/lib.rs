@@ -106,7 +106,6 @@ mod protocol;
 mod registration;
 pub mod registry;
 pub mod resource;
-mod rules;
 mod schema;
 pub mod search;
 mod server;
@@ -114,7 +113,6 @@ mod sink;
 pub mod state;
 #[cfg(feature = "http")]
 pub mod store;
-mod template;
 
 pub use catalog::Catalog;
 pub use content::{Content, ToolResult};
