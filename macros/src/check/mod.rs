@@ -170,3 +170,112 @@ fn output(function: &Function<'_>, errors: &mut Errors) {
         _ => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use proc_macro2::TokenStream;
+    use quote::quote;
+
+    use crate::ast::Function;
+    use crate::attr;
+    use crate::errors::Errors;
+    use crate::primitive::Primitive;
+
+    /// Every mistake the options, the typed view and the rules find, in order.
+    fn mistakes(primitive: Primitive, args: TokenStream, item: TokenStream) -> Vec<String> {
+        let mut errors = Errors::default();
+        let options = attr::parse_options(primitive, args, &mut errors);
+        let func: syn::ItemFn = syn::parse2(item).unwrap();
+        let function = Function::from_syn(primitive, &func, &options, &mut errors);
+        super::check(&function, &mut errors);
+        errors
+            .take()
+            .map(|error| error.into_iter().map(|e| e.to_string()).collect())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn each_attribute_accepts_its_own_keys() {
+        let found = mistakes(
+            Primitive::Prompt,
+            quote!(uri = "notes://tags"),
+            quote!(
+                fn greet() -> String {}
+            ),
+        );
+        assert_eq!(
+            found,
+            [
+                "unknown `mcp_prompt` option `uri`; expected one of `name`, `title`, \
+              `description`, `complete`, `blocking`, `crate`"
+            ]
+        );
+        let found = mistakes(
+            Primitive::Resource,
+            quote!(
+                uri = "notes://{id}",
+                audience = ["user"],
+                priority = 1,
+                changes
+            ),
+            quote!(
+                fn note(id: u64) -> String {}
+            ),
+        );
+        assert_eq!(found, Vec::<String>::new());
+    }
+
+    #[test]
+    fn one_build_shows_every_mistake_in_the_primitives_words() {
+        let found = mistakes(
+            Primitive::Resource,
+            quote!(uri = "notes://{id}", blocking),
+            quote!(
+                async fn note<T>(id: Option<u64>, extra: String) {}
+            ),
+        );
+        assert_eq!(
+            found,
+            [
+                "a resource cannot have generic type parameters: its URI is fixed at compile \
+                 time; use concrete types",
+                "a template variable cannot be optional: the template matches a URI only where \
+                 each of its variables has a value; take `T`, not `Option<T>`",
+                "a resource returns its contents: text (`String`), bytes (`Vec<u8>`), `Json<T>` \
+                 or `ResourceContents`",
+                "`extra` is not a variable of the URI template `notes://{id}`, whose variables \
+                 are `id`",
+                "an `async fn` never blocks: it waits instead, and other work goes on; remove \
+                 `blocking`, or make the function a plain `fn`",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_default_is_for_a_tools_argument_alone() {
+        let tool = mistakes(
+            Primitive::Tool,
+            quote!(),
+            quote! {
+                /// Search.
+                fn search(#[arg(default = 10, rename = "max")] limit: u32) {}
+            },
+        );
+        assert_eq!(tool, Vec::<String>::new());
+        let prompt = mistakes(
+            Primitive::Prompt,
+            quote!(),
+            quote! {
+                /// Search.
+                fn search(#[arg(default = 10, rename = "max")] limit: u32) -> String {}
+            },
+        );
+        assert_eq!(
+            prompt,
+            [
+                "a prompt argument takes no default: make it `Option<T>` and choose the default \
+              in the body"
+            ]
+        );
+    }
+}
