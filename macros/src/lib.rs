@@ -1,7 +1,13 @@
-//! The `#[mcp_tool]` attribute of [toolwright](https://docs.rs/toolwright).
+//! The `#[mcp_tool]`, `#[mcp_prompt]` and `#[mcp_resource]` attributes of
+//! [toolwright](https://docs.rs/toolwright).
 //!
-//! Depend on `toolwright`, not on this crate: `toolwright` re-exports the attribute together with
-//! the runtime items the generated code refers to, and pins this crate to the matching version.
+//! Depend on `toolwright`, not on this crate: `toolwright` re-exports the attributes together
+//! with the runtime items the generated code refers to, and pins this crate to the matching
+//! version.
+//!
+//! The three attributes share one set of stages: `attr` reads the options, `ast` makes a typed
+//! view of the function, `check` runs the rules into one accumulator (`errors`), and `expand`
+//! makes the code, or `fallback` the function and the errors.
 
 use proc_macro::TokenStream;
 
@@ -13,12 +19,9 @@ mod errors;
 mod expand;
 mod fallback;
 mod json;
-mod prompt;
-mod resource;
-mod rules;
-mod shared_attr;
-mod strings;
-mod template;
+mod primitive;
+
+use primitive::Primitive;
 
 /// Turns a free function into an MCP tool.
 ///
@@ -26,7 +29,7 @@ mod template;
 /// attribute.
 #[proc_macro_attribute]
 pub fn mcp_tool(args: TokenStream, input: TokenStream) -> TokenStream {
-    expand::mcp_tool(args.into(), input.into()).into()
+    expand::expand(Primitive::Tool, args.into(), input.into()).into()
 }
 
 /// Turns a free function into an MCP prompt.
@@ -35,7 +38,7 @@ pub fn mcp_tool(args: TokenStream, input: TokenStream) -> TokenStream {
 /// attribute.
 #[proc_macro_attribute]
 pub fn mcp_prompt(args: TokenStream, input: TokenStream) -> TokenStream {
-    prompt::mcp_prompt(args.into(), input.into()).into()
+    expand::expand(Primitive::Prompt, args.into(), input.into()).into()
 }
 
 /// Turns a free function into an MCP resource, or a template of resources.
@@ -44,5 +47,5 @@ pub fn mcp_prompt(args: TokenStream, input: TokenStream) -> TokenStream {
 /// attribute.
 #[proc_macro_attribute]
 pub fn mcp_resource(args: TokenStream, input: TokenStream) -> TokenStream {
-    resource::mcp_resource(args.into(), input.into()).into()
+    expand::expand(Primitive::Resource, args.into(), input.into()).into()
 }

@@ -109,7 +109,6 @@ mod protocol;
 mod registration;
 pub mod registry;
 pub mod resource;
-mod rules;
 mod schema;
 pub mod search;
 mod serve;
@@ -119,7 +118,6 @@ pub mod state;
 pub mod stdio;
 #[cfg(feature = "http")]
 pub mod store;
-mod template;
 pub mod testing;
 
 pub use catalog::Catalog;

@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
-use crate::rules::{self, MAX_TOOL_NAME_LEN, PROVIDER_RULE};
+use toolwright_rules::{self as rules, MAX_TOOL_NAME_LEN, PROVIDER_RULE};
 
 /// The first segment of every canonical name.
 pub const CANONICAL_PREFIX: &str = "mcp";

@@ -58,7 +58,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::rules;
+use toolwright_rules as rules;
 
 mod parse;
 

@@ -16,7 +16,7 @@ use super::introspection::Introspector;
 use super::jwt::{Expected, Keys};
 use super::oauth::OAuth;
 use super::{Principal, TokenError};
-use crate::rules::{SCOPE_RULE, is_scope};
+use toolwright_rules::{SCOPE_RULE, is_scope};
 
 /// The well-known path of protected resource metadata (RFC 9728).
 const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";

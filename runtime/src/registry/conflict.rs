@@ -3,7 +3,7 @@
 use std::fmt;
 
 use crate::registration::Location;
-use crate::rules::MAX_TOOL_NAME_LEN;
+use toolwright_rules::MAX_TOOL_NAME_LEN;
 
 /// Why the registry cannot serve: every conflict found, so one run shows them all.
 #[derive(Debug)]

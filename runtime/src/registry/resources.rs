@@ -8,7 +8,7 @@ use super::conflict::Conflict;
 use super::tool::Tool;
 use crate::apps::UiResource;
 use crate::registration::{Location, ResourceRegistration, UiResourceRegistration};
-use crate::template::{self, Part};
+use toolwright_rules::template::{self, Part};
 
 /// A resource of a fixed URI: a view, or one `#[mcp_resource]` made.
 #[derive(Clone, Copy, Debug)]

@@ -13,9 +13,9 @@ use crate::content::ToolResult;
 use crate::handler::Handler;
 use crate::names::CanonicalName;
 use crate::registration::{Annotations, Location, ToolRegistration};
-use crate::rules;
 use crate::schema::check::{ArgumentCheck, OutputCheck};
 use crate::state::StateType;
+use toolwright_rules as rules;
 
 /// One tool, ready to list and call.
 pub struct Tool {

@@ -2,24 +2,31 @@
 //! expansion, level 1) or `{+path}` (reserved expansion, level 2), read in one place for both
 //! crates: `#[mcp_resource]` checks a template at compile time, with a spanned error, and the
 //! runtime matches URIs against it.
-//!
-//! This file is the `template` module of `toolwright` and, through a symbolic link, of
-//! `toolwright-macros`, which cannot depend on `toolwright`. It uses `std` alone.
+
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
 
 /// One part of a URI template.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Part<'a> {
+pub enum Part<'a> {
     /// Text matched as written.
     Literal(&'a str),
     /// A variable: its name, and whether it is a reserved expansion (`{+name}`), whose value
     /// may hold `/`, `?`, `#` and the other reserved characters.
-    Variable { name: &'a str, reserved: bool },
+    Variable {
+        /// The name, without the braces and the operator.
+        name: &'a str,
+        /// Written `{+name}`.
+        reserved: bool,
+    },
 }
 
 /// A URI, or a URI template, that is not one a resource can have. Phrased to follow "invalid
 /// resource URI `...`: ".
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum TemplateProblem {
+pub enum TemplateProblem {
     /// No `scheme:` at the start.
     NoScheme,
     /// A character no URI holds (a space, a control character, a non-ASCII one): percent-encode
@@ -38,8 +45,8 @@ pub(crate) enum TemplateProblem {
     Adjacent(String, String),
 }
 
-impl std::fmt::Display for TemplateProblem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl fmt::Display for TemplateProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             TemplateProblem::NoScheme => {
                 f.write_str("it does not start with a scheme, such as `notes://` or `file:///`")
@@ -71,7 +78,7 @@ impl std::fmt::Display for TemplateProblem {
 
 /// Reads a resource's URI or URI template into its parts. A URI without variables is one
 /// literal part.
-pub(crate) fn parse(template: &str) -> Result<Vec<Part<'_>>, TemplateProblem> {
+pub fn parse(template: &str) -> Result<Vec<Part<'_>>, TemplateProblem> {
     if let Some(c) = template
         .chars()
         .find(|c| !c.is_ascii_graphic() || matches!(c, '"' | '<' | '>' | '\\' | '^' | '`' | '|'))
@@ -149,4 +156,51 @@ fn is_varname(name: &str) -> bool {
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_literals_and_variables() {
+        assert_eq!(
+            parse("notes://{id}/files/{+path}"),
+            Ok(alloc::vec![
+                Part::Literal("notes://"),
+                Part::Variable {
+                    name: "id",
+                    reserved: false
+                },
+                Part::Literal("/files/"),
+                Part::Variable {
+                    name: "path",
+                    reserved: true
+                },
+            ])
+        );
+        assert_eq!(
+            parse("notes://tags"),
+            Ok(alloc::vec![Part::Literal("notes://tags")])
+        );
+    }
+
+    #[test]
+    fn refuses_what_no_uri_can_match() {
+        assert_eq!(parse("tags"), Err(TemplateProblem::NoScheme));
+        assert_eq!(parse("notes://{id"), Err(TemplateProblem::Unbalanced));
+        assert_eq!(
+            parse("notes://{?q}"),
+            Err(TemplateProblem::Unsupported("?q".to_owned()))
+        );
+        assert_eq!(
+            parse("notes://{a}{b}"),
+            Err(TemplateProblem::Adjacent("a".to_owned(), "b".to_owned()))
+        );
+        assert_eq!(
+            parse("notes://{a}/{a}"),
+            Err(TemplateProblem::Repeated("a".to_owned()))
+        );
+        assert_eq!(parse("notes://a b"), Err(TemplateProblem::Character(' ')));
+    }
 }

@@ -1,27 +1,39 @@
-//! The protocol's naming rules, in one place for both crates that enforce them: `#[mcp_tool]`
-//! checks a tool's names and view at compile time, with a spanned error, and the runtime checks
-//! the names it reads (`CanonicalName`) and the views it is given (`UiResource::new`, at compile
-//! time too).
+//! The protocol's rules, in one place for both crates that enforce them: names (SEP-986 tool
+//! names, providers, `Mcp-Param-*` headers, OAuth scopes), the URI of an MCP Apps view, and
+//! resources' URI templates ([`template`]).
 //!
-//! This file is the `rules` module of `toolwright` and, through a symbolic link, of
-//! `toolwright-macros`, which cannot depend on `toolwright`. It uses `core` alone.
+//! `#[mcp_tool]`, `#[mcp_prompt]` and `#[mcp_resource]` check what they are given at compile
+//! time, with a spanned error; the runtime checks the names it reads (`CanonicalName`), the views
+//! it is given (`UiResource::new`, in `const` context too) and matches URIs against templates.
+//! A proc-macro crate cannot depend on the crate that re-exports it, so the rules live here,
+//! below both.
+//!
+//! This crate is internal to toolwright and has no stable API: depend on `toolwright`.
+
+#![no_std]
+
+extern crate alloc;
+
+pub mod template;
 
 /// The longest tool name SEP-986 allows.
-pub(crate) const MAX_TOOL_NAME_LEN: usize = 128;
+pub const MAX_TOOL_NAME_LEN: usize = 128;
 
 /// The longest provider, so that a namespaced name `<provider>__<tool>` has room for a tool.
-pub(crate) const MAX_PROVIDER_LEN: usize = 64;
+pub const MAX_PROVIDER_LEN: usize = 64;
 
 /// The provider rule, as a message states it.
-pub(crate) const PROVIDER_RULE: &str =
+pub const PROVIDER_RULE: &str =
     "a provider is 1 to 64 of `A-Z a-z 0-9 _ -`, with no `__` and no trailing `_`";
 
 /// Why a tool (or argument) name breaks SEP-986: 1 to 128 of `A-Z a-z 0-9 _ - .`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum NameProblem {
+pub enum NameProblem {
+    /// No characters at all.
     Empty,
     /// Longer than `MAX_TOOL_NAME_LEN`: this many bytes.
     TooLong(usize),
+    /// A space, a tab or another whitespace character.
     Whitespace,
     /// The first character outside the rule.
     Character(char),
@@ -40,7 +52,7 @@ impl core::fmt::Display for NameProblem {
 }
 
 /// Checks a name against SEP-986.
-pub(crate) fn tool_name(name: &str) -> Result<(), NameProblem> {
+pub fn tool_name(name: &str) -> Result<(), NameProblem> {
     if name.is_empty() {
         return Err(NameProblem::Empty);
     }
@@ -60,7 +72,7 @@ pub(crate) fn tool_name(name: &str) -> Result<(), NameProblem> {
 /// Whether `provider` can be the middle of a canonical name `mcp::<provider>::<tool>` and the
 /// prefix of a namespaced one `<provider>__<tool>`. Without `__` and a trailing `_` in a provider,
 /// the first `__` of a namespaced name always ends it, so two tools never share one.
-pub(crate) fn is_provider(provider: &str) -> bool {
+pub fn is_provider(provider: &str) -> bool {
     (1..=MAX_PROVIDER_LEN).contains(&provider.len())
         && provider
             .bytes()
@@ -71,7 +83,7 @@ pub(crate) fn is_provider(provider: &str) -> bool {
 
 /// Checks the URI of an MCP Apps view: `ui://<server>/<view>`, both parts non-empty, printable
 /// ASCII. `Err` says what is wrong, as a sentence of its own.
-pub(crate) const fn ui_uri(uri: &str) -> Result<(), &'static str> {
+pub const fn ui_uri(uri: &str) -> Result<(), &'static str> {
     const SCHEME: &[u8] = b"ui://";
     let bytes = uri.as_bytes();
     let mut i = 0;
@@ -107,7 +119,7 @@ pub(crate) const fn ui_uri(uri: &str) -> Result<(), &'static str> {
 /// Checks the name of a header that mirrors an argument (`x-mcp-header`, sent as
 /// `Mcp-Param-<name>`): an RFC 9110 token, 1 or more of `A-Z a-z 0-9 ! # $ % & ' * + - . ^ _ ` | ~`.
 /// `Err` says what is wrong, to follow "cannot name a header: ".
-pub(crate) fn header_name(name: &str) -> Result<(), NameProblem> {
+pub fn header_name(name: &str) -> Result<(), NameProblem> {
     if name.is_empty() {
         return Err(NameProblem::Empty);
     }
@@ -122,21 +134,13 @@ pub(crate) fn header_name(name: &str) -> Result<(), NameProblem> {
 }
 
 /// The scope rule, as a message states it.
-#[allow(
-    dead_code,
-    reason = "the macro's, and the runtime's with its `oauth` feature"
-)]
-pub(crate) const SCOPE_RULE: &str = "a scope is 1 or more printable ASCII characters other than \
+pub const SCOPE_RULE: &str = "a scope is 1 or more printable ASCII characters other than \
      space, `\"` and `\\` (RFC 6749, section 3.3)";
 
 /// Whether `scope` is one OAuth scope (RFC 6749 `scope-token`): 1 or more of `%x21 / %x23-5B /
 /// %x5D-7E`, so that a list of them can be written space-separated, as tokens and challenges
 /// carry them.
-#[allow(
-    dead_code,
-    reason = "the macro's, and the runtime's with its `oauth` feature"
-)]
-pub(crate) const fn is_scope(scope: &str) -> bool {
+pub const fn is_scope(scope: &str) -> bool {
     let bytes = scope.as_bytes();
     if bytes.is_empty() {
         return false;
@@ -150,4 +154,41 @@ pub(crate) const fn is_scope(scope: &str) -> bool {
         i += 1;
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_names_follow_sep_986() {
+        assert_eq!(tool_name("notes.add_note-2"), Ok(()));
+        assert_eq!(tool_name(""), Err(NameProblem::Empty));
+        assert_eq!(tool_name("add note"), Err(NameProblem::Whitespace));
+        assert_eq!(tool_name("notes/add"), Err(NameProblem::Character('/')));
+        let long = "a".repeat(MAX_TOOL_NAME_LEN + 1);
+        assert_eq!(tool_name(&long), Err(NameProblem::TooLong(129)));
+    }
+
+    #[test]
+    fn providers_leave_namespaced_names_unambiguous() {
+        assert!(is_provider("notes-tools"));
+        assert!(!is_provider("notes__tools"));
+        assert!(!is_provider("notes_"));
+        assert!(!is_provider("notes.tools"));
+        assert!(!is_provider(""));
+    }
+
+    #[test]
+    fn views_headers_and_scopes() {
+        assert_eq!(ui_uri("ui://notes/board.html"), Ok(()));
+        assert!(ui_uri("https://notes/board.html").is_err());
+        assert!(ui_uri("ui://notes/").is_err());
+        assert!(ui_uri("ui://notes/a b").is_err());
+        assert_eq!(header_name("X-Trace_1"), Ok(()));
+        assert_eq!(header_name("a:b"), Err(NameProblem::Character(':')));
+        assert!(is_scope("notes:write"));
+        assert!(!is_scope("notes write"));
+        assert!(!is_scope("a\"b"));
+    }
 }
