@@ -95,7 +95,7 @@ pub(crate) struct Hit {
 /// `-`, `.` and camelCase boundaries), its `title` (or `annotations.title`), its `description`,
 /// the names and descriptions of its arguments (the properties of `inputSchema`, and of each
 /// entry of its `$defs`), and its tags: a `tags` array of strings on the descriptor, a field
-/// outside the protocol that [`toolwright::search::SearchIndex::from_registry`] fills from each tool's
+/// outside the protocol that [`toolwright::registry::Registry::search_index`] fills from each tool's
 /// `#[mcp_tool(tags = [...])]`.
 ///
 /// Ranking is BM25 over those fields, each with its own weight and length normalisation (a name

@@ -257,7 +257,7 @@ enum Detail {
 /// The arguments of `call_tool`, as its input schema describes them.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Call {
+struct CallToolArguments {
     name: String,
     #[serde(default)]
     arguments: Option<Map<String, Value>>,
@@ -285,12 +285,12 @@ impl Progressive {
         let check = |tool: &Value| {
             ArgumentCheck::new(&tool["inputSchema"]).expect("a meta-tool's schema compiles")
         };
-        let searched_tools = searched.iter().map(|&i| &tools[i]);
+        let searched_tools = searched.iter().map(|&i| tools[i].described());
         let index = match ranking {
-            Ranking::Lexical => SearchIndex::from_tools(searched_tools),
+            Ranking::Lexical => SearchIndex::from_described(searched_tools),
             #[cfg(feature = "semantic")]
             Ranking::Semantic { embedder, wait } => {
-                SearchIndex::from_tools_embedded(searched_tools, embedder, wait)
+                SearchIndex::from_described_embedded(searched_tools, embedder, wait)
             }
         };
         Progressive {
@@ -348,7 +348,7 @@ impl Progressive {
     /// Reads `call_tool`'s arguments: the name of the tool to run and its arguments (absent is
     /// `{}`), or a tool error saying what is wrong.
     pub(crate) fn unwrap_call(&self, arguments: Value) -> Result<(String, Value), ToolResult> {
-        let call: Call = read(CALL_TOOL, &self.call_check, arguments)?;
+        let call: CallToolArguments = read(CALL_TOOL, &self.call_check, arguments)?;
         if is_meta_tool(&call.name) {
             return Err(ToolResult::error(format!(
                 "`{CALL_TOOL}` runs the catalog's tools, not `{name}`: call `{name}` directly",

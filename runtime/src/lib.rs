@@ -104,6 +104,7 @@ mod live;
 mod logging;
 pub mod manifest;
 pub mod names;
+pub mod profile;
 pub mod prompt;
 mod protocol;
 mod registration;
@@ -112,7 +113,7 @@ pub mod resource;
 mod schema;
 pub mod search;
 mod serve;
-mod server;
+pub mod server;
 mod sink;
 pub mod state;
 pub mod stdio;
@@ -120,13 +121,12 @@ pub mod stdio;
 pub mod store;
 pub mod testing;
 
-pub use catalog::Catalog;
 pub use content::{Content, ToolResult};
-pub use context::{ClientRequestError, Context};
-pub use live::{ChangeError, ServerHandle};
+pub use context::Context;
+pub use live::ServerHandle;
 pub use protocol::LogLevel;
-pub use schema::profile;
-pub use server::{Error, Server, Started};
+pub use server::pipeline;
+pub use server::{Error, Server};
 pub use state::State;
 
 /// Turns a free function into an MCP tool.
@@ -176,7 +176,7 @@ pub use state::State;
 /// | `core` | a tool the catalog always lists, for servers with many tools |
 /// | `blocking` | for a plain `fn` that blocks: run it on tokio's blocking thread pool, not on the runtime (see above) |
 /// | `provider = "..."` | the middle of the canonical name `mcp::<provider>::<tool>`; default: the package name |
-/// | `ui = "ui://..."` | the tool's MCP Apps view: a `ui://` resource declared with [`ui_resource!`], shown by hosts with the extension next to the result (see [`apps`]). Checked at compile time to be a `ui://` URI naming something, and at start to be declared |
+/// | `ui = "ui://..."` | the tool's MCP Apps view: a `ui://` resource declared with [`ui_resource!`](apps::ui_resource), shown by hosts with the extension next to the result (see [`apps`]). Checked at compile time to be a `ui://` URI naming something, and at start to be declared |
 /// | `visibility = ["model", "app"]` | whom hosts offer the tool to: the model, the server's views, or both (the default). A tool without `"model"` is listed only to clients that declared MCP Apps, and the progressive catalog never offers it. Hosts enforce it; it is not access control (see [`apps`]). Checked at compile time |
 /// | `input_schema = r#"{...}"#` | the input schema as literal JSON, served exactly as written (see below); checked at compile time to be a JSON object with `"type": "object"` |
 /// | `crate = path` | where `toolwright` is, when the dependency is renamed |
@@ -377,18 +377,10 @@ macro_rules! server {
     }};
 }
 
-/// The manifest [`build::emit!`] wrote for this crate at build time, as `&'static [u8]`, for
-/// [`Server::embedded_manifest`]: its JSON, followed by an index of its tools that start-up reads
-/// instead of the JSON ([`build::EMBEDDED`]). A crate whose build script does not emit a
-/// manifest does not compile with it.
-///
-/// ```ignore
-/// toolwright::server!(notes_tools)
-///     .embedded_manifest(toolwright::embedded_manifest!())
-///     .run()
-/// ```
+/// [`build::embedded_manifest!`]: the manifest the build script emitted, as bytes.
+#[doc(hidden)]
 #[macro_export]
-macro_rules! embedded_manifest {
+macro_rules! __embedded_manifest {
     () => {
         ::core::include_bytes!(::core::env!(
             "TOOLWRIGHT_MANIFEST",
@@ -399,22 +391,10 @@ macro_rules! embedded_manifest {
     };
 }
 
-/// Declares an MCP Apps view: a [`UiResource`](apps::UiResource) served as a `ui://` resource,
-/// collected by the linker like tools, from any crate of the binary. Tools name it with
-/// `#[mcp_tool(ui = "ui://...")]`; see [`apps`].
-///
-/// The builder runs at compile time, so a URI outside `ui://` or a domain that is not an origin
-/// fails the build.
-///
-/// ```
-/// toolwright::ui_resource!(
-///     toolwright::apps::UiResource::new("ui://notes/board.html", "<!doctype html><title>Board</title>")
-///         .title("Notes board")
-///         .prefers_border(true)
-/// );
-/// ```
+/// [`apps::ui_resource!`]: a view submitted to the linker-collected registry.
+#[doc(hidden)]
 #[macro_export]
-macro_rules! ui_resource {
+macro_rules! __ui_resource {
     ($resource:expr $(,)?) => {
         $crate::__private::inventory::submit! {
             $crate::__private::UiResourceRegistration {

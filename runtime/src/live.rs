@@ -63,7 +63,7 @@ pub enum ChangeError {
 
 /// What the server serves changes: which tools, prompts or resources, or a resource's contents.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Change<'a> {
+pub(crate) enum Changed<'a> {
     Tools,
     Prompts,
     Resources,
@@ -96,44 +96,44 @@ pub(crate) struct Disabled {
 }
 
 impl Disabled {
-    fn set(&self, kind: Kind) -> &BTreeSet<String> {
+    fn set(&self, kind: Listed) -> &BTreeSet<String> {
         match kind {
-            Kind::Tool => &self.tools,
-            Kind::Prompt => &self.prompts,
-            Kind::Resource => &self.resources,
+            Listed::Tool => &self.tools,
+            Listed::Prompt => &self.prompts,
+            Listed::Resource => &self.resources,
         }
     }
 
-    fn set_mut(&mut self, kind: Kind) -> &mut BTreeSet<String> {
+    fn set_mut(&mut self, kind: Listed) -> &mut BTreeSet<String> {
         match kind {
-            Kind::Tool => &mut self.tools,
-            Kind::Prompt => &mut self.prompts,
-            Kind::Resource => &mut self.resources,
+            Listed::Tool => &mut self.tools,
+            Listed::Prompt => &mut self.prompts,
+            Listed::Resource => &mut self.resources,
         }
     }
 }
 
 #[derive(Clone, Copy)]
-enum Kind {
+enum Listed {
     Tool,
     Prompt,
     Resource,
 }
 
-impl Kind {
+impl Listed {
     fn name(self) -> &'static str {
         match self {
-            Kind::Tool => "tool",
-            Kind::Prompt => "prompt",
-            Kind::Resource => "resource",
+            Listed::Tool => "tool",
+            Listed::Prompt => "prompt",
+            Listed::Resource => "resource",
         }
     }
 
-    fn change(self) -> Change<'static> {
+    fn change(self) -> Changed<'static> {
         match self {
-            Kind::Tool => Change::Tools,
-            Kind::Prompt => Change::Prompts,
-            Kind::Resource => Change::Resources,
+            Listed::Tool => Changed::Tools,
+            Listed::Prompt => Changed::Prompts,
+            Listed::Resource => Changed::Resources,
         }
     }
 }
@@ -144,31 +144,31 @@ impl ServerHandle {
     /// a resource that says it changes (`#[mcp_resource(changes)]`); nobody is told before the
     /// server serves.
     pub fn resource_updated(&self, uri: &str) {
-        self.live.tell(Change::Updated(uri));
+        self.live.tell(Changed::Updated(uri));
     }
 
     /// Takes the tool `name` out of `tools/list`, and makes calls to it unknown, until
     /// [`enable_tool`](Self::enable_tool). Before the server serves, the name is checked when
     /// it starts, and a tool it does not have stops it.
     pub fn disable_tool(&self, name: &str) -> Result<(), ChangeError> {
-        self.live.switch(Kind::Tool, name, false)
+        self.live.switch(Listed::Tool, name, false)
     }
 
     /// Serves the tool `name` again.
     pub fn enable_tool(&self, name: &str) -> Result<(), ChangeError> {
-        self.live.switch(Kind::Tool, name, true)
+        self.live.switch(Listed::Tool, name, true)
     }
 
     /// Takes the prompt `name` out of `prompts/list`, and makes it unknown to `prompts/get`,
     /// until [`enable_prompt`](Self::enable_prompt); checked as
     /// [`disable_tool`](Self::disable_tool) is.
     pub fn disable_prompt(&self, name: &str) -> Result<(), ChangeError> {
-        self.live.switch(Kind::Prompt, name, false)
+        self.live.switch(Listed::Prompt, name, false)
     }
 
     /// Serves the prompt `name` again.
     pub fn enable_prompt(&self, name: &str) -> Result<(), ChangeError> {
-        self.live.switch(Kind::Prompt, name, true)
+        self.live.switch(Listed::Prompt, name, true)
     }
 
     /// Takes the resource of this URI (or this URI template, with every resource it matches)
@@ -176,12 +176,12 @@ impl ServerHandle {
     /// [`enable_resource`](Self::enable_resource); checked as
     /// [`disable_tool`](Self::disable_tool) is.
     pub fn disable_resource(&self, uri: &str) -> Result<(), ChangeError> {
-        self.live.switch(Kind::Resource, uri, false)
+        self.live.switch(Listed::Resource, uri, false)
     }
 
     /// Serves the resource of this URI (or URI template) again.
     pub fn enable_resource(&self, uri: &str) -> Result<(), ChangeError> {
-        self.live.switch(Kind::Resource, uri, true)
+        self.live.switch(Listed::Resource, uri, true)
     }
 
     pub(crate) fn live(&self) -> &Arc<Live> {
@@ -204,9 +204,9 @@ impl Live {
         let disabled = self.disabled();
         let mut unknown = Vec::new();
         for (kind, given, served) in [
-            (Kind::Tool, &disabled.tools, &known.tools),
-            (Kind::Prompt, &disabled.prompts, &known.prompts),
-            (Kind::Resource, &disabled.resources, &known.resources),
+            (Listed::Tool, &disabled.tools, &known.tools),
+            (Listed::Prompt, &disabled.prompts, &known.prompts),
+            (Listed::Resource, &disabled.resources, &known.resources),
         ] {
             unknown.extend(
                 given
@@ -219,7 +219,7 @@ impl Live {
         unknown
     }
 
-    fn switch(&self, kind: Kind, name: &str, enable: bool) -> Result<(), ChangeError> {
+    fn switch(&self, kind: Listed, name: &str, enable: bool) -> Result<(), ChangeError> {
         if let Some(known) = self.known.get()
             && !known.set(kind).contains(name)
         {
@@ -291,7 +291,7 @@ impl Live {
     }
 
     /// Tells every listener that wants to know.
-    fn tell(&self, change: Change<'_>) {
+    fn tell(&self, change: Changed<'_>) {
         let listeners: Vec<Arc<Listener>> = {
             let mut listeners = self.listeners();
             listeners.retain(|l| l.strong_count() > 0);
@@ -362,18 +362,18 @@ impl Listener {
         self.filter.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn tell(&self, change: Change<'_>) {
+    fn tell(&self, change: Changed<'_>) {
         let (method, mut params) = {
             let filter = self.filter();
             match change {
-                Change::Tools if filter.tools => ("notifications/tools/list_changed", json!({})),
-                Change::Prompts if filter.prompts => {
+                Changed::Tools if filter.tools => ("notifications/tools/list_changed", json!({})),
+                Changed::Prompts if filter.prompts => {
                     ("notifications/prompts/list_changed", json!({}))
                 }
-                Change::Resources if filter.resources => {
+                Changed::Resources if filter.resources => {
                     ("notifications/resources/list_changed", json!({}))
                 }
-                Change::Updated(uri) if filter.uris.contains(uri) => {
+                Changed::Updated(uri) if filter.uris.contains(uri) => {
                     ("notifications/resources/updated", json!({ "uri": uri }))
                 }
                 _ => return,

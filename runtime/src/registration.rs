@@ -1,5 +1,5 @@
 //! The records `#[mcp_tool]`, `#[mcp_prompt]`, `#[mcp_resource]` and
-//! [`ui_resource!`](crate::ui_resource) submit to the linker-collected registry: everything known
+//! [`ui_resource!`](crate::apps::ui_resource) submit to the linker-collected registry: everything known
 //! of a tool, a prompt, a resource or a view at compile time.
 //!
 //! Generated code builds them through `__private`; they are not an API, so that the record can
@@ -51,7 +51,7 @@ pub struct ToolRegistration {
 
 inventory::collect!(ToolRegistration);
 
-/// A [`UiResource`] and where it is declared: what [`ui_resource!`](crate::ui_resource)
+/// A [`UiResource`] and where it is declared: what [`ui_resource!`](crate::apps::ui_resource)
 /// submits.
 #[derive(Debug)]
 pub struct UiResourceRegistration {

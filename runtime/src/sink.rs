@@ -148,11 +148,11 @@ impl Outbox {
 /// stays registered under its request id, so that a `notifications/cancelled` for it is heard.
 pub(crate) struct Answer {
     reply: Reply,
-    call: Option<Box<dyn Call>>,
+    call: Option<Box<dyn Cancellable>>,
 }
 
 /// The registration of a call the client can cancel; dropping it ends the call.
-pub(crate) trait Call: Send + 'static {
+pub(crate) trait Cancellable: Send + 'static {
     /// The client cancelled the call.
     fn is_cancelled(&self) -> bool;
 }
@@ -168,7 +168,7 @@ impl fmt::Debug for Answer {
 
 impl Answer {
     /// The answer of a registered call.
-    pub(crate) fn of(call: impl Call, reply: Reply) -> Answer {
+    pub(crate) fn of(call: impl Cancellable, reply: Reply) -> Answer {
         Answer {
             reply,
             call: Some(Box::new(call)),
@@ -225,7 +225,7 @@ pub(crate) mod tests {
     /// A call the client has cancelled.
     pub(crate) struct Cancelled;
 
-    impl Call for Cancelled {
+    impl Cancellable for Cancelled {
         fn is_cancelled(&self) -> bool {
             true
         }
@@ -234,14 +234,14 @@ pub(crate) mod tests {
     /// A call under way.
     pub(crate) struct Running;
 
-    impl Call for Running {
+    impl Cancellable for Running {
         fn is_cancelled(&self) -> bool {
             false
         }
     }
 
     /// The answer of a call, a result holding `text`.
-    pub(crate) fn answer(call: impl Call, text: &str) -> Answer {
+    pub(crate) fn answer(call: impl Cancellable, text: &str) -> Answer {
         Answer::of(call, Reply::result(&Id::Null, &text.into()))
     }
 

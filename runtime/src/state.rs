@@ -32,6 +32,14 @@
 //! The state is shared by every call at once: what a tool changes in it goes through `T`'s own
 //! synchronisation (a `Mutex`, a pool, atomics). What one session keeps for itself goes in its
 //! [`SessionState`] instead.
+//!
+//! "State" names three things in this crate, each by its own type: the application's state
+//! ([`State<T>`], one value of each type for the whole server), a session's state
+//! ([`SessionState`], what one client's calls keep between them), and the `requestState` of
+//! protocol 2026-07-28, which a client carries from one round of a request to the next when a
+//! tool asks it questions; the server seals that one with its key
+//! ([`Server::request_state_secret`](crate::Server::request_state_secret)), and a tool never
+//! sees it.
 
 use std::any::{Any, TypeId, type_name};
 use std::collections::HashMap;

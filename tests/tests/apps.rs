@@ -6,15 +6,16 @@ use serde_json::{Value, json};
 use toolwright::__private::ToolRegistration;
 use toolwright::__private::UiResourceRegistration;
 use toolwright::apps::{self, ToolUi, UiResource, Visibility};
+use toolwright::catalog::Catalog;
 use toolwright::registry::Location;
 use toolwright::registry::{Conflict, Registry};
-use toolwright::{Catalog, Server, mcp_tool};
+use toolwright::{Server, mcp_tool};
 use toolwright_tests::stdio::initialize_params;
 use toolwright_tests::{Client, tool_names as names};
 
 const PAGE: &str = "<!doctype html><title>Tally</title><main id=tally></main>";
 
-toolwright::ui_resource!(
+toolwright::apps::ui_resource!(
     UiResource::new("ui://tally/view.html", PAGE)
         .title("Tally")
         .connect_domains(&["https://api.tally.example"])
@@ -24,7 +25,7 @@ toolwright::ui_resource!(
 );
 
 // A view no tool names: a server may serve one for its views to load.
-toolwright::ui_resource!(UiResource::new(
+toolwright::apps::ui_resource!(UiResource::new(
     "ui://tally/help.html",
     "<!doctype html><p>Help"
 ));
@@ -419,7 +420,7 @@ fn a_view_that_is_not_declared_stops_the_server() {
         ),
         [
             "tool `show` at src/tools.rs:7:1: its view `ui://tally/veiw.html` is not a declared UI \
-          resource; declare it with `toolwright::ui_resource!(UiResource::new(\"ui://tally/veiw.html\", \
+          resource; declare it with `toolwright::apps::ui_resource!(UiResource::new(\"ui://tally/veiw.html\", \
           ...))` in a crate the server links, or fix the tool's `ui` (declared: ui://tally/view.html)"
         ]
     );

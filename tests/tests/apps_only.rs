@@ -3,11 +3,12 @@
 
 use serde_json::{Value, json};
 use toolwright::apps::{self, UiResource};
-use toolwright::{Catalog, Server, mcp_tool};
+use toolwright::catalog::Catalog;
+use toolwright::{Server, mcp_tool};
 use toolwright_tests::Client;
 use toolwright_tests::stdio::initialize_params;
 
-toolwright::ui_resource!(UiResource::new(
+toolwright::apps::ui_resource!(UiResource::new(
     "ui://only/view.html",
     "<!doctype html><p>Only"
 ));

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
-use toolwright::build::{Guard, GuardError, Outcome};
+use toolwright::build::{Checked, Guard, GuardError};
 use toolwright::manifest::Severity;
 use toolwright::{mcp_prompt, mcp_tool};
 
@@ -97,7 +97,7 @@ fn tool<'a>(snapshot: &'a mut Value, name: &str) -> &'a mut Value {
 fn the_first_check_writes_the_snapshot_and_the_next_finds_it_unchanged() {
     let dir = Dir::new();
     let created = guard(&dir.snapshot(), "1.0.0").check().unwrap();
-    assert!(matches!(created, Outcome::Created { .. }), "{created:?}");
+    assert!(matches!(created, Checked::Created { .. }), "{created:?}");
     let snapshot = read(&dir.snapshot());
     assert_eq!(snapshot["package"], "weather");
     assert_eq!(snapshot["version"], "1.0.0");
@@ -116,7 +116,7 @@ fn the_first_check_writes_the_snapshot_and_the_next_finds_it_unchanged() {
     assert!(text.ends_with("}\n"));
 
     let again = guard(&dir.snapshot(), "1.0.0").check().unwrap();
-    assert!(matches!(again, Outcome::Unchanged), "{again:?}");
+    assert!(matches!(again, Checked::Unchanged), "{again:?}");
     assert_eq!(std::fs::read_to_string(dir.snapshot()).unwrap(), text);
 }
 
@@ -130,7 +130,7 @@ fn additive_and_cosmetic_changes_rewrite_the_snapshot() {
         snapshot["tools"].as_array_mut().unwrap().pop();
         tool(snapshot, "forecast")["description"] = json!("Weather.");
     });
-    let Outcome::Updated { changes, .. } = guard(&dir.snapshot(), "1.0.0").check().unwrap() else {
+    let Checked::Updated { changes, .. } = guard(&dir.snapshot(), "1.0.0").check().unwrap() else {
         panic!("not updated");
     };
     let lines: Vec<String> = changes.iter().map(ToString::to_string).collect();
@@ -186,7 +186,7 @@ fn a_new_major_version_or_the_variable_accepts_a_breaking_change() {
     // 0.4.2 is no new major release of a 0.x crate; 0.5.0 is.
     assert!(guard(&dir.snapshot(), "0.4.2").check().is_err());
     let outcome = guard(&dir.snapshot(), "0.5.0").check().unwrap();
-    assert!(matches!(outcome, Outcome::Updated { .. }), "{outcome:?}");
+    assert!(matches!(outcome, Checked::Updated { .. }), "{outcome:?}");
     assert_eq!(read(&dir.snapshot())["version"], "0.5.0");
 
     edit(&dir.snapshot(), remove_greet);
@@ -194,7 +194,7 @@ fn a_new_major_version_or_the_variable_accepts_a_breaking_change() {
         .accept_breaking(true)
         .check();
     assert!(
-        matches!(accepted, Ok(Outcome::Updated { .. })),
+        matches!(accepted, Ok(Checked::Updated { .. })),
         "{accepted:?}"
     );
 }
@@ -257,7 +257,7 @@ fn line_endings_and_layout_do_not_make_a_snapshot_stale() {
     let crlf = text.replace('\n', "\r\n");
     std::fs::write(dir.snapshot(), &crlf).unwrap();
     let outcome = guard(&dir.snapshot(), "1.0.0").ci(true).check().unwrap();
-    assert!(matches!(outcome, Outcome::Unchanged), "{outcome:?}");
+    assert!(matches!(outcome, Checked::Unchanged), "{outcome:?}");
     assert_eq!(std::fs::read_to_string(dir.snapshot()).unwrap(), crlf);
 }
 

@@ -5,7 +5,8 @@
 use serde_json::{Value, json};
 use toolwright::completion::Completion;
 use toolwright::registry::Conflict;
-use toolwright::{ChangeError, Context, Server, mcp_prompt, mcp_resource, mcp_tool};
+use toolwright::server::ChangeError;
+use toolwright::{Context, Server, mcp_prompt, mcp_resource, mcp_tool};
 use toolwright_tests::stdio::Client;
 
 /// Add two integers.

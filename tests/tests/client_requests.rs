@@ -11,7 +11,8 @@ use toolwright_tests::stdio::{Client, TIMEOUT};
 
 mod tools {
     use serde_json::{Value, json};
-    use toolwright::{ClientRequestError, Context, mcp_tool};
+    use toolwright::context::ClientRequestError;
+    use toolwright::{Context, mcp_tool};
 
     /// Ask the client's model a question; returns its answer.
     #[mcp_tool]

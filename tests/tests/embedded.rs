@@ -279,7 +279,7 @@ async fn bytes_cut_short_are_refused() {
         refusals,
         [
             "tool `*`: the embedded manifest cannot be read: it is cut short, or its index does \
-          not fit its JSON; build the crate again; pass `toolwright::embedded_manifest!()`, the \
+          not fit its JSON; build the crate again; pass `toolwright::build::embedded_manifest!()`, the \
           bytes toolwright::build::emit!() wrote"
         ]
     );

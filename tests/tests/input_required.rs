@@ -4,7 +4,8 @@
 //! per binary.)
 
 use serde_json::{Value, json};
-use toolwright::{ClientRequestError, Context, Server, mcp_prompt, mcp_tool};
+use toolwright::context::ClientRequestError;
+use toolwright::{Context, Server, mcp_prompt, mcp_tool};
 use toolwright_tests::stdio::Client;
 
 /// A form of one string property.

@@ -447,7 +447,7 @@ async fn a_token_without_a_tool_s_scope_is_refused_403_naming_the_scope() {
 async fn call_tool_of_the_progressive_catalog_needs_the_scopes_of_the_tool_it_runs() {
     let authorization = authorization_server();
     let bound = Server::new("oauth-tests", "0.0.1")
-        .catalog(toolwright::Catalog::Progressive)
+        .catalog(toolwright::catalog::Catalog::Progressive)
         .bind_http(
             "127.0.0.1:0",
             Http::new().oauth(OAuth::new(&authorization.issuer)),

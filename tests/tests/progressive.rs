@@ -2,7 +2,8 @@
 //! tools, `search_tools` finds the rest, and `call_tool` or a direct call runs them.
 
 use serde_json::{Value, json};
-use toolwright::{Catalog, Context, Server, mcp_tool};
+use toolwright::catalog::Catalog;
+use toolwright::{Context, Server, mcp_tool};
 use toolwright_tests::{Client, tool_names as names};
 
 /// Count to `n`, reporting progress at each step.

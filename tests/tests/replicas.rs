@@ -19,7 +19,8 @@ use toolwright::store::{MemoryStore, RedisStore, SessionStore};
 mod tools {
     use std::time::Duration;
 
-    use toolwright::{ClientRequestError, Context, LogLevel, mcp_tool};
+    use toolwright::context::ClientRequestError;
+    use toolwright::{Context, LogLevel, mcp_tool};
 
     /// Ask the client's model a question; returns its answer.
     #[mcp_tool]

@@ -2,8 +2,9 @@
 //! at start in the progressive one.
 
 use serde_json::json;
+use toolwright::catalog::Catalog;
 use toolwright::registry::{Conflict, Registry};
-use toolwright::{Catalog, Error, Server, mcp_tool};
+use toolwright::{Error, Server, mcp_tool};
 use toolwright_tests::Client;
 
 /// Look tools up in an external index.

@@ -18,7 +18,7 @@ fn add(a: i64, b: i64) -> i64 {
     a + b
 }
 
-toolwright::ui_resource!(UiResource::new(
+toolwright::apps::ui_resource!(UiResource::new(
     "ui://notes/board.html",
     "<!doctype html><p>board"
 ));

@@ -4,7 +4,8 @@
 //! the handshake era the same code sends the client requests.
 
 use serde_json::{Value, json};
-use toolwright::{ClientRequestError, Context, mcp_prompt, mcp_tool};
+use toolwright::context::ClientRequestError;
+use toolwright::{Context, mcp_prompt, mcp_tool};
 
 /// A form of one string property, `name`.
 fn form(message: &str, property: &str) -> Value {

@@ -21,7 +21,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use toolwright::completion::Completion;
 use toolwright::prompt::PromptMessage;
-use toolwright::{ChangeError, Content, Context, LogLevel, ToolResult, mcp_prompt, mcp_tool};
+use toolwright::server::ChangeError;
+use toolwright::{Content, Context, LogLevel, ToolResult, mcp_prompt, mcp_tool};
 
 /// A 1x1 red pixel.
 const PNG: &[u8] = include_bytes!("pixel.png");

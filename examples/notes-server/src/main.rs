@@ -30,7 +30,7 @@ struct Args {
 fn main() -> ExitCode {
     let args = Args::parse();
     let mut server = toolwright::server!(notes_tools)
-        .embedded_manifest(toolwright::embedded_manifest!())
+        .embedded_manifest(toolwright::build::embedded_manifest!())
         .instructions(
             "A notebook. Search or list notes before adding one, to avoid duplicates; ids come \
              from list_notes and search_notes.",

@@ -16,7 +16,7 @@ use crate::notebook::{Note, Notebook, NotesError};
 /// The view's URI, which `show_board` names.
 const BOARD: &str = "ui://notes/board.html";
 
-toolwright::ui_resource!(
+toolwright::apps::ui_resource!(
     UiResource::new(BOARD, include_str!("board.html"))
         .name("notes-board")
         .title("Notes board")

@@ -3,7 +3,7 @@
 //! A view is an HTML page the host fetches with `resources/read` and shows in a sandboxed frame
 //! next to the tool's result. Two things make one:
 //!
-//! - a **UI resource**, declared with [`ui_resource!`](crate::ui_resource) from any crate and
+//! - a **UI resource**, declared with [`ui_resource!`](crate::apps::ui_resource) from any crate and
 //!   collected by the linker like tools: its `ui://` URI, its HTML, and the sandbox it asks for
 //!   (the [`UiResource`] builder);
 //! - a **tool** that names it: `#[mcp_tool(ui = "ui://notes/board.html")]`. A tool can also say
@@ -14,7 +14,7 @@
 //! use toolwright::apps::UiResource;
 //! use toolwright::mcp_tool;
 //!
-//! toolwright::ui_resource!(
+//! toolwright::apps::ui_resource!(
 //!     UiResource::new("ui://clock/face.html", "<!doctype html><title>Clock</title><p id=t></p>")
 //!         .title("Clock face")
 //!         .prefers_border(true)
@@ -57,8 +57,27 @@
 //! [`Conflict::DuplicateResource`]: crate::registry::Conflict::DuplicateResource
 
 use serde_json::{Map, Value, json};
-
 use toolwright_rules as rules;
+
+use crate::content::ResourceContents;
+use crate::protocol::Client;
+
+/// Declares an MCP Apps view: a [`UiResource`] served as a `ui://` resource,
+/// collected by the linker like tools, from any crate of the binary. Tools name it with
+/// `#[mcp_tool(ui = "ui://...")]`; see [the module](self).
+///
+/// The builder runs at compile time, so a URI outside `ui://` or a domain that is not an origin
+/// fails the build.
+///
+/// ```
+/// toolwright::apps::ui_resource!(
+///     toolwright::apps::UiResource::new("ui://notes/board.html", "<!doctype html><title>Board</title>")
+///         .title("Notes board")
+///         .prefers_border(true)
+/// );
+/// ```
+#[doc(inline)]
+pub use crate::__ui_resource as ui_resource;
 
 mod parse;
 
@@ -191,7 +210,7 @@ impl Permissions {
 
 /// A view: an HTML page served as a `ui://` resource, with the sandbox it asks for.
 ///
-/// Built with `const fn`s, inside [`ui_resource!`](crate::ui_resource), so every mistake the
+/// Built with `const fn`s, inside [`ui_resource!`](crate::apps::ui_resource), so every mistake the
 /// builder can see (a URI outside `ui://`, a domain that is not an origin) fails the build.
 /// What the view may reach starts at nothing, the host's default: each domain list adds
 /// origins to one CSP directive, and hosts may restrict further but never loosen.
@@ -199,7 +218,7 @@ impl Permissions {
 /// ```
 /// use toolwright::apps::UiResource;
 ///
-/// toolwright::ui_resource!(
+/// toolwright::apps::ui_resource!(
 ///     UiResource::new("ui://weather/map.html", "<!doctype html><title>Map</title>")
 ///         .name("weather-map")
 ///         .description("A map of the forecast")
@@ -231,7 +250,7 @@ impl UiResource {
     ///
     /// # Panics
     ///
-    /// When `uri` is not such a URI; inside [`ui_resource!`](crate::ui_resource) that is a
+    /// When `uri` is not such a URI; inside [`ui_resource!`](crate::apps::ui_resource) that is a
     /// compile error.
     pub const fn new(uri: &'static str, html: &'static str) -> UiResource {
         if let Err(problem) = rules::ui_uri(uri) {
@@ -281,7 +300,7 @@ impl UiResource {
     /// # Panics
     ///
     /// When an entry is not an origin (see [`UiResource`]); a compile error in
-    /// [`ui_resource!`](crate::ui_resource).
+    /// [`ui_resource!`](crate::apps::ui_resource).
     pub const fn connect_domains(mut self, origins: &'static [&'static str]) -> UiResource {
         check_origins(origins);
         self.connect_domains = origins;
@@ -420,16 +439,15 @@ impl UiResource {
         Value::Object(resource)
     }
 
-    /// The `resources/read` result.
-    pub(crate) fn read(&self) -> Value {
-        let mut content = Map::new();
-        content.insert("uri".into(), json!(self.uri));
-        content.insert("mimeType".into(), json!(MIME_TYPE));
-        content.insert("text".into(), json!(self.html));
-        if let Some(ui) = self.meta().wire() {
-            content.insert("_meta".into(), json!({ "ui": ui }));
+    /// What `resources/read` of the view gives: its HTML, and the `_meta.ui` it asks for.
+    pub(crate) fn contents(&self) -> ResourceContents {
+        let contents = ResourceContents::text(self.html)
+            .with_uri(self.uri)
+            .with_mime_type(MIME_TYPE);
+        match self.meta().wire() {
+            Some(ui) => contents.with_meta("ui", ui),
+            None => contents,
         }
-        json!({ "contents": [Value::Object(content)] })
     }
 }
 
@@ -477,6 +495,11 @@ pub fn client_supports(capabilities: &Value) -> bool {
         .and_then(|ui| ui.get("mimeTypes"))
         .and_then(Value::as_array)
         .is_some_and(|types| types.iter().any(|t| t == MIME_TYPE))
+}
+
+/// Whether `client` declared the extension, and so may see and call the tools only views call.
+pub(crate) fn declared_by(client: &Client) -> bool {
+    client.capabilities.as_deref().is_some_and(client_supports)
 }
 
 /// What the server declares under `capabilities.extensions` when it has views.
@@ -570,8 +593,8 @@ mod tests {
             json!({"uri": "ui://a/b.html", "name": "ui://a/b.html", "mimeType": MIME_TYPE})
         );
         assert_eq!(
-            plain.read(),
-            json!({"contents": [{"uri": "ui://a/b.html", "mimeType": MIME_TYPE, "text": "<p>hi</p>"}]})
+            json!(plain.contents()),
+            json!({"uri": "ui://a/b.html", "mimeType": MIME_TYPE, "text": "<p>hi</p>"})
         );
 
         let asking = UiResource::new("ui://a/b.html", "<p>hi</p>")
@@ -592,10 +615,10 @@ mod tests {
             "prefersBorder": false,
         });
         assert_eq!(asking.listed()["_meta"]["ui"], ui);
-        assert_eq!(asking.read()["contents"][0]["_meta"]["ui"], ui);
+        assert_eq!(json!(asking.contents())["_meta"]["ui"], ui);
         assert_eq!(asking.listed()["name"], "board");
         // What is served reads back as what was declared.
-        let content_meta = asking.read()["contents"][0]["_meta"].clone();
+        let content_meta = json!(asking.contents())["_meta"].clone();
         assert_eq!(ResourceMeta::parse(&content_meta), Some(asking.meta()));
     }
 

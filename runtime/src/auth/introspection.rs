@@ -26,12 +26,12 @@ const MAX_ASKING: usize = 16;
 /// Answers of the introspection endpoint, by the SHA-256 of the token: the tokens themselves are
 /// not kept.
 pub(crate) struct Introspector {
-    kept: Mutex<Kept>,
+    kept: Mutex<Cached>,
     asking: tokio::sync::Semaphore,
 }
 
 /// The claims of each token asked about, and until when they are kept.
-type Kept = HashMap<[u8; 32], (Map<String, Value>, Instant)>;
+type Cached = HashMap<[u8; 32], (Map<String, Value>, Instant)>;
 
 impl Introspector {
     pub(crate) fn new() -> Introspector {

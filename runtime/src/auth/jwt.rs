@@ -49,11 +49,11 @@ struct Attempt {
 }
 
 struct KeySet {
-    keys: Vec<Key>,
+    keys: Vec<SigningKey>,
     fetched: Instant,
 }
 
-struct Key {
+struct SigningKey {
     id: Option<String>,
     /// The one algorithm the key is for, when the key set says.
     algorithm: Option<Algorithm>,
@@ -257,13 +257,13 @@ impl KeySet {
         let Some(entries) = document.get("keys").and_then(Value::as_array) else {
             return Err("has no `keys` list".to_owned());
         };
-        let keys: Vec<Key> = entries
+        let keys: Vec<SigningKey> = entries
             .iter()
             .filter_map(|entry| serde_json::from_value::<Jwk>(entry.clone()).ok())
             .filter(|jwk| !matches!(jwk.common.public_key_use, Some(PublicKeyUse::Encryption)))
             .filter_map(|jwk| {
                 let decoding = DecodingKey::from_jwk(&jwk).ok()?;
-                (decoding.family() != AlgorithmFamily::Hmac).then(|| Key {
+                (decoding.family() != AlgorithmFamily::Hmac).then(|| SigningKey {
                     id: jwk.common.key_id.clone(),
                     algorithm: jwk
                         .common
@@ -285,7 +285,7 @@ impl KeySet {
     /// Where the key of this `kid` for `alg` is; without a `kid`, only a key set with one key
     /// for the algorithm says which.
     fn position(&self, kid: Option<&str>, alg: Algorithm) -> Result<usize, Lookup> {
-        let fits = |key: &Key| {
+        let fits = |key: &SigningKey| {
             key.decoding.family() == alg.family() && key.algorithm.is_none_or(|a| a == alg)
         };
         match kid {

@@ -39,7 +39,7 @@ pub(crate) struct Verifier {
     metadata_paths: Vec<String>,
     /// The protected resource metadata, serialised once.
     document: Vec<u8>,
-    method: Method,
+    method: Verification,
     fetcher: Fetcher,
     /// The issuer's metadata, fetched when first needed; a failed fetch is tried again by a
     /// request that needs it once `refetch_after` has passed.
@@ -54,7 +54,7 @@ struct Discovery {
     failed: Option<(Instant, String)>,
 }
 
-enum Method {
+enum Verification {
     Jwt {
         keys: Keys,
         jwks_uri: Option<String>,
@@ -113,11 +113,11 @@ impl Verifier {
                             `TOOLWRIGHT_OAUTH_CLIENT_SECRET`, or `OAuth::introspect`)"
                     .to_owned());
             }
-            (None, None) => Method::Jwt {
+            (None, None) => Verification::Jwt {
                 keys: Keys::new(config.refetch_after),
                 jwks_uri: config.jwks_uri,
             },
-            (Some(introspection), endpoint) => Method::Introspection {
+            (Some(introspection), endpoint) => Verification::Introspection {
                 introspector: Introspector::new(),
                 client_id: introspection.client_id,
                 client_secret: introspection.client_secret,
@@ -253,7 +253,7 @@ impl Verifier {
             leeway: self.leeway,
         };
         let claims = match &self.method {
-            Method::Jwt { keys, jwks_uri } => {
+            Verification::Jwt { keys, jwks_uri } => {
                 let jwks_uri = || async {
                     if let Some(uri) = jwks_uri {
                         return Ok(uri.clone());
@@ -267,7 +267,7 @@ impl Verifier {
                 keys.verify(token, &expected, &self.fetcher, jwks_uri)
                     .await?
             }
-            Method::Introspection {
+            Verification::Introspection {
                 introspector,
                 client_id,
                 client_secret,

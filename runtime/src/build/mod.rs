@@ -17,7 +17,7 @@
 //! // src/main.rs
 //! fn main() -> std::process::ExitCode {
 //!     toolwright::server!(notes_tools)
-//!         .embedded_manifest(toolwright::embedded_manifest!())
+//!         .embedded_manifest(toolwright::build::embedded_manifest!())
 //!         .run()
 //! }
 //! ```
@@ -79,7 +79,7 @@ pub const SNAPSHOT: &str = "mcp-manifest.json";
 /// the package and version the snapshot records.
 pub const COMPACT: &str = "mcp-manifest.compact.json";
 
-/// The file in `OUT_DIR` that [`embedded_manifest!`](crate::embedded_manifest) includes: the
+/// The file in `OUT_DIR` that [`embedded_manifest!`](crate::build::embedded_manifest) includes: the
 /// manifest's JSON followed by an index of its tools, which start-up reads instead of parsing
 /// the JSON ([`Registry::embedded_bytes`](crate::registry::Registry::embedded_bytes)). It is not JSON; read [`COMPACT`] for that.
 pub const EMBEDDED: &str = "mcp-manifest.embedded";
@@ -101,6 +101,19 @@ pub const EMBEDDED: &str = "mcp-manifest.embedded";
 #[doc(inline)]
 pub use crate::__build_emit as emit;
 
+/// The manifest [`emit!`] wrote for this crate at build time, as `&'static [u8]`, for
+/// [`Server::embedded_manifest`](crate::Server::embedded_manifest): its JSON, followed by an index of its tools that start-up reads
+/// instead of the JSON ([`EMBEDDED`]). A crate whose build script does not emit a
+/// manifest does not compile with it.
+///
+/// ```ignore
+/// toolwright::server!(notes_tools)
+///     .embedded_manifest(toolwright::build::embedded_manifest!())
+///     .run()
+/// ```
+#[doc(inline)]
+pub use crate::__embedded_manifest as embedded_manifest;
+
 /// The comparison of a crate's tools with its committed snapshot.
 #[derive(Debug, Default)]
 #[must_use]
@@ -116,7 +129,7 @@ pub struct Guard {
 /// What [`Guard::check`] did.
 #[derive(Debug)]
 #[non_exhaustive]
-pub enum Outcome {
+pub enum Checked {
     /// The snapshot describes the tools and the version already.
     Unchanged,
     /// Nothing was compared: [`SKIP`] is set, or the crate is built from a package (a registry
@@ -256,7 +269,7 @@ impl Guard {
 
     /// For a build script: checks the tools against the snapshot ([`Guard::check`]), writes the
     /// manifest to `OUT_DIR` ([`COMPACT`], and [`EMBEDDED`] for
-    /// [`embedded_manifest!`](crate::embedded_manifest), which the `TOOLWRIGHT_MANIFEST` variable
+    /// [`embedded_manifest!`](crate::build::embedded_manifest), which the `TOOLWRIGHT_MANIFEST` variable
     /// it sets for the crate names), and tells Cargo when to run again. A refusal is printed with
     /// what to do, and fails the build.
     pub fn emit(self) {
@@ -273,12 +286,12 @@ impl Guard {
             Err(err) => fail(&err),
         };
         match &outcome {
-            Outcome::Unchanged | Outcome::Skipped => {}
-            Outcome::Created { snapshot } => println!(
+            Checked::Unchanged | Checked::Skipped => {}
+            Checked::Created { snapshot } => println!(
                 "cargo:warning=wrote the MCP manifest snapshot {}: commit it",
                 snapshot.display()
             ),
-            Outcome::Updated { snapshot, changes } => {
+            Checked::Updated { snapshot, changes } => {
                 println!(
                     "cargo:warning=updated the MCP manifest snapshot {} ({}): commit it",
                     snapshot.display(),
@@ -317,7 +330,7 @@ impl Guard {
     ///     }
     /// }
     /// ```
-    pub fn check(self) -> Result<Outcome, GuardError> {
+    pub fn check(self) -> Result<Checked, GuardError> {
         self.run().map(|(outcome, _)| outcome)
     }
 
@@ -335,7 +348,7 @@ impl Guard {
     }
 
     /// The outcome, and the tools compared.
-    fn run(mut self) -> Result<(Outcome, Registry), GuardError> {
+    fn run(mut self) -> Result<(Checked, Registry), GuardError> {
         let snapshot = self.snapshot_path()?;
         let (package, version) = match self.package.take() {
             Some(package) => package,
@@ -356,7 +369,7 @@ impl Guard {
         }
         let manifest = registry.manifest();
         if flag(SKIP) || is_unpacked(&package, &version) {
-            return Ok((Outcome::Skipped, registry));
+            return Ok((Checked::Skipped, registry));
         }
         let text = snapshot_text(&package, &version, manifest.as_json());
         let ci = self.ci.unwrap_or_else(|| flag("CI"));
@@ -374,7 +387,7 @@ impl Guard {
                     });
                 }
                 write(&snapshot, text.as_bytes())?;
-                return Ok((Outcome::Created { snapshot }, registry));
+                return Ok((Checked::Created { snapshot }, registry));
             }
             Err(source) => {
                 return Err(GuardError::Io {
@@ -385,7 +398,7 @@ impl Guard {
             }
         };
         if old == text {
-            return Ok((Outcome::Unchanged, registry));
+            return Ok((Checked::Unchanged, registry));
         }
         let (old_json, snapshot_version) = read_snapshot(&snapshot, &old)?;
         // Only the layout differs (line endings of a checkout, another formatter): the contract
@@ -394,7 +407,7 @@ impl Guard {
             && old_json.get("package").and_then(Value::as_str) == Some(package.as_str())
             && contract(&old_json) == *manifest.as_json()
         {
-            return Ok((Outcome::Unchanged, registry));
+            return Ok((Checked::Unchanged, registry));
         }
         let changes = diff(&old_json, manifest.as_json());
         let breaking = changes.iter().any(|c| c.severity == Severity::Breaking);
@@ -415,7 +428,7 @@ impl Guard {
             });
         }
         write(&snapshot, text.as_bytes())?;
-        Ok((Outcome::Updated { snapshot, changes }, registry))
+        Ok((Checked::Updated { snapshot, changes }, registry))
     }
 }
 

@@ -30,21 +30,21 @@ const STATE_LIFETIME: Duration = Duration::from_secs(60 * 60);
 
 /// The key that seals the states a server hands out: random for each process.
 #[derive(Clone)]
-pub(crate) struct StateKey([u8; 32]);
+pub(crate) struct RequestStateKey([u8; 32]);
 
-impl StateKey {
+impl RequestStateKey {
     /// A key from a secret the replicas of a server share, so that any of them opens the
     /// state another sealed.
-    pub(crate) fn from_secret(secret: &[u8]) -> StateKey {
+    pub(crate) fn from_secret(secret: &[u8]) -> RequestStateKey {
         use sha2::Digest as _;
-        StateKey(Sha256::digest(secret).into())
+        RequestStateKey(Sha256::digest(secret).into())
     }
 
     /// A key from the system's randomness.
-    pub(crate) fn random() -> StateKey {
+    pub(crate) fn random() -> RequestStateKey {
         let mut key = [0u8; 32];
         getrandom::fill(&mut key).expect("the system gives randomness");
-        StateKey(key)
+        RequestStateKey(key)
     }
 
     fn mac(&self, payload: &[u8]) -> Hmac<Sha256> {
@@ -113,9 +113,9 @@ impl StateKey {
     }
 }
 
-impl std::fmt::Debug for StateKey {
+impl std::fmt::Debug for RequestStateKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("StateKey(..)")
+        f.write_str("RequestStateKey(..)")
     }
 }
 
@@ -237,7 +237,7 @@ impl Inputs {
     /// answer given so far to the next round.
     pub(crate) fn required(
         &self,
-        key: &StateKey,
+        key: &RequestStateKey,
         target: &str,
         arguments: &Value,
     ) -> Map<String, Value> {
@@ -290,7 +290,7 @@ pub(crate) async fn until_asked<F: Future>(
 /// `requestState` carries, checked, and those of its `inputResponses`. `Err` is the request's
 /// error (-32602).
 pub(crate) fn read(
-    key: &StateKey,
+    key: &RequestStateKey,
     params: &Value,
     target: &str,
     arguments: &Value,
@@ -376,7 +376,7 @@ mod tests {
 
     #[test]
     fn a_state_opens_only_for_its_request_unchanged() {
-        let key = StateKey::random();
+        let key = RequestStateKey::random();
         let arguments = json!({"n": 1});
         let mut answers = Map::new();
         answers.insert(
@@ -395,7 +395,7 @@ mod tests {
                 .contains("integrity")
         );
         assert!(
-            StateKey::random()
+            RequestStateKey::random()
                 .open(&state, "tools/call:greet", &arguments)
                 .is_err()
         );

@@ -18,7 +18,7 @@ use crate::sink::Sink;
 use crate::state::{SessionState, States};
 use input::Answered;
 
-pub(crate) use input::{Inputs, StateKey, read as read_inputs, until_asked};
+pub(crate) use input::{Inputs, RequestStateKey, read as read_inputs, until_asked};
 pub use requests::ClientRequestError;
 pub(crate) use requests::ClientRequests;
 
@@ -52,10 +52,10 @@ mod requests;
 /// ```
 #[derive(Clone)]
 pub struct Context {
-    inner: Arc<Inner>,
+    inner: Arc<Shared>,
 }
 
-struct Inner {
+struct Shared {
     tool: String,
     progress_token: Option<Value>,
     cancellation: CancellationToken,
@@ -110,7 +110,7 @@ impl Context {
         principal: Option<Arc<Principal>>,
     ) -> Context {
         Context {
-            inner: Arc::new(Inner {
+            inner: Arc::new(Shared {
                 tool: tool.to_owned(),
                 progress_token,
                 cancellation,
@@ -309,7 +309,8 @@ impl Context {
     /// [`create_message`](Context::create_message) with `messages` and `maxTokens` only.
     ///
     /// ```
-    /// use toolwright::{ClientRequestError, Context, mcp_tool};
+    /// use toolwright::context::ClientRequestError;
+    /// use toolwright::{Context, mcp_tool};
     ///
     /// /// Summarise a text with the client's model.
     /// #[mcp_tool]
@@ -488,7 +489,8 @@ const ROOTS: Asked = Asked {
 ///
 /// ```
 /// use serde_json::json;
-/// use toolwright::{ClientRequestError, Context, mcp_tool};
+/// use toolwright::context::ClientRequestError;
+/// use toolwright::{Context, mcp_tool};
 ///
 /// /// Greet the user by the name they give.
 /// #[mcp_tool]

@@ -78,8 +78,8 @@ pub enum ClientRequestError {
     },
 }
 
-/// What the client answered: its result, or its error.
-pub(crate) type Answer = Result<Value, ClientRequestError>;
+/// How a request of ours was resolved: the client's result, or its error.
+pub(crate) type Resolution = Result<Value, ClientRequestError>;
 
 /// One session's requests to the client that await their answer.
 pub(crate) struct ClientRequests {
@@ -87,12 +87,12 @@ pub(crate) struct ClientRequests {
     /// when several serve one session, so that an answer reaching another finds its way.
     prefix: String,
     next: AtomicU64,
-    state: Mutex<State>,
+    state: Mutex<Outstanding>,
 }
 
-struct State {
+struct Outstanding {
     /// By request id: where its answer goes.
-    waiting: HashMap<String, oneshot::Sender<Answer>>,
+    waiting: HashMap<String, oneshot::Sender<Resolution>>,
     /// The client is gone: no request is sent, none is answered.
     closed: bool,
 }
@@ -107,14 +107,14 @@ impl ClientRequests {
         ClientRequests {
             prefix,
             next: AtomicU64::new(1),
-            state: Mutex::new(State {
+            state: Mutex::new(Outstanding {
                 waiting: HashMap::new(),
                 closed: false,
             }),
         }
     }
 
-    fn state(&self) -> MutexGuard<'_, State> {
+    fn state(&self) -> MutexGuard<'_, Outstanding> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -128,7 +128,7 @@ impl ClientRequests {
         params: Value,
         timeout: Duration,
         cancellation: &CancellationToken,
-    ) -> Answer {
+    ) -> Resolution {
         if cancellation.is_cancelled() {
             return Err(ClientRequestError::Cancelled);
         }
@@ -166,7 +166,7 @@ impl ClientRequests {
 
     /// Hands the client's answer to the call waiting for it. An answer nobody waits for (a
     /// withdrawn request, an id that is not ours) is dropped.
-    pub(crate) fn resolve(&self, id: &Id, answer: Answer) {
+    pub(crate) fn resolve(&self, id: &Id, answer: Resolution) {
         let waiting = id.as_str().and_then(|id| self.state().waiting.remove(id));
         match waiting {
             Some(waiting) => {

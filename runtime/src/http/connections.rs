@@ -57,21 +57,21 @@ pub(crate) fn default_max_connections() -> usize {
 /// Every connection open, by number.
 pub(super) struct Connections {
     max: usize,
-    open: Mutex<HashMap<u64, Arc<Connection>>>,
+    open: Mutex<HashMap<u64, Arc<TcpConnection>>>,
     next: AtomicU64,
 }
 
 /// One connection: whether it is working, since when it waits, and how to close it.
-pub(super) struct Connection {
+pub(super) struct TcpConnection {
     id: u64,
     /// The address the connection comes from.
     peer: IpAddr,
-    state: Mutex<State>,
+    state: Mutex<Activity>,
     closed: CancellationToken,
 }
 
 #[derive(Clone, Copy)]
-enum State {
+enum Activity {
     Waiting { since: Instant },
     Working,
 }
@@ -85,20 +85,20 @@ impl Connections {
         })
     }
 
-    fn open(&self) -> MutexGuard<'_, HashMap<u64, Arc<Connection>>> {
+    fn open(&self) -> MutexGuard<'_, HashMap<u64, Arc<TcpConnection>>> {
         self.open.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// A place for a new connection: a free one, or the place of the connection that has been
     /// waiting the longest, which is closed; `None` when every connection is working.
-    fn admit(&self, peer: IpAddr) -> Option<Arc<Connection>> {
+    fn admit(&self, peer: IpAddr) -> Option<Arc<TcpConnection>> {
         let mut open = self.open();
         if open.len() >= self.max {
             let oldest = open
                 .values()
                 .filter_map(|c| match *c.state() {
-                    State::Waiting { since } => Some((since, c.id)),
-                    State::Working => None,
+                    Activity::Waiting { since } => Some((since, c.id)),
+                    Activity::Working => None,
                 })
                 .min()
                 .map(|(_, id)| id)?;
@@ -111,10 +111,10 @@ impl Connections {
             }
         }
         let id = self.next.fetch_add(1, Ordering::Relaxed);
-        let connection = Arc::new(Connection {
+        let connection = Arc::new(TcpConnection {
             id,
             peer,
-            state: Mutex::new(State::Waiting {
+            state: Mutex::new(Activity::Waiting {
                 since: Instant::now(),
             }),
             closed: CancellationToken::new(),
@@ -123,7 +123,7 @@ impl Connections {
         Some(connection)
     }
 
-    fn close(&self, connection: &Connection) {
+    fn close(&self, connection: &TcpConnection) {
         self.open().remove(&connection.id);
     }
 
@@ -134,8 +134,8 @@ impl Connections {
     }
 }
 
-impl Connection {
-    fn state(&self) -> MutexGuard<'_, State> {
+impl TcpConnection {
+    fn state(&self) -> MutexGuard<'_, Activity> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -146,12 +146,12 @@ impl Connection {
 
     /// A request's body is in: the connection works until its answer is sent.
     pub(super) fn working(&self) {
-        *self.state() = State::Working;
+        *self.state() = Activity::Working;
     }
 
     /// The answer is sent: the connection waits for the next request.
     fn waiting(&self) {
-        *self.state() = State::Waiting {
+        *self.state() = Activity::Waiting {
             since: Instant::now(),
         };
     }
@@ -159,7 +159,7 @@ impl Connection {
 
 /// How the transport takes connections: the ceiling on them, the deadline for headers.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Settings {
+pub(crate) struct ConnectionLimits {
     pub(crate) max_connections: usize,
     pub(crate) header_timeout: Duration,
 }
@@ -169,7 +169,7 @@ pub(crate) struct Settings {
 pub(super) async fn serve(
     listener: TcpListener,
     router: Router,
-    settings: Settings,
+    settings: ConnectionLimits,
     stopping: CancellationToken,
 ) {
     let connections = Connections::new(settings.max_connections);
@@ -218,8 +218,8 @@ pub(super) async fn serve(
 async fn serve_one(
     stream: TcpStream,
     router: Router,
-    connection: &Arc<Connection>,
-    settings: Settings,
+    connection: &Arc<TcpConnection>,
+    settings: ConnectionLimits,
     stopping: CancellationToken,
 ) {
     let tracked = Arc::clone(connection);
@@ -229,7 +229,7 @@ async fn serve_one(
         let tracked = Arc::clone(&tracked);
         async move {
             let response = answered.await?;
-            Ok::<_, std::convert::Infallible>(holding(response, Answered(tracked)))
+            Ok::<_, std::convert::Infallible>(holding(response, Answering(tracked)))
         }
     });
     let served = hyper::server::conn::http1::Builder::new()
@@ -271,9 +271,9 @@ async fn refuse(mut stream: TcpStream) {
 
 /// Held by an answer's body, which tells its connection when it is sent (or dropped): from
 /// then on the connection waits again.
-struct Answered(Arc<Connection>);
+struct Answering(Arc<TcpConnection>);
 
-impl Drop for Answered {
+impl Drop for Answering {
     fn drop(&mut self) {
         self.0.waiting();
     }

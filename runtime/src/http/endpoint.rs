@@ -22,7 +22,7 @@ use super::Http;
 use super::access::{self, Access};
 use super::authorization::Authorization;
 use super::clients::{self, ClientId, Clients};
-use super::connections::{self, Connection, within};
+use super::connections::{self, TcpConnection, within};
 use super::events::Replay;
 use super::response::{Rejection, holding, json};
 use super::stateless;
@@ -37,7 +37,7 @@ mod answer;
 mod replicas;
 mod sessions;
 
-use sessions::{Entry, Found};
+use sessions::{LiveSession, Named};
 
 /// The header that names a session.
 const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
@@ -58,11 +58,14 @@ pub(super) struct Endpoint {
     access: Access,
     authorization: Authorization,
     pub(super) limits: Limits,
-    settings: Settings,
+    /// How many connections it takes, and how long a request's headers may take.
+    connection_limits: connections::ConnectionLimits,
+    /// How long a request's body may take to arrive.
+    body_timeout: std::time::Duration,
     /// What each client may hold.
     clients: Arc<Clients>,
     /// The live sessions of this process, by id; their records are in `store`.
-    sessions: Mutex<HashMap<String, Entry>>,
+    sessions: Mutex<HashMap<String, LiveSession>>,
     /// Where the sessions' records are, shared with other processes or not.
     store: Arc<dyn SessionStore>,
     /// How long a session lives unused.
@@ -77,13 +80,6 @@ pub(super) struct Endpoint {
     ending: CancellationToken,
     /// Numbers each event stream, so that event ids are unique.
     streams: AtomicU64,
-}
-
-/// How the endpoint takes connections and their requests.
-struct Settings {
-    connections: connections::Settings,
-    /// How long a request's body may take to arrive.
-    body_timeout: std::time::Duration,
 }
 
 /// How a call's answer reaches the client when it is a stream of events.
@@ -106,7 +102,7 @@ pub(super) fn router(endpoint: Arc<Endpoint>) -> Router {
 
 async fn serve(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    let connection = parts.extensions.get::<Arc<Connection>>().cloned();
+    let connection = parts.extensions.get::<Arc<TcpConnection>>().cloned();
     let client = connection
         .as_ref()
         .map_or_else(ClientId::unknown, |connection| {
@@ -173,19 +169,17 @@ impl Endpoint {
         if let Authorization::OAuth(verifier) = &authorization {
             access.allow_host(verifier.resource_host());
         }
-        let settings = Settings {
-            connections: connections::Settings {
-                max_connections: http
-                    .max_connections
-                    .unwrap_or_else(connections::default_max_connections),
-                header_timeout: http
-                    .header_timeout
-                    .unwrap_or(connections::DEFAULT_HEADER_TIMEOUT),
-            },
-            body_timeout: http
-                .body_timeout
-                .unwrap_or(connections::DEFAULT_BODY_TIMEOUT),
+        let connection_limits = connections::ConnectionLimits {
+            max_connections: http
+                .max_connections
+                .unwrap_or_else(connections::default_max_connections),
+            header_timeout: http
+                .header_timeout
+                .unwrap_or(connections::DEFAULT_HEADER_TIMEOUT),
         };
+        let body_timeout = http
+            .body_timeout
+            .unwrap_or(connections::DEFAULT_BODY_TIMEOUT);
         let clients = Clients::new(
             http.max_sessions_per_client
                 .unwrap_or(clients::DEFAULT_SESSIONS),
@@ -199,7 +193,8 @@ impl Endpoint {
             server,
             access,
             authorization,
-            settings,
+            connection_limits,
+            body_timeout,
             clients,
             sessions: Mutex::new(HashMap::new()),
             store,
@@ -215,8 +210,8 @@ impl Endpoint {
     }
 
     /// How the transport takes connections.
-    pub(super) fn connection_settings(&self) -> connections::Settings {
-        self.settings.connections
+    pub(super) fn connection_limits(&self) -> connections::ConnectionLimits {
+        self.connection_limits
     }
 
     /// Completes when every call under way has finished; no call starts after this is called.
@@ -248,7 +243,7 @@ impl Endpoint {
     ) -> Result<Response, Rejection> {
         access::check_accept(headers)?;
         access::check_content_type(headers)?;
-        let limit = self.settings.body_timeout;
+        let limit = self.body_timeout;
         let Some(body) = within(limit, self.read_body(headers, body)).await else {
             return Err(Rejection::new(
                 StatusCode::REQUEST_TIMEOUT,
@@ -351,7 +346,7 @@ impl Endpoint {
         self.save(&found)
             .await
             .map_err(|refused| refused.with_id(id.as_ref()))?;
-        let Found {
+        let Named {
             session, replay, ..
         } = found;
         Ok(match step {

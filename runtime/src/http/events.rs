@@ -1,7 +1,7 @@
 //! A call's answer as server-sent events, kept as they are sent so that a client whose stream
 //! ended early can resume it: with `GET` and `Last-Event-ID` in the handshake era (SEP-1699).
 //!
-//! Every answer stream writes to an [`EventLog`]; the HTTP bodies that carry it are [`Reader`]s
+//! Every answer stream writes to an [`EventLog`]; the HTTP bodies that carry it are [`EventReader`]s
 //! of that log, the POST's from the first event, a resuming GET's from after the event the
 //! client names. The call goes on whether or not anyone reads, so a client that disconnects (or
 //! that a tool sent away with [`Context::close_sse_stream`](crate::Context::close_sse_stream))
@@ -19,7 +19,7 @@ use axum::body::{Body, Bytes};
 use axum::response::Response;
 use tokio::sync::{mpsc, watch};
 
-use super::mirror::{Mirror, Mirrored};
+use super::mirror::{Mirror, ToMirror};
 use super::response::event_stream;
 use crate::protocol::jsonrpc::Id;
 use crate::server::Session;
@@ -48,7 +48,7 @@ pub(super) struct EventLog {
     state: Mutex<LogState>,
     changed: watch::Sender<()>,
     /// Where each event goes besides, for a client to resume the stream on another process.
-    mirror: Option<mpsc::UnboundedSender<Mirrored>>,
+    mirror: Option<mpsc::UnboundedSender<ToMirror>>,
 }
 
 struct LogState {
@@ -82,7 +82,7 @@ impl EventLog {
         stream: u64,
         ids: bool,
         polling: bool,
-        mirror: Option<mpsc::UnboundedSender<Mirrored>>,
+        mirror: Option<mpsc::UnboundedSender<ToMirror>>,
     ) -> Arc<EventLog> {
         let polling = ids && polling;
         let log = Arc::new(EventLog {
@@ -135,7 +135,7 @@ impl EventLog {
     pub(super) fn end(&self) {
         let was = std::mem::replace(&mut self.state().ended, true);
         if !was && let Some(mirror) = &self.mirror {
-            let _ = mirror.send(Mirrored::End);
+            let _ = mirror.send(ToMirror::End);
         }
         self.changed.send_replace(());
     }
@@ -147,7 +147,7 @@ impl EventLog {
             .then(|| format!("{}-{}", self.stream, state.next()));
         let event = Bytes::from(event(id));
         if let Some(mirror) = &self.mirror {
-            let _ = mirror.send(Mirrored::Event(state.next(), event.clone()));
+            let _ = mirror.send(ToMirror::Event(state.next(), event.clone()));
         }
         state.bytes += event.len();
         state.events.push_back(event);
@@ -171,9 +171,9 @@ impl EventLog {
         from: u64,
         replay: Option<Arc<Replay>>,
         cancel: Option<CancelOnDrop>,
-    ) -> Reader {
+    ) -> EventReader {
         let closes = if from == 0 { 0 } else { self.state().closes };
-        Reader {
+        EventReader {
             log: Arc::clone(self),
             next: from,
             closes,
@@ -200,7 +200,7 @@ fn event(id: Option<String>, data: &[u8]) -> Vec<u8> {
 
 /// An HTTP body that sends a log's events from one on, waiting for those not yet in, until the
 /// stream ends or a tool ends it early.
-pub(super) struct Reader {
+pub(super) struct EventReader {
     log: Arc<EventLog>,
     next: u64,
     closes: u64,
@@ -209,8 +209,8 @@ pub(super) struct Reader {
     _cancel: Option<CancelOnDrop>,
 }
 
-impl Reader {
-    async fn next(mut self) -> Option<(Result<Bytes, Infallible>, Reader)> {
+impl EventReader {
+    async fn next(mut self) -> Option<(Result<Bytes, Infallible>, EventReader)> {
         loop {
             self.changed.borrow_and_update();
             {
@@ -243,7 +243,7 @@ impl Reader {
     pub(super) fn into_response(self) -> Response {
         event_stream(Body::from_stream(futures_util::stream::unfold(
             self,
-            Reader::next,
+            EventReader::next,
         )))
     }
 }
@@ -334,7 +334,7 @@ mod tests {
         std::str::from_utf8(event).unwrap()
     }
 
-    async fn read_all(reader: Reader) -> Vec<String> {
+    async fn read_all(reader: EventReader) -> Vec<String> {
         let mut events = Vec::new();
         let mut state = reader;
         while let Some((Ok(event), next)) = state.next().await {

@@ -38,7 +38,7 @@ const WRITE_ATTEMPTS: u32 = 5;
 const BATCH: usize = 256;
 
 /// What a log sends its mirror.
-pub(super) enum Mirrored {
+pub(super) enum ToMirror {
     Event(u64, Bytes),
     End,
 }
@@ -56,7 +56,7 @@ pub(super) struct Mirror {
 /// Where a stream comes from, kept with its events: the process that sends it, and the request
 /// it answers.
 #[derive(Serialize, Deserialize)]
-struct Origin {
+struct StreamOrigin {
     replica: String,
     request: Value,
 }
@@ -64,10 +64,10 @@ struct Origin {
 impl Mirror {
     /// Starts mirroring stream number `stream`, the answer to `request`: what is sent on the
     /// returned channel is written to the store, in order, in batches.
-    pub(super) fn stream(&self, stream: u64, request: &Id) -> mpsc::UnboundedSender<Mirrored> {
+    pub(super) fn stream(&self, stream: u64, request: &Id) -> mpsc::UnboundedSender<ToMirror> {
         let (sender, mut mirrored) = mpsc::unbounded_channel();
         let mirror = self.clone();
-        let origin = Origin {
+        let origin = StreamOrigin {
             replica: self.replica.to_string(),
             request: request.to_value(),
         };
@@ -98,11 +98,11 @@ impl Mirror {
                 let mut first_number = None;
                 for item in batch {
                     match item {
-                        Mirrored::Event(n, event) => {
+                        ToMirror::Event(n, event) => {
                             first_number.get_or_insert(n);
                             events.push(event.to_vec());
                         }
-                        Mirrored::End => ended = true,
+                        ToMirror::End => ended = true,
                     }
                 }
                 let first = first_number.unwrap_or(next);
@@ -164,7 +164,7 @@ pub(super) struct Resumed {
     stream: u64,
     next: u64,
     pending: VecDeque<Bytes>,
-    origin: Option<Origin>,
+    origin: Option<StreamOrigin>,
     done: bool,
     /// Since when its process has been seen without a heartbeat.
     silent_since: Option<tokio::time::Instant>,
@@ -321,16 +321,16 @@ mod tests {
         let sender = mirror.stream(7, &Id::Number(3.into()));
         for n in 0..3 {
             let event = format!("id: 7-{n}\ndata: {n}\n\n");
-            sender.send(Mirrored::Event(n, Bytes::from(event))).unwrap();
+            sender.send(ToMirror::Event(n, Bytes::from(event))).unwrap();
         }
         let resumed = Resumed::open(Arc::clone(&store), "s", "7-0");
         // The events come in while the reader waits; then the stream ends.
         let later = async {
             tokio::time::sleep(Duration::from_millis(50)).await;
             sender
-                .send(Mirrored::Event(3, Bytes::from("id: 7-3\ndata: 3\n\n")))
+                .send(ToMirror::Event(3, Bytes::from("id: 7-3\ndata: 3\n\n")))
                 .unwrap();
-            sender.send(Mirrored::End).unwrap();
+            sender.send(ToMirror::End).unwrap();
         };
         let (resumed, ()) = tokio::join!(resumed, later);
         let events = read_all(resumed.unwrap().expect("the store keeps the stream")).await;
@@ -359,7 +359,7 @@ mod tests {
         };
         let sender = mirror.stream(1, &Id::String("call-9".into()));
         sender
-            .send(Mirrored::Event(0, Bytes::from("id: 1-0\ndata: {}\n\n")))
+            .send(ToMirror::Event(0, Bytes::from("id: 1-0\ndata: {}\n\n")))
             .unwrap();
         // The process that sends the stream never said it was alive.
         tokio::time::sleep(Duration::from_millis(50)).await;

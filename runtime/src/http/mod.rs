@@ -135,7 +135,7 @@ impl HttpServer {
         let serving = connections::serve(
             self.listener,
             router,
-            endpoint.connection_settings(),
+            endpoint.connection_limits(),
             stopping.clone(),
         );
         let mut serving = std::pin::pin!(serving);

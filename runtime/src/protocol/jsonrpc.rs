@@ -445,22 +445,22 @@ fn result_head(id: &Id) -> Vec<u8> {
 
 fn error_response(id: &Id, code: i64, message: &str, data: Option<&Value>) -> Vec<u8> {
     #[derive(Serialize)]
-    struct Message<'a> {
+    struct ErrorMessage<'a> {
         jsonrpc: &'static str,
         id: &'a Id,
-        error: Error<'a>,
+        error: ErrorMember<'a>,
     }
     #[derive(Serialize)]
-    struct Error<'a> {
+    struct ErrorMember<'a> {
         code: i64,
         message: &'a str,
         #[serde(skip_serializing_if = "Option::is_none")]
         data: Option<&'a Value>,
     }
-    serde_json::to_vec(&Message {
+    serde_json::to_vec(&ErrorMessage {
         jsonrpc: "2.0",
         id,
-        error: Error {
+        error: ErrorMember {
             code,
             message,
             data,

@@ -11,6 +11,7 @@
 mod envelope;
 pub(crate) mod jsonrpc;
 mod log;
+pub(crate) mod method;
 
 use std::sync::Arc;
 
@@ -53,15 +54,6 @@ pub(crate) fn has_envelope(params: &Value) -> bool {
 pub(crate) struct Client {
     pub(crate) capabilities: Option<Arc<Value>>,
     pub(crate) info: Option<Arc<Value>>,
-}
-
-impl Client {
-    /// Whether it declared the MCP Apps extension, and so may see and call view-only tools.
-    pub(crate) fn has_apps(&self) -> bool {
-        self.capabilities
-            .as_deref()
-            .is_some_and(crate::apps::client_supports)
-    }
 }
 
 /// How results are shaped on the wire, in a request's era.

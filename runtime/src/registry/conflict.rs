@@ -63,7 +63,7 @@ pub enum Conflict {
         /// How it differs.
         problem: String,
     },
-    /// A tool's `ui` names a view that no [`ui_resource!`](crate::ui_resource) declares.
+    /// A tool's `ui` names a view that no [`ui_resource!`](crate::apps::ui_resource) declares.
     MissingUiResource {
         /// The tool.
         tool: String,
@@ -191,7 +191,7 @@ impl fmt::Display for Conflict {
                 write!(
                     f,
                     "tool `{tool}` at {location}: its view `{uri}` is not a declared UI \
-                     resource; declare it with `toolwright::ui_resource!(UiResource::new(\"{uri}\", \
+                     resource; declare it with `toolwright::apps::ui_resource!(UiResource::new(\"{uri}\", \
                      ...))` in a crate the server links, or fix the tool's `ui`"
                 )?;
                 match declared.as_slice() {

@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use serde_json::{Map, Value, json};
 
 use super::conflict::Conflict;
-use super::tool::{Json, Tool};
+use super::tool::{Serialised, Tool};
 use crate::names::CanonicalName;
 use crate::registration::{InputSchema, ToolRegistration};
 use crate::schema::check::{self, ArgumentCheck, OutputCheck};
@@ -96,7 +96,9 @@ impl Tool {
             registration,
             wire_name: tool.to_owned(),
             canonical_name: CanonicalName::registered(registration.provider, tool),
-            json: Json::new(serde_json::to_vec(&descriptor).expect("a JSON value serialises")),
+            json: Serialised::new(
+                serde_json::to_vec(&descriptor).expect("a JSON value serialises"),
+            ),
             structured,
             descriptor: OnceLock::new(),
             check,

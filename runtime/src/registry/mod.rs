@@ -2,7 +2,7 @@
 //! build script guards.
 //!
 //! A [`Registry`] is made once, at start: [`Registry::collect`] gathers every tool registered
-//! with `#[mcp_tool]` and every view declared with [`ui_resource!`](crate::ui_resource), derives
+//! with `#[mcp_tool]` and every view declared with [`ui_resource!`](crate::apps::ui_resource), derives
 //! their schemas, checks them, and serialises the [`Manifest`] once. What stops it is a
 //! [`Conflict`]; every conflict is reported at once in a [`RegistryError`].
 
@@ -23,9 +23,10 @@ use crate::names::NameError;
 use crate::registration::{
     PromptRegistration, ResourceRegistration, ToolRegistration, UiResourceRegistration,
 };
+use crate::search::SearchIndex;
 pub(crate) use prompts::descriptor as prompt_descriptor;
 pub(crate) use resources::{Fixed, Found, Resources, Template};
-use tool::Json;
+use tool::Serialised;
 
 pub use crate::registration::{Annotations, Location};
 pub use conflict::{Conflict, RegistryError};
@@ -53,7 +54,7 @@ pub struct Registry {
 impl Registry {
     /// Every tool registered with `#[mcp_tool]` in the binary, every prompt registered with
     /// `#[mcp_prompt]`, every resource registered with `#[mcp_resource]`, and every MCP Apps
-    /// view declared with [`ui_resource!`](crate::ui_resource).
+    /// view declared with [`ui_resource!`](crate::apps::ui_resource).
     pub fn collect() -> Result<Registry, RegistryError> {
         Registry::collect_where(|_| true)
     }
@@ -182,7 +183,7 @@ impl Registry {
                 Ok(name) => {
                     let mut descriptor = tool.descriptor.take().unwrap_or_else(|| tool.read_json());
                     descriptor["name"] = Value::String(name.clone());
-                    tool.json = Json::new(
+                    tool.json = Serialised::new(
                         serde_json::to_vec(&descriptor).expect("a JSON value serialises"),
                     );
                     tool.wire_name = name;
@@ -213,7 +214,7 @@ impl Registry {
 
     /// The bytes [`Server::embedded_manifest`](crate::Server::embedded_manifest) starts from
     /// fastest, as [`build::emit`](crate::build::emit) writes them for
-    /// [`embedded_manifest!`](crate::embedded_manifest): the tools' compact JSON
+    /// [`embedded_manifest!`](crate::build::embedded_manifest): the tools' compact JSON
     /// ([`Manifest::tools_list_bytes`]), then an index of its tools (where each tool's JSON lies, its
     /// name, and its title, description, annotations and `_meta`), which start-up reads instead
     /// of parsing the JSON. The index's layout is this version's own.
@@ -282,7 +283,7 @@ impl Registry {
         // Each tool's JSON is now in the manifest too: keep that copy only.
         let shared = manifest.shared_bytes();
         for (tool, range) in tools.iter_mut().zip(manifest.tool_ranges()) {
-            tool.json = Json {
+            tool.json = Serialised {
                 bytes: shared.clone(),
                 range,
             };
@@ -325,6 +326,12 @@ impl Registry {
         &self.manifest
     }
 
+    /// A search index of the tools, in their order (by name, the order of the manifest), with
+    /// the tags each was registered with, which the manifest does not carry.
+    pub fn search_index(&self) -> SearchIndex {
+        SearchIndex::from_described(self.tools.iter().map(Tool::described))
+    }
+
     /// The MCP Apps views, sorted by URI.
     pub fn ui_resources(&self) -> impl Iterator<Item = &'static UiResource> + '_ {
         self.resources.views()
@@ -361,5 +368,41 @@ impl fmt::Debug for Registry {
         f.debug_list()
             .entries(self.tools.iter().map(Tool::name))
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registration::ToolRegistration;
+
+    #[test]
+    fn a_registry_is_indexed_with_its_tags() {
+        fn registration(
+            name: &'static str,
+            tags: &'static [&'static str],
+        ) -> &'static ToolRegistration {
+            Box::leak(Box::new(ToolRegistration {
+                tags,
+                ..ToolRegistration::for_tests(name, "A tool.")
+            }))
+        }
+        let registry = Registry::from_registrations([
+            registration("zeta", &["billing"]),
+            registration("alpha", &["weather"]),
+        ])
+        .expect("valid tools");
+        let index = registry.search_index();
+        let found: Vec<&str> = index
+            .search("billing")
+            .iter()
+            .map(|hit| registry.tools()[hit.index].name())
+            .collect();
+        assert_eq!(found, ["zeta"]);
+        // The manifest carries no tags, but names and descriptions are searched all the same.
+        let index = SearchIndex::from_manifest(registry.manifest());
+        assert!(index.search("billing").is_empty());
+        assert_eq!(index.search("alpha")[0].index, 0);
+        assert_eq!(index.len(), 2);
     }
 }

@@ -14,6 +14,7 @@ use crate::handler::Handler;
 use crate::names::CanonicalName;
 use crate::registration::{Annotations, Location, ToolRegistration};
 use crate::schema::check::{ArgumentCheck, OutputCheck};
+use crate::search::Described;
 use crate::state::StateType;
 use toolwright_rules as rules;
 
@@ -27,7 +28,7 @@ pub struct Tool {
     /// The tool object `tools/list` sends, as canonical JSON (compact, keys sorted): the one
     /// copy of its schemas a running server keeps, inside the manifest's bytes once the
     /// registry is assembled.
-    pub(super) json: Json,
+    pub(super) json: Serialised,
     /// Whether the tool has an `outputSchema`.
     pub(super) structured: bool,
     /// The tool object as a JSON value, read back from `json` the first time it is asked for.
@@ -55,15 +56,15 @@ pub struct Mirrored {
 }
 
 /// Bytes of JSON, in a buffer that may hold others' too.
-pub(super) struct Json {
+pub(super) struct Serialised {
     pub(super) bytes: Bytes,
     pub(super) range: Range<usize>,
 }
 
-impl Json {
-    pub(super) fn new(bytes: Vec<u8>) -> Json {
+impl Serialised {
+    pub(super) fn new(bytes: Vec<u8>) -> Serialised {
         let range = 0..bytes.len();
-        Json {
+        Serialised {
             bytes: bytes.into(),
             range,
         }
@@ -194,6 +195,14 @@ impl Tool {
     }
 
     /// The tool as `tools/list` sends it: compact JSON, keys sorted.
+    /// The tool as search indexes it: its descriptor and its tags.
+    pub(crate) fn described(&self) -> Described<'_> {
+        Described {
+            json: self.json(),
+            tags: self.tags(),
+        }
+    }
+
     pub(crate) fn json(&self) -> &[u8] {
         &self.json.bytes[self.json.range.clone()]
     }
@@ -271,7 +280,7 @@ mod tests {
             registration,
             wire_name: "broken".to_owned(),
             canonical_name: CanonicalName::new("test", "broken").unwrap(),
-            json: Json::new(br#"{"name";"broken"}"#.to_vec()),
+            json: Serialised::new(br#"{"name";"broken"}"#.to_vec()),
             structured: false,
             descriptor: OnceLock::new(),
             check: OnceLock::new(),

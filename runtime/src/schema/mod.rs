@@ -2,7 +2,6 @@
 //! arguments before a tool runs.
 
 pub(crate) mod check;
-pub mod profile;
 pub(crate) mod ranges;
 pub(crate) mod unchecked;
 
@@ -12,7 +11,7 @@ use schemars::generate::{Contract, SchemaSettings};
 use schemars::{Schema, SchemaGenerator};
 use serde_json::{Map, Value};
 
-const DEFS_PREFIX: &str = "#/$defs/";
+pub(crate) const DEFS_PREFIX: &str = "#/$defs/";
 
 /// A generator for one schema: draft 2020-12, subschemas inlined (recursive types stay in `$defs`),
 /// no `$schema`. Inputs are described as they are read, outputs as they are written.
@@ -63,7 +62,7 @@ fn normalise(schema: Schema) -> Value {
 }
 
 /// Keeps only the `$defs` entries reachable from the root, and drops `$defs` when none are.
-fn prune_definitions(schema: &mut Value) {
+pub(crate) fn prune_definitions(schema: &mut Value) {
     let Some(Value::Object(mut defs)) = schema.as_object_mut().and_then(|r| r.remove("$defs"))
     else {
         return;
@@ -157,7 +156,7 @@ pub(crate) fn json_type(value: &Value) -> &'static str {
     }
 }
 
-fn unescape_pointer(token: &str) -> String {
+pub(crate) fn unescape_pointer(token: &str) -> String {
     token.replace("~1", "/").replace("~0", "~")
 }
 

@@ -91,7 +91,7 @@ impl LayerNorm {
     }
 }
 
-struct Layer {
+struct EncoderLayer {
     /// The query, key and value projections as one matrix, three times as tall.
     qkv: Linear,
     attention_output: Linear,
@@ -108,7 +108,7 @@ pub(super) struct Encoder {
     /// Each position's embedding plus the first token type's (every text is one segment).
     positions: Tensor,
     embedding_norm: LayerNorm,
-    layers: Vec<Layer>,
+    layers: Vec<EncoderLayer>,
     heads: usize,
     /// `true` for the tanh approximation of GELU, `false` for the exact (erf) one.
     tanh_gelu: bool,
@@ -221,7 +221,7 @@ impl Encoder {
             .map(|i| {
                 let at = |name: &str| format!("encoder.layer.{i}.{name}");
                 let eps = config.layer_norm_eps;
-                Ok(Layer {
+                Ok(EncoderLayer {
                     qkv: weights.linear(
                         &[
                             &at("attention.self.query"),
@@ -246,7 +246,7 @@ impl Encoder {
                     output_norm: weights.norm(&at("output.LayerNorm"), hidden, eps)?,
                 })
             })
-            .collect::<Result<Vec<Layer>>>()?;
+            .collect::<Result<Vec<EncoderLayer>>>()?;
         Ok(Encoder {
             words,
             positions,
@@ -279,7 +279,7 @@ impl Encoder {
         Ok(states)
     }
 
-    fn layer(&self, layer: &Layer, states: &Tensor, padding: &Tensor) -> Result<Tensor> {
+    fn layer(&self, layer: &EncoderLayer, states: &Tensor, padding: &Tensor) -> Result<Tensor> {
         let (texts, pieces, hidden) = states.dims3()?;
         let width = hidden / self.heads;
         let qkv = layer.qkv.forward(states)?;

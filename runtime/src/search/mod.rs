@@ -9,7 +9,6 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::manifest::Manifest;
-use crate::registry::{Registry, Tool};
 
 #[cfg(feature = "semantic")]
 mod bert;
@@ -88,6 +87,20 @@ impl Term {
     }
 }
 
+/// A tool to index: its `tools/list` descriptor, serialised, and the tags it was registered with
+/// (outside the protocol, so not in the descriptor).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Described<'a> {
+    pub(crate) json: &'a [u8],
+    pub(crate) tags: &'a [&'a str],
+}
+
+impl Described<'_> {
+    fn descriptor(&self) -> Value {
+        serde_json::from_slice(self.json).expect("a tool's own JSON reads back")
+    }
+}
+
 /// One tool that matches a query.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Hit {
@@ -103,8 +116,8 @@ pub struct Hit {
 /// `-`, `.` and camelCase boundaries), its `title` (or `annotations.title`), its `description`,
 /// the names and descriptions of its arguments (the properties of `inputSchema`, and of each
 /// entry of its `$defs`), and its tags: a `tags` array of strings on the descriptor, a field
-/// outside the protocol that [`SearchIndex::from_registry`] fills from each tool's
-/// `#[mcp_tool(tags = [...])]`.
+/// outside the protocol that [`Registry::search_index`](crate::registry::Registry::search_index)
+/// fills from each tool's `#[mcp_tool(tags = [...])]`.
 ///
 /// Ranking is BM25 over those fields, each with its own weight and length normalisation (a name
 /// match counts for more than a match in an argument's description). Words are lowercased and
@@ -213,23 +226,17 @@ impl SearchIndex {
         Ok(index)
     }
 
-    /// Indexes these tools as [`SearchIndex::from_tools`] does, and embeds them: now when
+    /// Indexes these tools as [`SearchIndex::from_described`] does, and embeds them: now when
     /// `wait`, else on a thread of its own, the ranking lexical until they are. A model that
     /// fails leaves the ranking lexical, and says so in the log.
     #[cfg(feature = "semantic")]
-    pub(crate) fn from_tools_embedded<'a>(
-        tools: impl Iterator<Item = &'a Tool> + Clone,
+    pub(crate) fn from_described_embedded<'a>(
+        tools: impl Iterator<Item = Described<'a>> + Clone,
         embedder: std::sync::Arc<Embedder>,
         wait: bool,
     ) -> SearchIndex {
-        let mut index = SearchIndex::from_tools(tools.clone());
-        let texts: Vec<String> = tools
-            .map(|tool| {
-                let descriptor: Value =
-                    serde_json::from_slice(tool.json()).expect("a tool's own JSON reads back");
-                text::prose(&descriptor)
-            })
-            .collect();
+        let mut index = SearchIndex::from_described(tools.clone());
+        let texts: Vec<String> = tools.map(|tool| text::prose(&tool.descriptor())).collect();
         index.semantic = if wait {
             semantic::Semantic::now(embedder, &texts)
                 .inspect_err(|err| {
@@ -243,7 +250,8 @@ impl SearchIndex {
     }
 
     /// Indexes the tools of a manifest, in its order (by name). A manifest holds the protocol's
-    /// fields only, so tags are not searched: [`SearchIndex::from_registry`] has them.
+    /// fields only, so tags are not searched:
+    /// [`Registry::search_index`](crate::registry::Registry::search_index) has them.
     pub fn from_manifest(manifest: &Manifest) -> SearchIndex {
         match &manifest.as_json()["tools"] {
             Value::Array(tools) => SearchIndex::new(tools),
@@ -251,21 +259,11 @@ impl SearchIndex {
         }
     }
 
-    /// Indexes the tools of a registry, in its order (by name, the order of its manifest), with
-    /// the tags each tool was registered with.
-    pub fn from_registry(registry: &Registry) -> SearchIndex {
-        SearchIndex::from_tools(registry.tools().iter())
-    }
-
     /// Indexes these tools, in this order, with their tags.
-    pub(crate) fn from_tools<'a>(tools: impl Iterator<Item = &'a Tool>) -> SearchIndex {
-        // Each descriptor is read for the index and dropped, rather than kept by the tool
-        // (`Tool::descriptor` keeps what it reads): a server in progressive mode has many tools.
-        SearchIndex::build(tools.map(|tool| {
-            let descriptor: Value =
-                serde_json::from_slice(tool.json()).expect("a tool's own JSON reads back");
-            document(&descriptor, tool.tags())
-        }))
+    pub(crate) fn from_described<'a>(tools: impl Iterator<Item = Described<'a>>) -> SearchIndex {
+        // Each descriptor is read for the index and dropped, rather than kept: a server in
+        // progressive mode has many tools.
+        SearchIndex::build(tools.map(|tool| document(&tool.descriptor(), tool.tags)))
     }
 
     fn build(documents: impl Iterator<Item = [Vec<String>; FIELDS.len()]>) -> SearchIndex {
@@ -730,38 +728,6 @@ mod tests {
         // `the` and `for` would otherwise match `theme` and `format` as prefixes.
         assert_eq!(search(&tools, "the weather for today"), ["get_weather"]);
         assert_eq!(search(&tools, "the"), ["format_theme"]);
-    }
-
-    #[test]
-    fn a_registry_is_indexed_with_its_tags() {
-        use crate::registration::ToolRegistration;
-
-        fn registration(
-            name: &'static str,
-            tags: &'static [&'static str],
-        ) -> &'static ToolRegistration {
-            Box::leak(Box::new(ToolRegistration {
-                tags,
-                ..ToolRegistration::for_tests(name, "A tool.")
-            }))
-        }
-        let registry = Registry::from_registrations([
-            registration("zeta", &["billing"]),
-            registration("alpha", &["weather"]),
-        ])
-        .expect("valid tools");
-        let index = SearchIndex::from_registry(&registry);
-        let found: Vec<&str> = index
-            .search("billing")
-            .iter()
-            .map(|hit| registry.tools()[hit.index].name())
-            .collect();
-        assert_eq!(found, ["zeta"]);
-        // The manifest carries no tags, but names and descriptions are searched all the same.
-        let index = SearchIndex::from_manifest(registry.manifest());
-        assert!(index.search("billing").is_empty());
-        assert_eq!(index.search("alpha")[0].index, 0);
-        assert_eq!(index.len(), 2);
     }
 
     #[test]

@@ -10,6 +10,7 @@ use std::time::Duration;
 use super::limits::{
     DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_SHUTDOWN_GRACE,
 };
+use super::pipeline::{BoxError, Call, Layer, Layers, Next, Outcome, Service};
 use crate::catalog::Catalog;
 use crate::handler::BoxFuture;
 use crate::live::ServerHandle;
@@ -66,6 +67,8 @@ pub struct Server {
     /// The secret the state of input-required results is sealed with; drawn at start when none
     /// is given.
     pub(super) state_secret: Option<Vec<u8>>,
+    /// The layers every call passes through, outermost first.
+    pub(super) layers: Layers,
 }
 
 /// A state built at start, by [`Server::state_from`]: its type, and what builds it.
@@ -104,6 +107,7 @@ impl Server {
             pending: Vec::new(),
             handle: ServerHandle::default(),
             state_secret: None,
+            layers: Layers::default(),
         }
     }
 
@@ -244,7 +248,7 @@ impl Server {
     /// rest with [`Catalog::Progressive`]; `--catalog` on the command line overrides this.
     ///
     /// ```no_run
-    /// use toolwright::Catalog;
+    /// use toolwright::catalog::Catalog;
     ///
     /// fn main() -> std::process::ExitCode {
     ///     toolwright::server!().catalog(Catalog::Progressive).run()
@@ -257,7 +261,7 @@ impl Server {
     }
 
     /// Serves the tools as the manifest made at build time describes them
-    /// ([`embedded_manifest!`](crate::embedded_manifest), see [`build`](crate::build)): `tools/list`
+    /// ([`embedded_manifest!`](crate::build::embedded_manifest), see [`build`](crate::build)): `tools/list`
     /// is answered from those bytes and start-up derives no schema. Each linked tool must be in
     /// the manifest with the same name, title, description, annotations and `_meta`, and each
     /// tool of the manifest must be linked, or the server does not start
@@ -328,6 +332,27 @@ impl Server {
                 }
             }),
         });
+        self
+    }
+
+    /// Wraps every call (`tools/call`, `prompts/get`, `resources/read`) in `layer`, a
+    /// [`tower::Layer`] over the [call pipeline](crate::pipeline): it sees each
+    /// [`Call`] (what it asks, its target, its arguments, its context) and its [`Outcome`], and
+    /// may refuse the call or answer it without running it. The first layer given is the
+    /// outermost: it sees a call first and its outcome last.
+    ///
+    /// Layers apply to calls that reach the pipeline: a request the server refuses first (an
+    /// unknown tool, arguments its schema refuses, a request id under way, scopes the token
+    /// lacks) is answered without them.
+    #[must_use]
+    pub fn layer<L>(mut self, layer: L) -> Server
+    where
+        L: Layer<Next> + Send + Sync + 'static,
+        L::Service:
+            Service<Call, Response = Outcome, Error = BoxError> + Clone + Send + Sync + 'static,
+        <L::Service as Service<Call>>::Future: Send + 'static,
+    {
+        self.layers.push(layer);
         self
     }
 }

@@ -9,18 +9,20 @@ use serde_json::{Value, json};
 
 use super::call::{Caller, Calls, Origin};
 use super::listing::ToolLists;
+use super::pipeline::{Layers, Run};
 use super::session::{Era, Session};
-use super::started::Step;
+use super::step::Step;
 use super::{completion, listen, prompts, resources};
 use crate::apps;
 use crate::auth::Principal;
 use crate::catalog::{Catalog, Progressive, Ranking};
-use crate::context::{ClientRequestError, StateKey};
+use crate::context::{ClientRequestError, RequestStateKey};
 use crate::live::{Live, ServerHandle};
 use crate::protocol::jsonrpc::{
     INVALID_PARAMS, INVALID_REQUEST, Id, Incoming, METHOD_NOT_FOUND, Reply,
     UNSUPPORTED_PROTOCOL_VERSION,
 };
+use crate::protocol::method::Method;
 use crate::protocol::{
     Client, Envelope, HANDSHAKE_VERSIONS, LogLevel, SERVER_INFO_KEY, STATELESS_VERSIONS, Wire,
     has_envelope, merge,
@@ -56,7 +58,7 @@ pub(crate) struct Dispatcher {
 }
 
 /// What a server's author chose, for [`Dispatcher::new`].
-pub(crate) struct Settings {
+pub(crate) struct ServerConfig {
     /// Who the server says it is (`serverInfo`).
     pub(crate) name: String,
     pub(crate) version: String,
@@ -73,16 +75,18 @@ pub(crate) struct Settings {
     /// The handle on the server, which its tools reach and its author may hold.
     pub(crate) server: ServerHandle,
     /// Seals the state of input-required results.
-    pub(crate) state_key: StateKey,
+    pub(crate) state_key: RequestStateKey,
     /// The model the progressive catalog ranks by meaning with, too.
     #[cfg(feature = "semantic")]
     pub(crate) embedder: Option<Arc<crate::search::Embedder>>,
+    /// The layers every call passes through.
+    pub(crate) layers: Layers,
 }
 
 impl Dispatcher {
-    /// A dispatcher for these tools, as `settings` say.
-    pub(crate) fn new(registry: Registry, settings: Settings) -> Dispatcher {
-        let Settings {
+    /// A dispatcher for these tools, as `config` say.
+    pub(crate) fn new(registry: Registry, config: ServerConfig) -> Dispatcher {
+        let ServerConfig {
             name,
             version,
             instructions,
@@ -95,7 +99,8 @@ impl Dispatcher {
             state_key,
             #[cfg(feature = "semantic")]
             embedder,
-        } = settings;
+            layers,
+        } = config;
         let result_meta = json!({ SERVER_INFO_KEY: { "name": name, "version": version } });
         let ttl_ms = u64::try_from(cache_ttl.as_millis()).unwrap_or(u64::MAX);
         let app_only = registry.tools().iter().any(Tool::is_app_only);
@@ -147,6 +152,7 @@ impl Dispatcher {
                 client_request_timeout,
                 server,
                 state_key.clone(),
+                layers.around(Run::new(Arc::clone(&registry))),
             ),
             registry,
             name,
@@ -184,12 +190,13 @@ impl Dispatcher {
         &self,
         session: &Arc<Session>,
         id: Id,
-        method: &str,
+        name: &str,
         params: Value,
         from: Requester<'_>,
         initialized: Option<&'static str>,
     ) -> Step {
-        if method != "initialize" && has_envelope(&params) {
+        let method = Method::from_name(name);
+        if method != Some(Method::Initialize) && has_envelope(&params) {
             return Step::Reply(Reply::error(
                 &id,
                 INVALID_REQUEST,
@@ -199,45 +206,45 @@ impl Dispatcher {
                  `server/discover`",
             ));
         }
+        let Some(method) = method else {
+            return Step::Reply(not_supported(&id, name));
+        };
         let reply = match (method, initialized) {
-            ("ping", _) => Reply::result(&id, &json!({})),
-            ("initialize", None) => self.initialize(session, &id, &params, from.sink),
-            ("initialize", Some(_)) => {
+            (Method::Ping, _) => Reply::result(&id, &json!({})),
+            (Method::Initialize, None) => self.initialize(session, &id, &params, from.sink),
+            (Method::Initialize, Some(_)) => {
                 Reply::error(&id, INVALID_REQUEST, "the session is already initialized")
             }
-            (
-                "tools/list"
-                | "tools/call"
-                | "logging/setLevel"
-                | "resources/list"
-                | "resources/read"
-                | "resources/templates/list"
-                | "resources/subscribe"
-                | "resources/unsubscribe"
-                | "prompts/list"
-                | "prompts/get"
-                | "completion/complete",
-                None,
-            ) => Reply::error(
+            (Method::Discover, _) => Reply::error(
+                &id,
+                METHOD_NOT_FOUND,
+                "method `server/discover` is not available on this connection: it speaks the \
+                 `initialize` handshake, having opened without the 2026-07-28 `_meta` \
+                 envelope (`io.modelcontextprotocol/protocolVersion`)",
+            ),
+            // 2026-07-28's stream of changes; the handshake era tells on the session's own.
+            (Method::Listen, _) => not_supported(&id, name),
+            // Everything else waits for the handshake.
+            (_, None) => Reply::error(
                 &id,
                 INVALID_REQUEST,
                 "the session is not initialized: send `initialize` first",
             ),
-            ("tools/list", Some(_)) => {
+            (Method::ListTools, Some(_)) => {
                 return self.list_tools(&id, &params, &Wire::Handshake, &session.client());
             }
             (
-                method @ ("resources/list"
-                | "resources/read"
-                | "resources/templates/list"
-                | "resources/subscribe"
-                | "resources/unsubscribe"),
+                Method::ListResources
+                | Method::ListResourceTemplates
+                | Method::ReadResource
+                | Method::Subscribe
+                | Method::Unsubscribe,
                 Some(_),
             ) => {
                 let wire = Wire::Handshake;
                 return self.resources(session, id, method, &params, wire, from.principal);
             }
-            ("completion/complete", Some(_)) => completion::complete(
+            (Method::Complete, Some(_)) => completion::complete(
                 &self.registry,
                 &self.states,
                 &self.live,
@@ -245,27 +252,15 @@ impl Dispatcher {
                 &params,
                 &Wire::Handshake,
             ),
-            (method @ ("prompts/list" | "prompts/get"), Some(version)) => {
+            (Method::ListPrompts | Method::GetPrompt, Some(version)) => {
                 let origin = handshake_origin(session, from, version);
                 return self.prompts(origin, id, method, &params);
             }
-            ("tools/call", Some(version)) => {
+            (Method::CallTool, Some(version)) => {
                 let origin = handshake_origin(session, from, version);
-                return self.calls.call(origin, id, params);
+                return self.calls.call_tool(origin, id, params);
             }
-            ("logging/setLevel", Some(_)) => set_level(session, &id, &params),
-            ("server/discover", _) => Reply::error(
-                &id,
-                METHOD_NOT_FOUND,
-                "method `server/discover` is not available on this connection: it speaks the \
-                 `initialize` handshake, having opened without the 2026-07-28 `_meta` \
-                 envelope (`io.modelcontextprotocol/protocolVersion`)",
-            ),
-            (other, _) => Reply::error(
-                &id,
-                METHOD_NOT_FOUND,
-                &format!("method `{other}` is not supported"),
-            ),
+            (Method::SetLogLevel, Some(_)) => set_level(session, &id, &params),
         };
         Step::Reply(reply)
     }
@@ -275,14 +270,15 @@ impl Dispatcher {
         &self,
         session: &Arc<Session>,
         id: Id,
-        method: &str,
+        method: Method,
         params: &Value,
         wire: Wire,
         principal: Option<Arc<Principal>>,
     ) -> Step {
-        resources::Answer {
+        resources::ResourceMethods {
             registry: &self.registry,
             states: &self.states,
+            calls: &self.calls,
             disabled: &self.live.disabled().resources,
             session,
             wire,
@@ -293,8 +289,8 @@ impl Dispatcher {
     }
 
     /// A prompts request, in either era.
-    fn prompts(&self, origin: Origin<'_>, id: Id, method: &str, params: &Value) -> Step {
-        let served = prompts::Answer {
+    fn prompts(&self, origin: Origin<'_>, id: Id, method: Method, params: &Value) -> Step {
+        let served = prompts::PromptMethods {
             registry: &self.registry,
             states: &self.states,
             disabled: &self.live.disabled().prompts,
@@ -310,11 +306,12 @@ impl Dispatcher {
         &self,
         session: &Arc<Session>,
         id: Id,
-        method: &str,
+        name: &str,
         params: Value,
         from: Requester<'_>,
     ) -> Step {
-        if method == "initialize" {
+        let method = Method::from_name(name);
+        if method == Some(Method::Initialize) {
             let mut data = json!({ "supported": STATELESS_VERSIONS });
             if let Some(requested) = params.get("protocolVersion").and_then(Value::as_str) {
                 data["requested"] = json!(requested);
@@ -332,20 +329,23 @@ impl Dispatcher {
             Ok(envelope) => envelope,
             Err(reply) => return Step::Reply(reply),
         };
+        let Some(method) = method else {
+            return Step::Reply(not_supported(&id, name));
+        };
         let wire = Wire::Stateless {
             meta: Arc::clone(&self.result_meta),
         };
         let reply = match method {
-            "server/discover" => Reply::result_bytes(&id, &self.discover),
-            "tools/list" => return self.list_tools(&id, &params, &wire, &envelope.client),
-            "resources/list" | "resources/read" | "resources/templates/list" => {
+            Method::Discover => Reply::result_bytes(&id, &self.discover),
+            Method::ListTools => return self.list_tools(&id, &params, &wire, &envelope.client),
+            Method::ListResources | Method::ListResourceTemplates | Method::ReadResource => {
                 return self.resources(session, id, method, &params, wire, from.principal);
             }
-            "prompts/list" | "prompts/get" => {
+            Method::ListPrompts | Method::GetPrompt => {
                 let origin = stateless_origin(session, from, wire, envelope);
                 return self.prompts(origin, id, method, &params);
             }
-            "subscriptions/listen" => {
+            Method::Listen => {
                 return listen::listen(
                     &self.live,
                     &self.registry,
@@ -356,7 +356,7 @@ impl Dispatcher {
                     &wire,
                 );
             }
-            "completion/complete" => completion::complete(
+            Method::Complete => completion::complete(
                 &self.registry,
                 &self.states,
                 &self.live,
@@ -364,26 +364,25 @@ impl Dispatcher {
                 &params,
                 &wire,
             ),
-            "tools/call" => {
+            Method::CallTool => {
                 let origin = stateless_origin(session, from, wire, envelope);
-                return self.calls.call(origin, id, params);
+                return self.calls.call_tool(origin, id, params);
             }
-            "ping" => Reply::error(
+            Method::Ping => Reply::error(
                 &id,
                 METHOD_NOT_FOUND,
                 "method `ping` was removed in protocol 2026-07-28",
             ),
-            "logging/setLevel" => Reply::error(
+            Method::SetLogLevel => Reply::error(
                 &id,
                 METHOD_NOT_FOUND,
                 "method `logging/setLevel` was removed in protocol 2026-07-28: a request asks \
                  for log messages with `io.modelcontextprotocol/logLevel` in its `_meta`",
             ),
-            other => Reply::error(
-                &id,
-                METHOD_NOT_FOUND,
-                &format!("method `{other}` is not supported"),
-            ),
+            // The handshake era's subscriptions; this one has `subscriptions/listen`.
+            Method::Subscribe | Method::Unsubscribe | Method::Initialize => {
+                not_supported(&id, name)
+            }
         };
         Step::Reply(reply)
     }
@@ -592,6 +591,15 @@ fn capabilities(registry: &Registry) -> Value {
     capabilities
 }
 
+/// The answer to a method this server does not serve in the request's era.
+fn not_supported(id: &Id, method: &str) -> Reply {
+    Reply::error(
+        id,
+        METHOD_NOT_FOUND,
+        &format!("method `{method}` is not supported"),
+    )
+}
+
 fn set_level(session: &Session, id: &Id, params: &Value) -> Reply {
     match params
         .get("level")
@@ -617,8 +625,8 @@ mod tests {
 
     use super::*;
     use crate::handler::{Handler, Output};
-    use crate::protocol::jsonrpc;
     use crate::protocol::jsonrpc::INVALID_REQUEST;
+    use crate::protocol::jsonrpc::{self, ReplyKind};
     use crate::registration::ToolRegistration;
 
     /// `echo` returns its arguments; `wait` runs until it is cancelled.
@@ -639,7 +647,7 @@ mod tests {
         let registry = Registry::from_registrations([&*echo, &*wait]).unwrap();
         Dispatcher::new(
             registry,
-            Settings {
+            ServerConfig {
                 name: "test-server".into(),
                 version: "1.2.3".into(),
                 instructions: Some("Be kind.".into()),
@@ -649,25 +657,26 @@ mod tests {
                 catalog,
                 states: Arc::default(),
                 server: ServerHandle::default(),
-                state_key: StateKey::random(),
+                state_key: RequestStateKey::random(),
                 #[cfg(feature = "semantic")]
                 embedder: None,
+                layers: Layers::default(),
             },
         )
     }
 
     /// A connection to a dispatcher: its session and what calls send while they run.
-    struct Connection {
+    struct TestConnection {
         dispatcher: Dispatcher,
         session: Arc<Session>,
         sink: Sink,
         sent: crate::sink::Outbox,
     }
 
-    impl Connection {
-        fn new(dispatcher: Dispatcher) -> Connection {
+    impl TestConnection {
+        fn new(dispatcher: Dispatcher) -> TestConnection {
             let (sink, sent) = crate::sink::channel();
-            Connection {
+            TestConnection {
                 dispatcher,
                 session: Arc::new(Session::new()),
                 sink,
@@ -686,6 +695,15 @@ mod tests {
         fn answer(&self, message: Value) -> Value {
             match self.step(message) {
                 Step::Reply(reply) => serde_json::from_slice(&reply.into_bytes()).unwrap(),
+                Step::Nothing => panic!("no answer"),
+                Step::Call(_) | Step::Stream(_) => panic!("a call, not an answer"),
+            }
+        }
+
+        /// What a message answered at once says, as its transport reads it.
+        fn kind(&self, message: Value) -> ReplyKind {
+            match self.step(message) {
+                Step::Reply(reply) => reply.kind(),
                 Step::Nothing => panic!("no answer"),
                 Step::Call(_) | Step::Stream(_) => panic!("a call, not an answer"),
             }
@@ -735,7 +753,7 @@ mod tests {
 
     #[test]
     fn the_handshake_comes_first() {
-        let connection = Connection::new(dispatcher(Catalog::Full));
+        let connection = TestConnection::new(dispatcher(Catalog::Full));
         let early = connection.answer(request(1, "tools/list", json!({})));
         assert_eq!(early["error"]["code"], INVALID_REQUEST);
         assert_eq!(
@@ -767,9 +785,41 @@ mod tests {
         );
     }
 
+    #[tokio::test]
+    async fn a_transport_reads_what_an_answer_says_without_parsing_it() {
+        let connection = TestConnection::new(dispatcher(Catalog::Full));
+        let early = request(1, "tools/list", json!({}));
+        assert_eq!(connection.kind(early), ReplyKind::Error(INVALID_REQUEST));
+        let initialize = json!({"protocolVersion": "2025-06-18", "capabilities": {}});
+        let opened = connection.kind(request(2, "initialize", initialize.clone()));
+        assert_eq!(opened, ReplyKind::Opened);
+        let again = connection.kind(request(3, "initialize", initialize));
+        assert_eq!(again, ReplyKind::Error(INVALID_REQUEST));
+        let listed = connection.kind(request(4, "tools/list", json!({})));
+        assert_eq!(listed, ReplyKind::Result);
+        let unknown = connection.kind(request(5, "tools/nope", json!({})));
+        assert_eq!(unknown, ReplyKind::Error(METHOD_NOT_FOUND));
+        let no_tool = connection.kind(request(6, "tools/call", json!({"name": "nope"})));
+        assert_eq!(no_tool, ReplyKind::Error(INVALID_PARAMS));
+        let Step::Call(call) = connection.step(request(7, "tools/call", json!({"name": "echo"})))
+        else {
+            panic!("not a call");
+        };
+        let answer = call.await.and_then(crate::sink::Answer::take).unwrap();
+        assert_eq!(answer.kind(), ReplyKind::Result);
+
+        let stateless = TestConnection::new(dispatcher(Catalog::Full));
+        let mut unsupported = enveloped(json!({}));
+        unsupported["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("2099-01-01");
+        let refused = stateless.kind(request(1, "server/discover", unsupported));
+        assert_eq!(refused, ReplyKind::Error(UNSUPPORTED_PROTOCOL_VERSION));
+        let discovered = stateless.kind(request(2, "server/discover", enveloped(json!({}))));
+        assert_eq!(discovered, ReplyKind::Result);
+    }
+
     #[test]
     fn a_version_it_does_not_speak_gets_its_newest() {
-        let connection = Connection::new(dispatcher(Catalog::Full));
+        let connection = TestConnection::new(dispatcher(Catalog::Full));
         let answer = connection.answer(request(
             1,
             "initialize",
@@ -780,7 +830,7 @@ mod tests {
 
     #[test]
     fn the_first_request_decides_the_era_for_good() {
-        let stateless = Connection::new(dispatcher(Catalog::Full));
+        let stateless = TestConnection::new(dispatcher(Catalog::Full));
         let discovered = stateless.answer(request(1, "server/discover", enveloped(json!({}))));
         assert_eq!(
             discovered["result"]["supportedVersions"],
@@ -803,7 +853,7 @@ mod tests {
         let bare = stateless.answer(request(4, "tools/list", json!({})));
         assert_eq!(bare["error"]["code"], INVALID_PARAMS);
 
-        let handshake = Connection::new(dispatcher(Catalog::Full));
+        let handshake = TestConnection::new(dispatcher(Catalog::Full));
         handshake.initialize();
         let mixed = handshake.answer(request(1, "tools/list", enveloped(json!({}))));
         assert_eq!(mixed["error"]["code"], INVALID_REQUEST);
@@ -813,7 +863,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_call_runs_its_tool_and_answers_under_its_id() {
-        let connection = Connection::new(dispatcher(Catalog::Full));
+        let connection = TestConnection::new(dispatcher(Catalog::Full));
         connection.initialize();
         let answer = connection
             .call(request(
@@ -835,7 +885,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_cancelled_call_sends_no_answer_and_frees_its_id() {
-        let connection = Connection::new(dispatcher(Catalog::Full));
+        let connection = TestConnection::new(dispatcher(Catalog::Full));
         connection.initialize();
         let Step::Call(call) = connection.step(request(1, "tools/call", json!({"name": "wait"})))
         else {
@@ -863,7 +913,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_answer_waiting_to_be_written_is_dropped_when_its_call_is_cancelled() {
-        let connection = Connection::new(dispatcher(Catalog::Full));
+        let connection = TestConnection::new(dispatcher(Catalog::Full));
         connection.initialize();
         let echo = json!({"name": "echo", "arguments": {"text": "late"}});
         let Step::Call(call) = connection.step(request(7, "tools/call", echo)) else {
@@ -888,7 +938,7 @@ mod tests {
 
     #[test]
     fn the_progressive_catalog_lists_its_meta_tools_and_answers_a_search_at_once() {
-        let connection = Connection::new(dispatcher(Catalog::Progressive));
+        let connection = TestConnection::new(dispatcher(Catalog::Progressive));
         connection.initialize();
         let listed = connection.answer(request(1, "tools/list", json!({})));
         assert_eq!(tool_names(&listed["result"]), ["search_tools", "call_tool"]);
@@ -902,7 +952,7 @@ mod tests {
 
     #[test]
     fn a_log_level_is_one_of_the_protocols() {
-        let connection = Connection::new(dispatcher(Catalog::Full));
+        let connection = TestConnection::new(dispatcher(Catalog::Full));
         connection.initialize();
         let set = connection.answer(request(1, "logging/setLevel", json!({"level": "error"})));
         assert_eq!(set["result"], json!({}));
@@ -916,7 +966,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_response_reaches_the_request_of_ours_it_answers() {
-        let connection = Connection::new(dispatcher(Catalog::Full));
+        let connection = TestConnection::new(dispatcher(Catalog::Full));
         connection.initialize();
         let requests = Arc::clone(connection.session.requests());
         let sink = connection.sink.clone();

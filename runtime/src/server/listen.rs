@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 
 use super::call::Registered;
 use super::session::{MAX_SUBSCRIPTIONS, Session};
-use super::started::Step;
+use super::step::Step;
 use crate::live::{Filter, Listener, Live, subscription_meta};
 use crate::protocol::Wire;
 use crate::protocol::jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, Id, Reply};

@@ -1,13 +1,14 @@
 //! The `tools/list` results, serialised once at start: a page at a time, in both eras, with
 //! cursors tied to what is listed.
 
+use std::sync::{Arc, RwLock};
+
 use base64::Engine as _;
 use bytes::Bytes;
 use serde_json::Value;
 
-use std::sync::{Arc, RwLock};
-
-use super::started::Step;
+use super::step::Step;
+use crate::apps;
 use crate::catalog::{self, Audience, Progressive};
 use crate::live::Live;
 use crate::manifest::{Manifest, sha256_hex};
@@ -87,7 +88,7 @@ impl ToolLists {
             *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::clone(&lists);
         }
         let listing = match &lists.model {
-            Some(listing) if !client.has_apps() => listing,
+            Some(listing) if !apps::declared_by(client) => listing,
             _ => &lists.apps,
         };
         listing.answer(id, params, wire)

@@ -2,27 +2,26 @@
 //! the methods are unknown, as the capability is not declared.
 
 use std::collections::BTreeSet;
-use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
 
-use futures_util::FutureExt as _;
 use serde_json::{Map, Value, json};
-use tokio_util::sync::CancellationToken;
 
-use super::call::{Calls, Origin, Registered, Round, blocking};
-use super::started::Step;
+use super::call::{Calls, Origin, Registered};
+use super::pipeline::{BoxError, Call, Operation, Outcome, Refusal};
+use super::round::Round;
+use super::step::Step;
 use crate::context::Context;
-use crate::handler::BoxFuture;
-use crate::handler::panic_message;
-use crate::prompt::{Made, PromptArguments, PromptError, PromptHandler, PromptMessage};
+use crate::prompt::PromptArguments;
 use crate::protocol::Wire;
-use crate::protocol::jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, Id, METHOD_NOT_FOUND, Reply};
+use crate::protocol::jsonrpc::{INVALID_PARAMS, Id, METHOD_NOT_FOUND, Reply};
+use crate::protocol::method::Method;
 use crate::registration::PromptRegistration;
 use crate::registry::{Registry, prompt_descriptor as descriptor};
 use crate::state::States;
 
-/// What answering a prompts request needs.
-pub(super) struct Answer<'a> {
+/// A prompts request's answer, and what it needs: the prompts, what runs one, and where the
+/// request comes from.
+pub(super) struct PromptMethods<'a> {
     pub(super) registry: &'a Registry,
     pub(super) states: &'a Arc<States>,
     /// The names of the prompts disabled now.
@@ -34,11 +33,10 @@ pub(super) struct Answer<'a> {
     pub(super) ttl_ms: u64,
 }
 
-/// The answer to a prompts request: at once for a list or a plain `fn`, as a call for an
-/// `async fn`. A list result in 2026-07-28 says how long (`ttl_ms`) it may be cached: the
+/// The answer to a prompts request: at once for a list, as a call for a `prompts/get`. A list result in 2026-07-28 says how long (`ttl_ms`) it may be cached: the
 /// prompts do not differ between clients.
-pub(super) fn answer(served: Answer<'_>, id: Id, method: &str, params: &Value) -> Step {
-    let Answer {
+pub(super) fn answer(served: PromptMethods<'_>, id: Id, method: Method, params: &Value) -> Step {
+    let PromptMethods {
         registry,
         states,
         disabled,
@@ -51,17 +49,17 @@ pub(super) fn answer(served: Answer<'_>, id: Id, method: &str, params: &Value) -
         return Step::Reply(Reply::error(
             &id,
             METHOD_NOT_FOUND,
-            &format!("method `{method}` is not supported"),
+            &format!("method `{}` is not supported", method.name()),
         ));
     }
-    if method == "prompts/list" {
+    if method == Method::ListPrompts {
         return Step::Reply(list(registry, disabled, &id, params, &wire, ttl_ms));
     }
     let (prompt, arguments) = match request(registry, disabled, params) {
         Ok(found) => found,
         Err(message) => return Step::Reply(Reply::error(&id, INVALID_PARAMS, &message)),
     };
-    let asked = Value::Object(arguments.clone());
+    let asked = Value::Object(arguments);
     let round = match Round::read(
         calls.state_key(),
         &wire,
@@ -73,45 +71,22 @@ pub(super) fn answer(served: Answer<'_>, id: Id, method: &str, params: &Value) -
         Ok(round) => round,
         Err(message) => return Step::Reply(Reply::error(&id, INVALID_PARAMS, &message)),
     };
-    let peer = Some(calls.peer(&origin, round.as_ref().map(Round::inputs)));
-    let principal = origin.principal.clone();
-    let context = |cancellation| {
-        let server = calls.server().clone();
-        Context::new(
-            prompt.name,
-            None,
-            cancellation,
-            peer,
-            Arc::clone(states),
-            server,
-            principal.clone(),
-        )
-    };
-    if let PromptHandler::Sync(handler) = prompt.handler {
-        let ctx = context(CancellationToken::new());
-        let made = panic::catch_unwind(AssertUnwindSafe(|| handler(&arguments, ctx)));
-        return Step::Reply(reply(prompt, &id, &wire, made));
-    }
-    // The others are calls: cancelled as a tool call is.
     let registered = match Registered::new(origin.session, &id) {
         Ok(registered) => registered,
         Err(answer) => return Step::Reply(answer),
     };
-    let ctx = context(registered.cancellation());
-    let state_key = calls.state_key().clone();
-    registered.run(async move {
-        let made: BoxFuture<std::thread::Result<Made>> = match prompt.handler {
-            PromptHandler::Async(handler) => {
-                Box::pin(AssertUnwindSafe(handler(arguments, ctx)).catch_unwind())
-            }
-            PromptHandler::Blocking(handler) => {
-                Box::pin(blocking(move || handler(&arguments, ctx)))
-            }
-            PromptHandler::Sync(_) => unreachable!("a plain prompt is answered at once"),
-        };
-        let answer = |made| reply(prompt, &id, &wire, made);
-        Round::answer(round, made, &state_key, &id, &wire, answer).await
-    })
+    let peer = calls.peer(&origin, round.as_ref().map(Round::inputs));
+    let ctx = Context::new(
+        prompt.name,
+        None,
+        registered.cancellation(),
+        Some(peer),
+        Arc::clone(states),
+        calls.server().clone(),
+        origin.principal.clone(),
+    );
+    let call = Call::new(Operation::GetPrompt, prompt.name, asked, ctx);
+    calls.start(registered, call, round, id, wire, reply)
 }
 
 /// Every prompt on one page.
@@ -187,27 +162,25 @@ fn request(
     Ok((prompt, arguments))
 }
 
-/// The response to a `prompts/get`: the messages, or the error that says why there are none.
-fn reply(
-    prompt: &PromptRegistration,
-    id: &Id,
-    wire: &Wire,
-    made: std::thread::Result<Result<Vec<PromptMessage>, PromptError>>,
-) -> Reply {
-    match made {
-        Ok(Ok(messages)) => {
-            let result = json!({ "description": prompt.description, "messages": messages });
-            Reply::result(id, &wire.shape(result))
+/// The reply to a `prompts/get` from what the pipeline gave: the messages and the prompt's
+/// description, or the error that says why there are none.
+fn reply(outcome: Result<Outcome, BoxError>, id: &Id, wire: &Wire) -> Reply {
+    let refusal = match outcome {
+        Ok(Outcome::Prompt {
+            description,
+            messages,
+        }) => {
+            let result = json!({ "description": description, "messages": messages });
+            return Reply::result(id, &wire.shape(result));
         }
-        Ok(Err(error)) => Reply::error(id, INVALID_PARAMS, &error.to_string()),
-        Err(payload) => {
-            let message = panic_message(&*payload);
-            tracing::error!(prompt = prompt.name, message, "prompt panicked");
-            Reply::error(
-                id,
-                INTERNAL_ERROR,
-                &format!("prompt `{}` panicked: {message}", prompt.name),
-            )
-        }
-    }
+        Ok(other) => Refusal::internal(format!(
+            "a prompt was answered with the outcome of `{}`",
+            other.operation()
+        )),
+        Err(error) => match error.downcast::<Refusal>() {
+            Ok(refusal) => *refusal,
+            Err(error) => Refusal::internal(format!("the prompt failed: {error}")),
+        },
+    };
+    refusal.reply(id, wire)
 }

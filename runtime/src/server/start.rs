@@ -6,12 +6,12 @@ use std::sync::Arc;
 use tokio::sync::Semaphore;
 
 use super::builder::Server;
-use super::dispatch::{Dispatcher, Settings};
+use super::dispatch::{Dispatcher, ServerConfig};
 use super::error::Error;
 use super::limits::Limits;
 use super::started::Started;
 use crate::catalog;
-use crate::context::StateKey;
+use crate::context::RequestStateKey;
 use crate::live::Disabled;
 use crate::protocol::{HANDSHAKE_VERSIONS, STATELESS_VERSIONS};
 use crate::registry::{Conflict, NOT_LINKED, Registry, RegistryError};
@@ -106,7 +106,7 @@ impl Server {
             HANDSHAKE_VERSIONS[0],
             HANDSHAKE_VERSIONS[HANDSHAKE_VERSIONS.len() - 1],
         );
-        let settings = Settings {
+        let config = ServerConfig {
             name: self.name,
             version: self.version,
             instructions: catalog::instructions(self.instructions, self.catalog),
@@ -119,16 +119,17 @@ impl Server {
             state_key: self
                 .state_secret
                 .as_deref()
-                .map_or_else(StateKey::random, StateKey::from_secret),
+                .map_or_else(RequestStateKey::random, RequestStateKey::from_secret),
             #[cfg(feature = "semantic")]
             embedder: self.embedder,
+            layers: self.layers,
         };
         let limits = Limits {
             max_message_size: self.max_message_size,
             calls: Arc::new(Semaphore::new(self.max_concurrent_calls)),
             shutdown_grace: self.shutdown_grace,
         };
-        Ok(Started::new(Dispatcher::new(registry, settings), limits))
+        Ok(Started::new(Dispatcher::new(registry, config), limits))
     }
 }
 

@@ -11,12 +11,12 @@ use serde_json::Value;
 use super::dispatch::Dispatcher;
 use super::limits::Limits;
 use super::session::Session;
+use super::step::Step;
 use crate::auth::Principal;
-use crate::handler::BoxFuture;
-use crate::protocol::jsonrpc::{Incoming, Reply};
+use crate::protocol::jsonrpc::Incoming;
 #[cfg(feature = "http")]
 use crate::registry::Mirrored;
-use crate::sink::{Answer, Sink};
+use crate::sink::Sink;
 
 /// A [`Server`](crate::Server) started by [`Server::start`](crate::Server::start): its state
 /// built, its tools gathered and checked, its unchanging answers serialised. A transport serves
@@ -34,21 +34,6 @@ impl fmt::Debug for Started {
             .field("limits", &self.limits)
             .finish_non_exhaustive()
     }
-}
-
-/// What to do with one message.
-pub(crate) enum Step {
-    /// Send this now.
-    Reply(Reply),
-    /// Nothing to send (a notification, a response to a request of ours).
-    Nothing,
-    /// A call: run it alongside other messages; it yields its answer, or nothing when the
-    /// client cancelled it.
-    Call(BoxFuture<Option<Answer>>),
-    /// A stream that only waits for changes to tell (`subscriptions/listen`): run it as a call,
-    /// but outside the ceiling on calls under way, which it would hold for as long as it is
-    /// open.
-    Stream(BoxFuture<Option<Answer>>),
 }
 
 impl Started {

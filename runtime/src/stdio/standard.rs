@@ -60,16 +60,16 @@ impl Pipes {
         }
         let restore = Restore(restore);
         let input: Box<dyn AsyncRead + Unpin + Send> = match input_kind {
-            Kind::Pipe => Box::new(Eager(pipe::Receiver::from_owned_fd(stdin).ok()?)),
-            Kind::Socket => Box::new(Eager(socket(stdin)?)),
+            FileKind::Pipe => Box::new(Eager(pipe::Receiver::from_owned_fd(stdin).ok()?)),
+            FileKind::Socket => Box::new(Eager(socket(stdin)?)),
         };
         let output: Box<dyn AsyncWrite + Unpin + Send> = match output_kind {
-            Kind::Pipe => {
+            FileKind::Pipe => {
                 #[cfg(any(target_os = "linux", target_os = "android"))]
                 let _ = rustix::pipe::fcntl_setpipe_size(&stdout, PIPE_CAPACITY);
                 Box::new(pipe::Sender::from_owned_fd(stdout).ok()?)
             }
-            Kind::Socket => Box::new(socket(stdout)?),
+            FileKind::Socket => Box::new(socket(stdout)?),
         };
         Some(Pipes {
             input,
@@ -80,16 +80,16 @@ impl Pipes {
 }
 
 #[derive(Clone, Copy)]
-enum Kind {
+enum FileKind {
     Pipe,
     Socket,
 }
 
 /// What a descriptor is, and which file: `None` for anything but a pipe or a socket.
-fn describe(fd: BorrowedFd<'_>) -> Option<(Kind, (u64, u64))> {
+fn describe(fd: BorrowedFd<'_>) -> Option<(FileKind, (u64, u64))> {
     match identity(fd)? {
-        (FileType::Fifo, id) => Some((Kind::Pipe, id)),
-        (FileType::Socket, id) => Some((Kind::Socket, id)),
+        (FileType::Fifo, id) => Some((FileKind::Pipe, id)),
+        (FileType::Socket, id) => Some((FileKind::Socket, id)),
         _ => None,
     }
 }

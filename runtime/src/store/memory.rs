@@ -39,12 +39,12 @@ const SWEEP_EVERY: u64 = 1024;
 /// ```
 #[derive(Clone, Default)]
 pub struct MemoryStore {
-    inner: Arc<Mutex<Inner>>,
+    inner: Arc<Mutex<Held>>,
 }
 
 #[derive(Default)]
-struct Inner {
-    sessions: HashMap<String, Kept>,
+struct Held {
+    sessions: HashMap<String, KeptRecord>,
     created: u64,
     /// Who listens for messages, by the name each gave.
     listeners: Vec<(String, mpsc::UnboundedSender<Vec<u8>>)>,
@@ -64,7 +64,7 @@ struct KeptStream {
     changed: watch::Sender<()>,
 }
 
-struct Kept {
+struct KeptRecord {
     record: Vec<u8>,
     expires: Instant,
 }
@@ -87,12 +87,12 @@ impl MemoryStore {
         self.len() == 0
     }
 
-    fn inner(&self) -> MutexGuard<'_, Inner> {
+    fn inner(&self) -> MutexGuard<'_, Held> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The session's entry if it has not expired; an expired one is dropped.
-    fn live<'a>(inner: &'a mut Inner, id: &str, now: Instant) -> Option<&'a mut Kept> {
+    fn live<'a>(inner: &'a mut Held, id: &str, now: Instant) -> Option<&'a mut KeptRecord> {
         if inner.sessions.get(id).is_some_and(|k| k.expires <= now) {
             inner.sessions.remove(id);
         }
@@ -123,7 +123,7 @@ impl SessionStore for MemoryStore {
         }
         inner.sessions.insert(
             id.to_owned(),
-            Kept {
+            KeptRecord {
                 record: record.to_vec(),
                 expires: now + lifetime,
             },

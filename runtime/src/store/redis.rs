@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 use super::{Messages, SessionStore, StoreError, StoreFuture, StoredEvents};
 
 /// An entry of a Redis stream: its id, and its fields and values in turn.
-type Entry = (String, Vec<Vec<u8>>);
+type StreamEntry = (String, Vec<Vec<u8>>);
 
 /// How often a reader waiting for a stream's next event asks again.
 const POLL: Duration = Duration::from_millis(100);
@@ -269,7 +269,7 @@ impl SessionStore for RedisStore {
         Box::pin(async move {
             let deadline = tokio::time::Instant::now() + wait;
             loop {
-                let (origin, entries): (Option<Vec<u8>>, Vec<Entry>) = self
+                let (origin, entries): (Option<Vec<u8>>, Vec<StreamEntry>) = self
                     .run(async |mut redis| {
                         redis::pipe()
                             .hget(&meta, "origin")

@@ -1,6 +1,6 @@
 use toolwright::apps::UiResource;
 
-toolwright::ui_resource!(
+toolwright::apps::ui_resource!(
     UiResource::new("ui://board/view.html", "<p>").connect_domains(&["api.example.com"])
 );
 

@@ -1,5 +1,5 @@
 use toolwright::apps::UiResource;
 
-toolwright::ui_resource!(UiResource::new("https://example.com/board.html", "<p>"));
+toolwright::apps::ui_resource!(UiResource::new("https://example.com/board.html", "<p>"));
 
 fn main() {}

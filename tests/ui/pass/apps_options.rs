@@ -3,7 +3,7 @@ use toolwright::apps::{ToolUi, UiResource, Visibility};
 use toolwright::registry::Registry;
 use toolwright::mcp_tool;
 
-toolwright::ui_resource!(
+toolwright::apps::ui_resource!(
     UiResource::new("ui://board/view.html", "<!doctype html><title>Board</title>")
         .connect_domains(&["https://api.example.com", "wss://*.example.com:8443"])
         .domain("board.example.com")

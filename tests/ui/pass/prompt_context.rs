@@ -3,7 +3,7 @@ use toolwright::{Context, mcp_prompt};
 
 /// Review a file, in the language the user picks.
 #[mcp_prompt]
-async fn review(ctx: Context, path: String) -> Result<String, toolwright::ClientRequestError> {
+async fn review(ctx: Context, path: String) -> Result<String, toolwright::context::ClientRequestError> {
     let answer = ctx
         .keyed("language")
         .elicit(json!({

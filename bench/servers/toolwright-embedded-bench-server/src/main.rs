@@ -6,6 +6,6 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     toolwright::server!(toolwright_bench_tools)
-        .embedded_manifest(toolwright::embedded_manifest!())
+        .embedded_manifest(toolwright::build::embedded_manifest!())
         .run_stdio()
 }

@@ -35,7 +35,7 @@ const STREAM_LIFETIME: std::time::Duration = std::time::Duration::from_secs(60 *
 /// client that keeps opening sessions cannot exhaust memory.
 const MAX_SESSIONS: usize = 10_000;
 
-pub(super) struct Entry {
+pub(super) struct LiveSession {
     session: Arc<Session>,
     /// Who opened it.
     client: ClientId,
@@ -54,7 +54,7 @@ pub(super) struct Entry {
 }
 
 /// A session a request named, as the store has it.
-pub(super) struct Found {
+pub(super) struct Named {
     pub(super) session: Arc<Session>,
     pub(super) replay: Arc<Replay>,
     owner: Option<Owner>,
@@ -88,7 +88,7 @@ fn owned_by(owner: Option<&Owner>, principal: Option<&Principal>) -> bool {
 }
 
 impl Endpoint {
-    fn sessions(&self) -> MutexGuard<'_, HashMap<String, Entry>> {
+    fn sessions(&self) -> MutexGuard<'_, HashMap<String, LiveSession>> {
         self.sessions.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -112,7 +112,7 @@ impl Endpoint {
         let found = self
             .session(session_id.to_str().unwrap_or(""), principal, client)
             .await?;
-        let Some(Found {
+        let Some(Named {
             session, replay, ..
         }) = found
         else {
@@ -253,7 +253,7 @@ impl Endpoint {
         id: &str,
         principal: Option<&Principal>,
         client: ClientId,
-    ) -> Result<Option<Found>, Rejection> {
+    ) -> Result<Option<Named>, Rejection> {
         // Ids of ours are 32 hex digits: anything else is no session, and costs the store nothing.
         if id.len() != 32 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Ok(None);
@@ -285,7 +285,7 @@ impl Endpoint {
                 entry.record = hash;
             }
             entry.last_used = Instant::now();
-            return Ok(Some(Found {
+            return Ok(Some(Named {
                 session: Arc::clone(&entry.session),
                 replay: Arc::clone(&entry.replay),
                 owner: entry.owner.clone(),
@@ -308,7 +308,7 @@ impl Endpoint {
         let replay = Arc::new(self.replay(id));
         sessions.insert(
             id.to_owned(),
-            Entry {
+            LiveSession {
                 session: Arc::clone(&session),
                 client,
                 own_stream: None,
@@ -319,7 +319,7 @@ impl Endpoint {
             },
         );
         tracing::debug!("session opened from the store");
-        Ok(Some(Found {
+        Ok(Some(Named {
             session,
             replay,
             owner,
@@ -344,7 +344,7 @@ impl Endpoint {
     }
 
     /// Writes a session's record back to the store when the request changed it.
-    pub(super) async fn save(&self, found: &Found) -> Result<(), Rejection> {
+    pub(super) async fn save(&self, found: &Named) -> Result<(), Rejection> {
         if !found.session.take_changed() {
             return Ok(());
         }
@@ -412,7 +412,7 @@ impl Endpoint {
             .map_err(|err| unavailable(&err).with_id(id))?;
         self.sessions().insert(
             session_id.clone(),
-            Entry {
+            LiveSession {
                 session,
                 client,
                 own_stream: None,
@@ -434,7 +434,11 @@ impl Endpoint {
 impl Endpoint {
     /// Ends the session unused the longest among those with no call under way (of `client`
     /// alone, when one is named), in the store too. Returns whether there was one.
-    fn evict_one(&self, sessions: &mut HashMap<String, Entry>, client: Option<ClientId>) -> bool {
+    fn evict_one(
+        &self,
+        sessions: &mut HashMap<String, LiveSession>,
+        client: Option<ClientId>,
+    ) -> bool {
         let idle = sessions
             .iter()
             .filter(|(_, entry)| client.is_none_or(|client| entry.client == client))

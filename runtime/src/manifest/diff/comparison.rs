@@ -92,7 +92,7 @@ impl Place {
 
 /// A change found in a schema, at its pointer.
 #[derive(Debug)]
-pub(super) struct Found {
+pub(super) struct SchemaChange {
     pub(super) severity: Severity,
     pub(super) pointer: String,
     pub(super) detail: String,
@@ -106,7 +106,7 @@ pub(super) type Key = ((String, String), (String, String), bool, Flow);
 pub(super) struct Schemas<'a> {
     pub(super) old_root: &'a Value,
     pub(super) new_root: &'a Value,
-    pub(super) found: Vec<Found>,
+    pub(super) found: Vec<SchemaChange>,
     /// The comparisons of definitions under way, to stop where a recursive one comes round.
     pub(super) under_way: Vec<Key>,
     /// Each finished comparison of definitions: where it was, and the gravest change it found.
@@ -136,7 +136,7 @@ impl<'a> Schemas<'a> {
     }
 
     pub(super) fn push(&mut self, severity: Severity, place: &Place, detail: impl Into<String>) {
-        self.found.push(Found {
+        self.found.push(SchemaChange {
             severity,
             pointer: place.pointer.clone(),
             detail: detail.into(),

@@ -10,14 +10,14 @@ use serde_json::{Map, Value};
 pub(super) struct Node<'a> {
     /// Where the outermost schema is in its document: with the root, it decides the rest.
     pub(super) pointer: String,
-    pub(super) layers: Vec<Layer<'a>>,
+    pub(super) layers: Vec<Level<'a>>,
     /// The schema `false`, which no value satisfies.
     pub(super) never: bool,
     pub(super) followed_ref: bool,
 }
 
 #[derive(Clone, Debug)]
-pub(super) struct Layer<'a> {
+pub(super) struct Level<'a> {
     map: &'a Map<String, Value>,
     pointer: String,
     /// Keywords already accounted for: a followed `$ref`, an unwrapped `anyOf`.
@@ -50,7 +50,7 @@ pub(super) fn resolve<'a>(root: &'a Value, value: &'a Value, pointer: String) ->
             vec![]
         };
         let by_ref = !node.layers.is_empty();
-        node.layers.push(Layer {
+        node.layers.push(Level {
             map,
             pointer,
             hidden,

@@ -22,7 +22,7 @@ use crate::registry::derived::meta;
 
 /// What start-up needs of one tool of an embedded manifest.
 #[derive(Debug, PartialEq, Eq)]
-pub(super) struct Entry {
+pub(super) struct IndexEntry {
     pub(super) name: Cow<'static, str>,
     /// Where the tool's JSON lies in the manifest's bytes.
     pub(super) range: Range<usize>,
@@ -147,7 +147,7 @@ pub(in crate::registry) fn indexed(registry: &Registry) -> Vec<u8> {
 
 /// The manifest's JSON in embedded bytes, and each of its tools in order (by name), or why they
 /// cannot be read.
-pub(super) fn open(bytes: &'static [u8]) -> Result<(&'static [u8], Vec<Entry>), String> {
+pub(super) fn open(bytes: &'static [u8]) -> Result<(&'static [u8], Vec<IndexEntry>), String> {
     match bytes.strip_suffix(MAGIC) {
         Some(rest) => from_index(rest).ok_or_else(|| DAMAGED.to_owned()),
         // Cut short: a manifest's JSON, but neither its end nor an index's.
@@ -162,14 +162,15 @@ pub(super) const DAMAGED: &str =
 
 /// The JSON and its entries, from the bytes before [`MAGIC`]; `None` when the index does not
 /// describe the JSON before it (byte ranges out of place, names out of order).
-fn from_index(bytes: &'static [u8]) -> Option<(&'static [u8], Vec<Entry>)> {
+fn from_index(bytes: &'static [u8]) -> Option<(&'static [u8], Vec<IndexEntry>)> {
     let (rest, mut footer) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
     let json_len = take_u32(&mut footer)?;
     let count = take_u32(&mut footer)?;
     let (json, mut index) = rest.split_at_checked(json_len)?;
     let tools = json.strip_prefix(HEAD)?.strip_suffix(TAIL)?;
     // The smallest entry: two offsets, the flag, and two empty strings.
-    let mut entries: Vec<Entry> = Vec::with_capacity(count.min(index.len() / (4 + 4 + 1 + 4 + 4)));
+    let mut entries: Vec<IndexEntry> =
+        Vec::with_capacity(count.min(index.len() / (4 + 4 + 1 + 4 + 4)));
     // Where the next tool's JSON must start: the tools are one after the other, `,` between.
     let mut next = HEAD.len();
     for _ in 0..count {
@@ -197,7 +198,7 @@ fn from_index(bytes: &'static [u8]) -> Option<(&'static [u8], Vec<Entry>)> {
             return None;
         }
         next = end + 1;
-        entries.push(Entry {
+        entries.push(IndexEntry {
             name: Cow::Borrowed(name),
             range: start..end,
             structured,
@@ -260,7 +261,7 @@ struct Hints {
 }
 
 /// Each tool of a manifest's JSON, in its order (by name), or why it cannot be read.
-fn read(manifest: &[u8]) -> Result<Vec<Entry>, String> {
+fn read(manifest: &[u8]) -> Result<Vec<IndexEntry>, String> {
     let tools = manifest
         .strip_prefix(HEAD)
         .and_then(|rest| rest.strip_suffix(TAIL))
@@ -297,7 +298,7 @@ fn read(manifest: &[u8]) -> Result<Vec<Entry>, String> {
             },
             fields.meta.as_ref(),
         );
-        entries.push(Entry {
+        entries.push(IndexEntry {
             name: Cow::Owned(fields.name.into_owned()),
             range: at + HEAD.len()..end + HEAD.len(),
             structured: fields.output_schema.is_some(),

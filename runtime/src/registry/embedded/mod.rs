@@ -18,7 +18,7 @@ use bytes::Bytes;
 
 use super::conflict::{Conflict, RegistryError};
 use super::derived::unenforced;
-use super::tool::{Json, Tool};
+use super::tool::{Serialised, Tool};
 use super::{Registry, Resources};
 use crate::manifest::Manifest;
 use crate::names::CanonicalName;
@@ -26,7 +26,7 @@ use crate::registration::{
     PromptRegistration, ResourceRegistration, ToolRegistration, UiResourceRegistration,
 };
 use crate::schema::check::{ArgumentCheck, OutputCheck};
-use index::{Entry, registration_head};
+use index::{IndexEntry, registration_head};
 
 pub(super) use index::indexed;
 
@@ -38,7 +38,7 @@ const REBUILT_OTHERWISE: &str = "the manifest embedded at build time was made fr
 
 impl Registry {
     /// The tools linked into the binary, described by `manifest`, the bytes
-    /// [`embedded_manifest!`](crate::embedded_manifest) includes, rather than derived now.
+    /// [`embedded_manifest!`](crate::build::embedded_manifest) includes, rather than derived now.
     pub(crate) fn embedded(
         manifest: &'static [u8],
         namespaced: bool,
@@ -52,7 +52,7 @@ impl Registry {
                 "*",
                 format!(
                     "the embedded manifest cannot be read: {error}; pass \
-                     `toolwright::embedded_manifest!()`, the bytes toolwright::build::emit!() \
+                     `toolwright::build::embedded_manifest!()`, the bytes toolwright::build::emit!() \
                      wrote"
                 ),
             )])
@@ -178,13 +178,13 @@ impl Tool {
         wire_name: String,
         canonical_name: CanonicalName,
         manifest: &Bytes,
-        entry: Entry,
+        entry: IndexEntry,
     ) -> Result<Tool, Conflict> {
         let mut tool = Tool {
             registration,
             wire_name,
             canonical_name,
-            json: Json {
+            json: Serialised {
                 bytes: manifest.clone(),
                 range: entry.range,
             },

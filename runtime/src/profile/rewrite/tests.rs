@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use super::input_schema;
-use crate::schema::profile::Profile;
+use crate::profile::Profile;
 
 /// The schema `profile` makes of `schema`, and the changes of its reports.
 fn rewrite(profile: Profile, schema: Value) -> (Value, Vec<String>) {

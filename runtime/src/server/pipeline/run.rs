@@ -1,0 +1,251 @@
+//! The pipeline's end: the function a call names, run with its panics caught, and what it made
+//! shaped into an [`Outcome`]: a tool's on its own task when it blocks, its result checked
+//! against its output schema; a prompt's messages; a resource's contents, each with its URI and
+//! MIME type.
+
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::Arc;
+use std::task::{Context as TaskContext, Poll};
+
+use futures_util::FutureExt as _;
+use serde_json::Value;
+
+use super::{BoxError, Call, Operation, Outcome, Refusal, Service};
+use crate::content::ToolResult;
+use crate::context::Context;
+use crate::handler::{BoxFuture, Handler, Output, panic_message};
+use crate::prompt::{Made, PromptArguments, PromptHandler};
+use crate::registration::{PromptRegistration, ResourceRegistration};
+use crate::registry::{Fixed, Found, Registry, Tool};
+use crate::resource::{Read, ResourceHandler, ResourceRequest};
+use crate::schema::check::problem_list;
+
+/// Runs what a call names, from the server's registry.
+#[derive(Clone)]
+pub(crate) struct Run {
+    registry: Arc<Registry>,
+}
+
+impl Run {
+    pub(crate) fn new(registry: Arc<Registry>) -> Run {
+        Run { registry }
+    }
+
+    /// Runs `call`. Its target was found when the request was read; a layer that names another
+    /// target than the server has gets a refusal.
+    pub(crate) fn run(&self, call: Call) -> BoxFuture<Result<Outcome, BoxError>> {
+        let registry = Arc::clone(&self.registry);
+        let Call {
+            operation,
+            target,
+            arguments,
+            context,
+        } = call;
+        Box::pin(async move {
+            match operation {
+                Operation::CallTool => {
+                    let Some(tool) = registry.get(&target) else {
+                        return Err(Refusal::invalid(format!("unknown tool `{target}`")).into());
+                    };
+                    Ok(Outcome::Tool(run_tool(tool, arguments, context).await))
+                }
+                Operation::GetPrompt => {
+                    let Some(prompt) = registry.prompt(&target) else {
+                        return Err(Refusal::invalid(format!("unknown prompt `{target}`")).into());
+                    };
+                    let arguments = match arguments {
+                        Value::Object(arguments) => arguments,
+                        _ => PromptArguments::new(),
+                    };
+                    Ok(get_prompt(prompt, arguments, context).await?)
+                }
+                Operation::ReadResource => Ok(read_resource(&registry, target, context).await?),
+            }
+        })
+    }
+}
+
+impl Service<Call> for Run {
+    type Response = Outcome;
+    type Error = BoxError;
+    type Future = BoxFuture<Result<Outcome, BoxError>>;
+
+    fn poll_ready(&mut self, _: &mut TaskContext<'_>) -> Poll<Result<(), BoxError>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, call: Call) -> Self::Future {
+        self.run(call)
+    }
+}
+
+/// Runs a tool, catching a panic, and shapes what it produced into its result. Dropping this
+/// future (the call was cancelled) drops the tool's future with it.
+async fn run_tool(tool: &Tool, arguments: Value, ctx: Context) -> ToolResult {
+    let caught = match tool.handler() {
+        Handler::Async(handler) => {
+            AssertUnwindSafe(handler(arguments, ctx))
+                .catch_unwind()
+                .await
+        }
+        Handler::Sync(handler) => panic::catch_unwind(AssertUnwindSafe(|| handler(arguments, ctx))),
+        Handler::Blocking(handler) => {
+            match tokio::task::spawn_blocking(move || handler(arguments, ctx)).await {
+                Ok(output) => Ok(output),
+                Err(err) if err.is_panic() => Err(err.into_panic()),
+                Err(_) => Ok(Output::Error(format!(
+                    "tool `{}` was stopped before it finished",
+                    tool.name()
+                ))),
+            }
+        }
+    };
+    let output = caught.unwrap_or_else(|payload| {
+        let message = panic_message(&*payload);
+        tracing::error!(tool = tool.name(), message, "tool panicked");
+        Output::Error(format!("tool `{}` panicked: {message}", tool.name()))
+    });
+    tool_result(tool, output)
+}
+
+/// The result for what a tool produced.
+fn tool_result(tool: &Tool, output: Output) -> ToolResult {
+    let result = match output {
+        Output::Value(value) if tool.is_structured() => {
+            let text = serde_json::to_string(&value).expect("a JSON value serialises");
+            ToolResult::text(text).with_structured(value)
+        }
+        Output::Value(Value::String(text)) => ToolResult::text(text),
+        Output::Value(value) => {
+            ToolResult::text(serde_json::to_string(&value).expect("a JSON value serialises"))
+        }
+        Output::Result(result) => result,
+        Output::Empty => ToolResult::new(),
+        Output::Error(message) => ToolResult::error(message),
+    };
+    match tool.check_output(&result) {
+        Ok(()) => result,
+        Err(problems) => {
+            // Sending it would break the contract the tool lists; a tool error says why instead.
+            tracing::error!(
+                tool = tool.name(),
+                problems,
+                "a result does not match the tool's output schema; sent as a tool error (debug \
+                 builds with the `validate` feature check this)"
+            );
+            ToolResult::error(problem_list(
+                &format!(
+                    "tool `{}` returned a result that does not match its output schema",
+                    tool.name()
+                ),
+                &problems,
+            ))
+        }
+    }
+}
+
+/// Runs a prompt, catching a panic: its messages, or the refusal that says why there are none.
+async fn get_prompt(
+    prompt: &'static PromptRegistration,
+    arguments: PromptArguments,
+    ctx: Context,
+) -> Result<Outcome, Refusal> {
+    let made: std::thread::Result<Made> = match prompt.handler {
+        PromptHandler::Sync(handler) => {
+            panic::catch_unwind(AssertUnwindSafe(|| handler(&arguments, ctx)))
+        }
+        PromptHandler::Async(handler) => {
+            AssertUnwindSafe(handler(arguments, ctx))
+                .catch_unwind()
+                .await
+        }
+        PromptHandler::Blocking(handler) => blocking(move || handler(&arguments, ctx)).await,
+    };
+    match made {
+        Ok(Ok(messages)) => Ok(Outcome::Prompt {
+            description: Some(prompt.description.to_owned()),
+            messages,
+        }),
+        Ok(Err(error)) => Err(Refusal::invalid(error.to_string())),
+        Err(payload) => {
+            let message = panic_message(&*payload);
+            tracing::error!(prompt = prompt.name, message, "prompt panicked");
+            Err(Refusal::internal(format!(
+                "prompt `{}` panicked: {message}",
+                prompt.name
+            )))
+        }
+    }
+}
+
+/// Reads the resource at `uri`, catching a panic: its contents, each with its URI and MIME type,
+/// or the refusal that says why there are none.
+async fn read_resource(registry: &Registry, uri: String, ctx: Context) -> Result<Outcome, Refusal> {
+    let not_found = || Refusal::resource_not_found(&uri, format!("resource not found: `{uri}`"));
+    let (resource, variables) = match registry.resources().find(&uri).ok_or_else(not_found)? {
+        Found::Fixed(Fixed::View(view)) => {
+            return Ok(Outcome::Resource {
+                contents: vec![view.resource.contents()],
+            });
+        }
+        Found::Fixed(Fixed::Function(resource)) => (resource, Vec::new()),
+        Found::Template(template, variables) => (template.registration, variables),
+    };
+    let request = ResourceRequest { uri, variables };
+    let uri = request.uri.clone();
+    let read: std::thread::Result<Read> = match resource.handler {
+        ResourceHandler::Sync(handler) => {
+            panic::catch_unwind(AssertUnwindSafe(|| handler(&request, ctx)))
+        }
+        ResourceHandler::Async(handler) => {
+            AssertUnwindSafe(handler(request, ctx)).catch_unwind().await
+        }
+        ResourceHandler::Blocking(handler) => blocking(move || handler(&request, ctx)).await,
+    };
+    contents(resource, &uri, read)
+}
+
+/// The outcome of reading `resource` at `uri`.
+fn contents(
+    resource: &ResourceRegistration,
+    uri: &str,
+    read: std::thread::Result<Read>,
+) -> Result<Outcome, Refusal> {
+    let uri_data = || serde_json::json!({ "uri": uri });
+    match read {
+        Ok(Ok(mut contents)) => {
+            for content in &mut contents {
+                content.complete(uri, resource.mime_type);
+            }
+            Ok(Outcome::Resource { contents })
+        }
+        Ok(Err(error)) if error.is_not_found() => Err(Refusal::resource_not_found(
+            uri,
+            format!("resource not found: `{uri}` ({}): {error}", resource.uri),
+        )),
+        Ok(Err(error)) => Err(Refusal::internal(format!(
+            "resource `{uri}` could not be read: {error}"
+        ))
+        .with_data(uri_data())),
+        Err(payload) => {
+            let message = panic_message(&*payload);
+            tracing::error!(resource = resource.uri, uri, message, "resource panicked");
+            Err(Refusal::internal(format!(
+                "resource `{uri}` panicked while being read: {message}"
+            ))
+            .with_data(uri_data()))
+        }
+    }
+}
+
+/// Runs `work` on tokio's blocking thread pool, where it holds up no other call, catching a
+/// panic.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> std::thread::Result<T> {
+    match tokio::task::spawn_blocking(move || panic::catch_unwind(AssertUnwindSafe(work))).await {
+        Ok(caught) => caught,
+        Err(err) if err.is_panic() => Err(err.into_panic()),
+        Err(_) => Err(Box::new("it was stopped before it finished")),
+    }
+}

@@ -1,0 +1,237 @@
+//! `tools/call`: which tool a call runs (by name, or through the progressive catalog's
+//! meta-tools), its arguments checked, and what it produced shaped into the `CallToolResult` of
+//! its era.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::call::{Calls, Origin, Registered};
+use super::pipeline::{BoxError, Call, Operation, Outcome, Refusal};
+use super::round::Round;
+use super::step::Step;
+use crate::apps;
+use crate::catalog::{CALL_TOOL, SEARCH_TOOL};
+use crate::content::ToolResult;
+use crate::context::Context;
+use crate::protocol::Wire;
+use crate::protocol::jsonrpc::{INVALID_PARAMS, Id, MISSING_CLIENT_CAPABILITY, Reply};
+use crate::registry::Tool;
+use crate::schema::check::problem_list;
+
+/// Why a `tools/call` does not run a tool.
+enum NotRun {
+    /// A malformed request or an unknown tool: a JSON-RPC error.
+    Protocol(String),
+    /// A tool for MCP Apps views, called by a client that did not declare the extension: -32602,
+    /// or in 2026-07-28 the error that names a missing client capability.
+    Capability(String),
+    /// An answer for the model: the progressive catalog's search, or a `call_tool` that cannot
+    /// run what it names.
+    Answered(ToolResult),
+}
+
+impl Calls {
+    /// Handles a `tools/call`: an answer at once for a call that runs nothing, or the call to
+    /// run through the pipeline alongside other messages.
+    pub(super) fn call_tool(&self, origin: Origin<'_>, id: Id, mut params: Value) -> Step {
+        let caller = &origin.caller;
+        let wire = origin.wire.clone();
+        let session = origin.session;
+        let (tool, arguments) = match self.resolve(&mut params, apps::declared_by(&caller.client)) {
+            Ok(found) => found,
+            Err(NotRun::Protocol(message)) => {
+                return Step::Reply(Reply::error(&id, INVALID_PARAMS, &message));
+            }
+            Err(NotRun::Capability(message)) => {
+                let code = match wire {
+                    Wire::Handshake => INVALID_PARAMS,
+                    Wire::Stateless { .. } => MISSING_CLIENT_CAPABILITY,
+                };
+                return Step::Reply(Reply::error(&id, code, &message));
+            }
+            Err(NotRun::Answered(result)) => {
+                let result = serde_json::to_value(result).expect("a tool result serialises");
+                return Step::Reply(Reply::result(&id, &wire.shape(result)));
+            }
+        };
+        let name = tool.wire_name();
+        if let Err(problems) = tool.check_arguments(&arguments) {
+            let text = problem_list(&format!("invalid arguments for tool `{name}`"), &problems);
+            let result = serde_json::to_value(ToolResult::error(text)).expect("serialises");
+            return Step::Reply(Reply::result(&id, &wire.shape(result)));
+        }
+        let round = match Round::read(
+            &self.state_key,
+            &wire,
+            &params,
+            "tools/call",
+            name,
+            &arguments,
+        ) {
+            Ok(round) => round,
+            Err(message) => return Step::Reply(Reply::error(&id, INVALID_PARAMS, &message)),
+        };
+
+        let registered = match Registered::new(session, &id) {
+            Ok(registered) => registered,
+            Err(reply) => return Step::Reply(reply),
+        };
+        let peer = self.peer(&origin, round.as_ref().map(Round::inputs));
+        let progress_token = params.pointer("/_meta/progressToken").cloned();
+        let ctx = Context::new(
+            tool.name(),
+            progress_token,
+            registered.cancellation(),
+            Some(peer),
+            Arc::clone(&self.states),
+            self.server.clone(),
+            origin.principal.clone(),
+        );
+        // Kept to read, once the tool has returned, what its requests to the client met.
+        let called = ctx.clone();
+        let name = name.to_owned();
+        let call = Call::new(Operation::CallTool, name.clone(), arguments, ctx);
+        let answer =
+            move |outcome, id: &Id, wire: &Wire| tool_reply(outcome, &called, id, wire, &name);
+        self.start(registered, call, round, id, wire, answer)
+    }
+
+    /// The tool a `tools/call` with these `params` runs (the one it names, or the one
+    /// `call_tool` names in the progressive catalog) and its scopes, when it has some.
+    #[cfg(feature = "http")]
+    pub(super) fn scopes(&self, params: &Value) -> Option<(String, &'static [&'static str])> {
+        let named = params.get("name").and_then(Value::as_str);
+        let name = match named {
+            Some(CALL_TOOL) if self.progressive.is_some() => {
+                params.pointer("/arguments/name").and_then(Value::as_str)
+            }
+            named => named,
+        };
+        // A tool disabled now is checked too: it may be enabled before the call runs.
+        let tool = name.and_then(|name| self.registry.get(name))?;
+        (!tool.scopes().is_empty()).then(|| (tool.wire_name().to_owned(), tool.scopes()))
+    }
+
+    /// The tool a `tools/call` runs, and its arguments: the named tool, or in progressive mode
+    /// the tool `call_tool` names. `search_tools` answers here, at once.
+    fn resolve(&self, params: &mut Value, apps: bool) -> Result<(&Tool, Value), NotRun> {
+        let arguments = params.get_mut("arguments").map(Value::take);
+        let Some(name) = params.get("name").and_then(Value::as_str) else {
+            return Err(NotRun::Protocol(
+                "`tools/call` needs a `name` string".to_owned(),
+            ));
+        };
+        let arguments = match arguments {
+            None | Some(Value::Null) => Value::Object(Default::default()),
+            Some(args @ Value::Object(_)) => args,
+            Some(_) => {
+                return Err(NotRun::Protocol("`arguments` must be an object".to_owned()));
+            }
+        };
+        // A view-only tool is called by the host for one of the server's views: never through
+        // the catalog, which is the model's way in, nor by a client that has no views.
+        let for_views = |tool: &Tool| {
+            format!(
+                "tool `{}` is called only by this server's MCP Apps views (its visibility is \
+                 [\"app\"]), ",
+                tool.wire_name()
+            )
+        };
+        let direct = |tool: &'_ Tool| {
+            if tool.is_app_only() && !apps {
+                Err(NotRun::Capability(format!(
+                    "{}and this client has not declared the extension \
+                     (`capabilities.extensions[\"{}\"]`)",
+                    for_views(tool),
+                    apps::EXTENSION_ID
+                )))
+            } else {
+                Ok(())
+            }
+        };
+        let disabled = self.server.live().disabled();
+        // A disabled tool is unknown until it is enabled again.
+        let get = |name: &str| {
+            self.registry
+                .get(name)
+                .filter(|_| !disabled.tools.contains(name))
+        };
+        let Some(progressive) = &self.progressive else {
+            return match get(name) {
+                Some(tool) => direct(tool).map(|()| (tool, arguments)),
+                None => Err(NotRun::Protocol(format!("unknown tool `{name}`"))),
+            };
+        };
+        let unknown = |name: &str| {
+            format!("unknown tool `{name}`: `{SEARCH_TOOL}` finds the tools this server has")
+        };
+        match name {
+            SEARCH_TOOL => Err(NotRun::Answered(
+                progressive.search(arguments, &disabled.tools),
+            )),
+            CALL_TOOL => {
+                let (name, arguments) = progressive
+                    .unwrap_call(arguments)
+                    .map_err(NotRun::Answered)?;
+                match get(&name) {
+                    Some(tool) if tool.is_app_only() => Err(NotRun::Answered(ToolResult::error(
+                        format!("{}not through `{CALL_TOOL}`", for_views(tool)),
+                    ))),
+                    Some(tool) => Ok((tool, arguments)),
+                    None => Err(NotRun::Answered(ToolResult::error(unknown(&name)))),
+                }
+            }
+            name => match get(name) {
+                Some(tool) => direct(tool).map(|()| (tool, arguments)),
+                None => Err(NotRun::Protocol(unknown(name))),
+            },
+        }
+    }
+}
+
+/// The reply to a tool call of `called` from what the pipeline gave: its result, or in
+/// 2026-07-28 the error that names a capability the tool needed and the client had not
+/// declared; a refusal as the error it describes; another error as a tool error the model reads.
+fn tool_reply(
+    outcome: Result<Outcome, BoxError>,
+    called: &Context,
+    id: &Id,
+    wire: &Wire,
+    name: &str,
+) -> Reply {
+    let result = match outcome {
+        Ok(Outcome::Tool(result)) => result,
+        Ok(other) => ToolResult::error(format!(
+            "tool `{name}` was answered with the outcome of `{}`",
+            other.operation()
+        )),
+        Err(error) => match error.downcast::<Refusal>() {
+            Ok(refusal) => return refusal.reply(id, wire),
+            Err(error) => ToolResult::error(format!("tool `{name}` failed: {error}")),
+        },
+    };
+    match called.refused_capability() {
+        Some(capability) if wire.is_stateless() && result.is_error() => {
+            missing_capability(id, name, capability)
+        }
+        _ => {
+            let result = serde_json::to_value(result).expect("a tool result serialises");
+            Reply::result(id, &wire.shape(result))
+        }
+    }
+}
+
+/// The answer, in 2026-07-28, to a call that failed after the tool asked the client for what
+/// needs a capability the client did not declare.
+fn missing_capability(id: &Id, tool: &str, capability: &str) -> Reply {
+    Reply::error_with_data(
+        id,
+        MISSING_CLIENT_CAPABILITY,
+        &format!(
+            "tool `{tool}` needs the client's `{capability}` capability, which this request's \
+             `io.modelcontextprotocol/clientCapabilities` does not declare"
+        ),
+        &json!({ "requiredCapabilities": { capability: {} } }),
+    )
+}
