@@ -97,6 +97,8 @@ pub mod cli;
 pub mod completion;
 pub mod content;
 pub mod context;
+#[cfg(test)]
+mod fixtures;
 mod handler;
 #[cfg(feature = "http")]
 pub mod http;

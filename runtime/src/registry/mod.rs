@@ -384,7 +384,7 @@ mod tests {
         ) -> &'static ToolRegistration {
             Box::leak(Box::new(ToolRegistration {
                 tags,
-                ..ToolRegistration::for_tests(name, "A tool.")
+                ..crate::fixtures::tool(name, "A tool.")
             }))
         }
         let registry = Registry::from_registrations([

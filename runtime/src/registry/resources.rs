@@ -414,7 +414,7 @@ mod tests {
     fn matched(uri_template: &'static str, uri: &str) -> Option<Vec<(&'static str, String)>> {
         let registration = Box::leak(Box::new(ResourceRegistration {
             uri: uri_template,
-            ..ResourceRegistration::for_tests("test://unused")
+            ..crate::fixtures::resource("test://unused")
         }));
         Template {
             registration,

@@ -275,7 +275,7 @@ mod tests {
     fn a_tool_whose_json_does_not_read_fails_its_calls_not_the_server() {
         // What a release build holds for a tool of a hand-damaged manifest: its JSON unread,
         // its check not compiled yet.
-        let registration = Box::leak(Box::new(ToolRegistration::for_tests("broken", "")));
+        let registration = Box::leak(Box::new(crate::fixtures::tool("broken", "")));
         let tool = Tool {
             registration,
             wire_name: "broken".to_owned(),

@@ -633,7 +633,7 @@ mod tests {
     fn dispatcher(catalog: Catalog) -> Dispatcher {
         let echo = Box::leak(Box::new(ToolRegistration {
             handler: Handler::Sync(|arguments, _| Output::Value(arguments)),
-            ..ToolRegistration::for_tests("echo", "Returns its arguments.")
+            ..crate::fixtures::tool("echo", "Returns its arguments.")
         }));
         let wait = Box::leak(Box::new(ToolRegistration {
             handler: Handler::Async(|_, ctx| {
@@ -642,7 +642,7 @@ mod tests {
                     Output::Empty
                 })
             }),
-            ..ToolRegistration::for_tests("wait", "Waits to be cancelled.")
+            ..crate::fixtures::tool("wait", "Waits to be cancelled.")
         }));
         let registry = Registry::from_registrations([&*echo, &*wait]).unwrap();
         Dispatcher::new(

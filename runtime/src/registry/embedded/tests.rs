@@ -24,7 +24,7 @@ fn registration(
         } else {
             |_| None
         },
-        ..ToolRegistration::for_tests(name, description)
+        ..crate::fixtures::tool(name, description)
     }))
 }
 

@@ -82,7 +82,7 @@ fn draw(
     let registration = Box::leak(Box::new(ToolRegistration {
         input_schema: InputSchema::Derived(input_schema),
         output_schema,
-        ..ToolRegistration::for_tests("draw", "Draw a tree.")
+        ..crate::fixtures::tool("draw", "Draw a tree.")
     }));
     let registry = Registry::from_registrations([&*registration]).expect("valid tools");
     registry.manifest().as_json().clone()
