@@ -3,8 +3,20 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+/// Who speaks a message: of a prompt ([`PromptMessage`](crate::prompt::PromptMessage)), or of
+/// a conversation a tool asks the client's model to continue
+/// ([`CreateMessage`](crate::context::CreateMessage)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// The user.
+    User,
+    /// The model.
+    Assistant,
+}
 
 /// A tool result with full control over what the client receives.
 ///

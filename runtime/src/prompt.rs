@@ -12,19 +12,10 @@ use serde_json::{Map, Value, json};
 
 use crate::completion::Completer;
 use crate::content::Content;
+pub use crate::content::Role;
 use crate::context::Context;
 use crate::handler::BoxFuture;
 use crate::state::FromState;
-
-/// Who speaks a [`PromptMessage`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    /// The user.
-    User,
-    /// The model.
-    Assistant,
-}
 
 /// One message of a prompt: who says it, and one content block (text, an image, audio, an
 /// embedded resource or a link to one).

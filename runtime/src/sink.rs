@@ -242,12 +242,12 @@ pub(crate) mod tests {
 
     /// The answer of a call, a result holding `text`.
     pub(crate) fn answer(call: impl Cancellable, text: &str) -> Answer {
-        Answer::of(call, Reply::result(&Id::Null, &text.into()))
+        Answer::of(call, Reply::result(&Id::Null, &text))
     }
 
     /// The bytes of [`answer`]'s reply.
     pub(crate) fn answered(text: &str) -> Vec<u8> {
-        Reply::result(&Id::Null, &text.into()).into_bytes()
+        Reply::result(&Id::Null, &text).into_bytes()
     }
 
     #[tokio::test]

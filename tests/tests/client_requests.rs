@@ -11,7 +11,7 @@ use toolwright_tests::stdio::{Client, TIMEOUT};
 
 mod tools {
     use serde_json::{Value, json};
-    use toolwright::context::ClientRequestError;
+    use toolwright::context::{ClientRequestError, ElicitAction, Elicitation};
     use toolwright::{Context, mcp_tool};
 
     /// Ask the client's model a question; returns its answer.
@@ -31,27 +31,24 @@ mod tools {
         /// What to tell the user.
         message: String,
     ) -> Result<String, ClientRequestError> {
-        let result = ctx
-            .elicit(json!({
-                "message": message,
-                "requestedSchema": {
-                    "type": "object",
-                    "properties": {
-                        "username": {"type": "string"},
-                        "email": {"type": "string", "format": "email"}
-                    },
-                    "required": ["username", "email"]
-                }
-            }))
-            .await?;
-        Ok(match result["action"].as_str() {
-            Some("accept") => format!(
-                "accepted: {} <{}>",
-                result["content"]["username"].as_str().unwrap_or("?"),
-                result["content"]["email"].as_str().unwrap_or("?"),
-            ),
-            Some(other) => format!("the user chose to {other}"),
-            None => format!("no action in {result}"),
+        let form = json!({
+            "type": "object",
+            "properties": {
+                "username": {"type": "string"},
+                "email": {"type": "string", "format": "email"}
+            },
+            "required": ["username", "email"]
+        });
+        let result = ctx.elicit(Elicitation::with_schema(message, form)).await?;
+        let field = |name: &str| {
+            let content = result.content().and_then(|content| content.get(name));
+            content.and_then(Value::as_str).unwrap_or("?").to_owned()
+        };
+        Ok(match result.action() {
+            ElicitAction::Accept => {
+                format!("accepted: {} <{}>", field("username"), field("email"))
+            }
+            other => format!("the user chose to {other}"),
         })
     }
 

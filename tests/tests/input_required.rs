@@ -4,7 +4,7 @@
 //! per binary.)
 
 use serde_json::{Value, json};
-use toolwright::context::ClientRequestError;
+use toolwright::context::{ClientRequestError, Elicitation, Elicited};
 use toolwright::{Context, Server, mcp_prompt, mcp_tool};
 use toolwright_tests::stdio::Client;
 
@@ -20,30 +20,48 @@ fn form(property: &str) -> Value {
     })
 }
 
+/// The question of [`form`].
+fn ask(property: &str) -> Elicitation {
+    let form = form(property);
+    Elicitation::with_schema(
+        form["message"].as_str().unwrap(),
+        form["requestedSchema"].clone(),
+    )
+}
+
+/// What the user said for `property`, as JSON.
+fn said(answer: &Elicited, property: &str) -> Value {
+    answer
+        .content()
+        .and_then(|content| content.get(property))
+        .cloned()
+        .unwrap_or(Value::Null)
+}
+
 /// Ask the model, then the user.
 #[mcp_tool]
 async fn interview(ctx: Context) -> Result<String, ClientRequestError> {
     let joke = ctx.sample_text("Tell a joke.", 50).await?;
-    let name = ctx.keyed("name").elicit(form("name")).await?;
-    Ok(format!("{} laughed at: {joke}", name["content"]["name"]))
+    let name = ctx.keyed("name").elicit(ask("name")).await?;
+    Ok(format!("{} laughed at: {joke}", said(&name, "name")))
 }
 
 /// Ask for the roots and a colour at once.
 #[mcp_tool]
 async fn survey(ctx: Context) -> Result<String, ClientRequestError> {
-    let (roots, color) = tokio::join!(ctx.list_roots(), ctx.keyed("color").elicit(form("color")));
+    let (roots, color) = tokio::join!(ctx.list_roots(), ctx.keyed("color").elicit(ask("color")));
     Ok(format!(
         "{} root(s), {}",
-        roots?["roots"].as_array().map_or(0, Vec::len),
-        color?["content"]["color"]
+        roots?.len(),
+        said(&color?, "color")
     ))
 }
 
 /// Greet the user by the name they give.
 #[mcp_prompt]
 async fn greeting(ctx: Context) -> Result<String, ClientRequestError> {
-    let name = ctx.keyed("name").elicit(form("name")).await?;
-    Ok(format!("Greet {}.", name["content"]["name"]))
+    let name = ctx.keyed("name").elicit(ask("name")).await?;
+    Ok(format!("Greet {}.", said(&name, "name")))
 }
 
 fn meta(capabilities: Value) -> Value {

@@ -4,45 +4,41 @@
 //! the handshake era the same code sends the client requests.
 
 use serde_json::{Value, json};
-use toolwright::context::ClientRequestError;
+use toolwright::context::{ClientRequestError, Elicitation, Elicited, Root};
 use toolwright::{Context, mcp_prompt, mcp_tool};
 
-/// A form of one string property, `name`.
-fn form(message: &str, property: &str) -> Value {
-    json!({
-        "message": message,
-        "requestedSchema": {
-            "type": "object",
-            "properties": {property: {"type": "string"}},
-            "required": [property]
-        }
-    })
+/// A form of one string property, `property`.
+fn form(message: &str, property: &str) -> Elicitation {
+    let schema = json!({
+        "type": "object",
+        "properties": {property: {"type": "string"}},
+        "required": [property]
+    });
+    Elicitation::with_schema(message, schema)
 }
 
 /// The confirmation form of the request-state scenarios: one boolean, `ok`.
-fn confirmation() -> Value {
-    json!({
-        "message": "Please confirm",
-        "requestedSchema": {
-            "type": "object",
-            "properties": {"ok": {"type": "boolean"}},
-            "required": ["ok"]
-        }
-    })
+fn confirmation() -> Elicitation {
+    let schema = json!({
+        "type": "object",
+        "properties": {"ok": {"type": "boolean"}},
+        "required": ["ok"]
+    });
+    Elicitation::with_schema("Please confirm", schema)
 }
 
 /// What an elicitation's answer says for `property`.
-fn answered(answer: &Value, property: &str) -> String {
-    match &answer["content"][property] {
-        Value::String(text) => text.clone(),
-        Value::Null => format!("({} without `{property}`)", answer["action"]),
-        other => other.to_string(),
+fn answered(answer: &Elicited, property: &str) -> String {
+    match answer.content().and_then(|content| content.get(property)) {
+        Some(Value::String(text)) => text.clone(),
+        None | Some(Value::Null) => format!("(\"{}\" without `{property}`)", answer.action()),
+        Some(other) => other.to_string(),
     }
 }
 
 /// How many roots a `roots/list` answer holds.
-fn root_count(answer: &Value) -> usize {
-    answer["roots"].as_array().map_or(0, Vec::len)
+fn root_count(roots: &[Root]) -> usize {
+    roots.len()
 }
 
 /// Tests an input-required result that asks the user for their name (elicitation).
@@ -80,9 +76,10 @@ async fn test_input_required_result_request_state(
     ctx: Context,
 ) -> Result<String, ClientRequestError> {
     let answer = ctx.keyed("confirm").elicit(confirmation()).await?;
+    let confirmed = answer.content().and_then(|content| content.get("ok"));
     Ok(format!(
         "state-ok: requestState validated (confirmed: {})",
-        answer["content"]["ok"]
+        confirmed.unwrap_or(&Value::Null)
     ))
 }
 

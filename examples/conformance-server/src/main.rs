@@ -20,6 +20,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use toolwright::completion::Completion;
+use toolwright::context::Elicitation;
 use toolwright::prompt::PromptMessage;
 use toolwright::server::ChangeError;
 use toolwright::{Content, Context, LogLevel, ToolResult, mcp_prompt, mcp_tool};
@@ -359,12 +360,11 @@ fn test_prompt_with_image() -> Vec<PromptMessage> {
 
 /// Asks the user through the client with a form, and says what came back.
 async fn elicit(ctx: &Context, message: &str, schema: Value, said: &str) -> Result<String, String> {
-    let params = json!({"mode": "form", "message": message, "requestedSchema": schema});
-    match ctx.elicit(params).await {
+    match ctx.elicit(Elicitation::with_schema(message, schema)).await {
         Ok(result) => Ok(format!(
             "{said}: action={}, content={}",
-            result["action"].as_str().unwrap_or("?"),
-            result.get("content").unwrap_or(&json!({}))
+            result.action(),
+            json!(result.content().cloned().unwrap_or_default())
         )),
         Err(error) => Err(format!("Elicitation not supported or error: {error}")),
     }

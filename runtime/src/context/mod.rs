@@ -16,12 +16,12 @@ use crate::live::ServerHandle;
 use crate::protocol::LogLevel;
 use crate::sink::Sink;
 use crate::state::{SessionState, States};
-use input::Answered;
-
+pub use ask::{CreateMessage, ElicitAction, Elicitation, Elicited, Keyed, Root, Sampled};
 pub(crate) use input::{Inputs, RequestStateKey, read as read_inputs, until_asked};
 pub use requests::ClientRequestError;
 pub(crate) use requests::ClientRequests;
 
+mod ask;
 mod input;
 mod requests;
 
@@ -284,157 +284,6 @@ impl Context {
         self.inner.peer.as_ref()?.session.as_deref()
     }
 
-    /// Asks the client's model for a completion (`sampling/createMessage`) and returns the
-    /// client's result (`role`, `content`, `model`, `stopReason`).
-    ///
-    /// `params` are the request's, as the protocol has them: `messages`, `maxTokens`, and
-    /// optionally `systemPrompt`, `modelPreferences`, `temperature`, ... The client must have
-    /// declared the `sampling` capability. In the handshake era the call waits for the answer
-    /// until the client request timeout (`Server::client_request_timeout`, 60 seconds by
-    /// default) or until the call is cancelled. Under protocol 2026-07-28, which has no
-    /// requests to the client, the call is answered with an input-required result that asks
-    /// this, and run again with the answer when the client calls again (see [`Keyed`]).
-    ///
-    /// A client that did not declare the capability gets
-    /// [`ClientRequestError::MissingCapability`]. A tool may do without the answer and succeed;
-    /// if it fails instead, under protocol 2026-07-28 the call is answered with the protocol's
-    /// "missing required client capability" error (-32021, naming the capability in
-    /// `data.requiredCapabilities`) rather than a tool error, as that protocol requires. The
-    /// same holds for [`elicit`](Context::elicit).
-    pub async fn create_message(&self, params: Value) -> Result<Value, ClientRequestError> {
-        self.request(SAMPLING, None, params).await
-    }
-
-    /// Asks the client's model for a completion of one user message, and returns its text:
-    /// [`create_message`](Context::create_message) with `messages` and `maxTokens` only.
-    ///
-    /// ```
-    /// use toolwright::context::ClientRequestError;
-    /// use toolwright::{Context, mcp_tool};
-    ///
-    /// /// Summarise a text with the client's model.
-    /// #[mcp_tool]
-    /// async fn summarise(
-    ///     ctx: &Context,
-    ///     /// The text.
-    ///     text: String,
-    /// ) -> Result<String, ClientRequestError> {
-    ///     ctx.sample_text(&format!("Summarise in one sentence:\n{text}"), 200).await
-    /// }
-    /// ```
-    pub async fn sample_text(
-        &self,
-        prompt: &str,
-        max_tokens: u32,
-    ) -> Result<String, ClientRequestError> {
-        self.sample_text_as(None, prompt, max_tokens).await
-    }
-
-    async fn sample_text_as(
-        &self,
-        key: Option<&str>,
-        prompt: &str,
-        max_tokens: u32,
-    ) -> Result<String, ClientRequestError> {
-        let params = json!({
-            "messages": [{ "role": "user", "content": { "type": "text", "text": prompt } }],
-            "maxTokens": max_tokens,
-        });
-        let result = self.request(SAMPLING, key, params).await?;
-        // One content block, or since 2025-11-25 a list of them.
-        let blocks = match &result["content"] {
-            Value::Array(blocks) => blocks.iter().collect(),
-            Value::Null => Vec::new(),
-            block => vec![block],
-        };
-        let texts: Vec<&str> = blocks
-            .into_iter()
-            .filter(|block| block["type"] == "text")
-            .filter_map(|block| block["text"].as_str())
-            .collect();
-        if texts.is_empty() {
-            return Err(ClientRequestError::InvalidResult {
-                method: SAMPLING.method,
-                problem: format!("it has no text content: {result}"),
-            });
-        }
-        Ok(texts.concat())
-    }
-
-    /// Asks the user for input through the client (`elicitation/create`) and returns the
-    /// client's result: `action` (`accept`, `decline` or `cancel`) and, when accepted,
-    /// `content`.
-    ///
-    /// `params` are the request's, as the protocol has them: `message` and `requestedSchema` (a
-    /// flat object schema of primitive properties). The client must have declared the
-    /// `elicitation` capability. The call waits as [`create_message`](Context::create_message)
-    /// does.
-    pub async fn elicit(&self, params: Value) -> Result<Value, ClientRequestError> {
-        self.request(ELICITATION, None, params).await
-    }
-
-    /// Asks the client for the roots it shares (`roots/list`: the folders or files the user
-    /// works in) and returns its result, `roots`. The client must have declared the `roots`
-    /// capability. The call waits as [`create_message`](Context::create_message) does.
-    pub async fn list_roots(&self) -> Result<Value, ClientRequestError> {
-        self.request(ROOTS, None, json!({})).await
-    }
-
-    /// The same requests to the client, asked under `key`: the name of the question in a
-    /// protocol 2026-07-28 input-required result, which some clients show or match on (see
-    /// [`Keyed`]). Without a key, each question is named after its method and its place
-    /// among the call's questions: `elicit-1`, `sample-2`, `roots-3`; a tool whose questions
-    /// come in an order that varies between runs (`tokio::select!`) names each with a key of its
-    /// own, so that each answer finds its question.
-    pub fn keyed<'a>(&'a self, key: &'a str) -> Keyed<'a> {
-        Keyed { ctx: self, key }
-    }
-
-    async fn request(
-        &self,
-        asked: Asked,
-        key: Option<&str>,
-        params: Value,
-    ) -> Result<Value, ClientRequestError> {
-        let Asked { method, capability } = asked;
-        let Some(peer) = &self.inner.peer else {
-            return Err(ClientRequestError::NotConnected { method });
-        };
-        let declared = peer
-            .client_capabilities
-            .as_ref()
-            .and_then(|capabilities| capabilities.get(capability))
-            .is_some_and(|c| !c.is_null());
-        if !declared {
-            let _ = peer.refused_capability.set(capability);
-            return Err(ClientRequestError::MissingCapability { capability, method });
-        }
-        if let Some(inputs) = &peer.inputs {
-            let key = key.map_or_else(|| inputs.next_key(method), str::to_owned);
-            return match inputs.ask(&key, method, params) {
-                Answered::Answer(answer) => Ok(answer),
-                Answered::Malformed(problem) => {
-                    Err(ClientRequestError::InvalidResult { method, problem })
-                }
-                // The call stops here: the client is asked, and runs it again with the answer.
-                // A question asked from another thread gives up once the call has stopped.
-                Answered::Asked => {
-                    inputs.settled().await;
-                    Err(ClientRequestError::Asked { method })
-                }
-            };
-        }
-        peer.requests
-            .send(
-                &peer.outgoing,
-                method,
-                params,
-                peer.request_timeout,
-                &self.inner.cancellation,
-            )
-            .await
-    }
-
     /// Sends a log message to the client (`notifications/message`), if the client's log level
     /// lets it through: the one set with `logging/setLevel` (`info` until then), or under
     /// protocol 2026-07-28 the one the request names in its `_meta` (none: no messages).
@@ -451,95 +300,6 @@ impl Context {
             "notifications/message",
             json!({ "level": level, "logger": self.inner.tool, "data": data }),
         )
-    }
-}
-
-/// A request to the client, and the capability the client must have declared for it.
-#[derive(Clone, Copy)]
-struct Asked {
-    method: &'static str,
-    capability: &'static str,
-}
-
-const SAMPLING: Asked = Asked {
-    method: "sampling/createMessage",
-    capability: "sampling",
-};
-
-const ELICITATION: Asked = Asked {
-    method: "elicitation/create",
-    capability: "elicitation",
-};
-
-const ROOTS: Asked = Asked {
-    method: "roots/list",
-    capability: "roots",
-};
-
-/// The requests of a [`Context`] to the client, asked under a key of the tool's choosing: from
-/// [`Context::keyed`].
-///
-/// Under protocol 2026-07-28 a server asks the client by answering with the questions, each under
-/// a key, and the client calls again with the answers by key; the call is run again from the
-/// start, and each question the tool asks again is answered at once. Questions the tool asks
-/// side by side (`tokio::join!`) go to the client together. A tool that asks must ask the same
-/// questions, under the same keys, when it is run again with the same arguments, and do what
-/// must happen once (writing, sending) after its last question. In the handshake era the key
-/// is not sent: each question is a request to the client, as the protocol has them.
-///
-/// ```
-/// use serde_json::json;
-/// use toolwright::context::ClientRequestError;
-/// use toolwright::{Context, mcp_tool};
-///
-/// /// Greet the user by the name they give.
-/// #[mcp_tool]
-/// async fn greet(ctx: Context) -> Result<String, ClientRequestError> {
-///     let answer = ctx
-///         .keyed("user_name")
-///         .elicit(json!({
-///             "message": "What is your name?",
-///             "requestedSchema": {
-///                 "type": "object",
-///                 "properties": {"name": {"type": "string"}},
-///                 "required": ["name"]
-///             }
-///         }))
-///         .await?;
-///     Ok(format!("Hello, {}!", answer["content"]["name"].as_str().unwrap_or("you")))
-/// }
-/// ```
-#[derive(Clone, Copy, Debug)]
-pub struct Keyed<'a> {
-    ctx: &'a Context,
-    key: &'a str,
-}
-
-impl Keyed<'_> {
-    /// [`Context::create_message`], under this key.
-    pub async fn create_message(self, params: Value) -> Result<Value, ClientRequestError> {
-        self.ctx.request(SAMPLING, Some(self.key), params).await
-    }
-
-    /// [`Context::sample_text`], under this key.
-    pub async fn sample_text(
-        self,
-        prompt: &str,
-        max_tokens: u32,
-    ) -> Result<String, ClientRequestError> {
-        self.ctx
-            .sample_text_as(Some(self.key), prompt, max_tokens)
-            .await
-    }
-
-    /// [`Context::elicit`], under this key.
-    pub async fn elicit(self, params: Value) -> Result<Value, ClientRequestError> {
-        self.ctx.request(ELICITATION, Some(self.key), params).await
-    }
-
-    /// [`Context::list_roots`], under this key.
-    pub async fn list_roots(self) -> Result<Value, ClientRequestError> {
-        self.ctx.request(ROOTS, Some(self.key), json!({})).await
     }
 }
 

@@ -284,21 +284,21 @@ pub(crate) enum Body {
 
 impl Reply {
     /// A result response.
-    pub(crate) fn result(id: &Id, result: &Value) -> Reply {
+    pub(crate) fn result(id: &Id, result: &impl Serialize) -> Reply {
         /// The response's members in the order a map of them would write: serialised in
         /// place, without copying the result into a new value first.
-        #[derive(serde::Serialize)]
-        struct Message<'a> {
+        #[derive(Serialize)]
+        struct Message<'a, R> {
             id: &'a Id,
             jsonrpc: &'static str,
-            result: &'a Value,
+            result: &'a R,
         }
         let bytes = serde_json::to_vec(&Message {
             id,
             jsonrpc: "2.0",
             result,
         })
-        .expect("a JSON value serialises");
+        .expect("a result serialises");
         Reply::owned(bytes, ReplyKind::Result)
     }
 

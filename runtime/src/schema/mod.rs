@@ -43,6 +43,16 @@ pub(crate) fn input(derive: fn(&mut SchemaGenerator) -> Schema) -> Value {
     schema
 }
 
+/// The schema of a form a tool asks the user to fill in, from the type its answer is read as: as
+/// an input's, with no root description.
+pub(crate) fn form<T: schemars::JsonSchema>() -> Value {
+    let mut schema = normalise(generator(Contract::Deserialize).into_root_schema_for::<T>());
+    if let Value::Object(root) = &mut schema {
+        root.remove("description");
+    }
+    schema
+}
+
 /// The output schema of a tool, if its return type has one.
 pub(crate) fn output(derive: fn(&mut SchemaGenerator) -> Option<Schema>) -> Option<Value> {
     derive(&mut generator(Contract::Serialize)).map(normalise)

@@ -8,12 +8,12 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::call::{Caller, Calls, Origin};
+use super::identity::{Capabilities, Discovered, Initialized, ServerInfo};
 use super::listing::ToolLists;
 use super::pipeline::{Layers, Run};
 use super::session::{Era, Session};
 use super::step::Step;
 use super::{completion, listen, prompts, resources};
-use crate::apps;
 use crate::auth::Principal;
 use crate::catalog::{Catalog, Progressive, Ranking};
 use crate::context::{ClientRequestError, RequestStateKey};
@@ -25,7 +25,7 @@ use crate::protocol::jsonrpc::{
 use crate::protocol::method::Method;
 use crate::protocol::{
     Client, Envelope, HANDSHAKE_VERSIONS, LogLevel, SERVER_INFO_KEY, STATELESS_VERSIONS, Wire,
-    has_envelope, merge,
+    has_envelope,
 };
 #[cfg(feature = "http")]
 use crate::registry::Mirrored;
@@ -36,8 +36,8 @@ use crate::state::States;
 /// What a server knows that does not change while it runs.
 pub(crate) struct Dispatcher {
     registry: Arc<Registry>,
-    name: String,
-    version: String,
+    /// Who the server says it is.
+    server_info: ServerInfo,
     instructions: Option<String>,
     /// The `tools/list` results, serialised at start and again when a tool is disabled or
     /// enabled.
@@ -45,7 +45,7 @@ pub(crate) struct Dispatcher {
     /// What changes while the server runs, and who is told.
     live: Arc<Live>,
     /// What the server offers, in both eras.
-    capabilities: Value,
+    capabilities: Capabilities,
     /// How long stateless-era clients may cache a list, in milliseconds.
     ttl_ms: u64,
     /// The `server/discover` result, serialised at start.
@@ -101,7 +101,8 @@ impl Dispatcher {
             embedder,
             layers,
         } = config;
-        let result_meta = json!({ SERVER_INFO_KEY: { "name": name, "version": version } });
+        let server_info = ServerInfo { name, version };
+        let result_meta = json!({ SERVER_INFO_KEY: server_info });
         let ttl_ms = u64::try_from(cache_ttl.as_millis()).unwrap_or(u64::MAX);
         let app_only = registry.tools().iter().any(Tool::is_app_only);
         // The tool list is the same for every client, unless some tools are for views only:
@@ -113,16 +114,17 @@ impl Dispatcher {
             "resultType": "complete",
             "_meta": result_meta,
         });
-        let capabilities = capabilities(&registry);
-        let mut discover = json!({
-            "supportedVersions": STATELESS_VERSIONS,
-            "capabilities": capabilities,
-        });
-        merge(&mut discover, &cacheable);
-        discover["cacheScope"] = json!("public");
-        if let Some(instructions) = &instructions {
-            discover["instructions"] = json!(instructions);
-        }
+        let capabilities = Capabilities::of(&registry);
+        let discovered = Discovered {
+            meta: &result_meta,
+            cache_scope: "public",
+            capabilities: &capabilities,
+            instructions: instructions.as_deref(),
+            result_type: "complete",
+            supported_versions: &STATELESS_VERSIONS,
+            ttl_ms,
+        };
+        let discover = serde_json::to_vec(&discovered).expect("a result serialises");
         let registry = Arc::new(registry);
         #[cfg(feature = "semantic")]
         let ranking = match embedder {
@@ -155,14 +157,13 @@ impl Dispatcher {
                 layers.around(Run::new(Arc::clone(&registry))),
             ),
             registry,
-            name,
-            version,
+            server_info,
             instructions,
             tools,
             live,
             capabilities,
             ttl_ms,
-            discover: serde_json::to_vec(&discover).expect("a JSON value serialises"),
+            discover,
             result_meta: Arc::new(result_meta),
             states,
         }
@@ -413,14 +414,12 @@ impl Dispatcher {
         self.live.register(session.listener());
         let client = params.pointer("/clientInfo/name").and_then(Value::as_str);
         tracing::info!(client, requested, version, "session initialized");
-        let mut result = json!({
-            "protocolVersion": version,
-            "capabilities": self.capabilities,
-            "serverInfo": { "name": self.name, "version": self.version },
-        });
-        if let Some(instructions) = &self.instructions {
-            result["instructions"] = json!(instructions);
-        }
+        let result = Initialized {
+            capabilities: &self.capabilities,
+            instructions: self.instructions.as_deref(),
+            protocol_version: version,
+            server_info: &self.server_info,
+        };
         Reply::result(id, &result).opening()
     }
 
@@ -442,7 +441,7 @@ impl Dispatcher {
     /// The name the server introduces itself with.
     #[cfg(feature = "oauth")]
     pub(super) fn name(&self) -> &str {
-        &self.name
+        &self.server_info.name
     }
 
     /// The transport is stopping: the streams that wait for changes end.
@@ -565,30 +564,6 @@ fn stateless_origin<'a>(
             protocol_version: envelope.version,
         },
     }
-}
-
-/// What the server offers, in both eras: with resources, resources (to subscribe to when one
-/// changes); with views, the MCP Apps extension too; with prompts, prompts; with completers,
-/// completions. Every list may change, through the server's handle.
-fn capabilities(registry: &Registry) -> Value {
-    let mut capabilities = json!({ "tools": { "listChanged": true }, "logging": {} });
-    let resources = registry.resources();
-    if !resources.is_empty() {
-        capabilities["resources"] = json!({ "listChanged": true });
-        if resources.functions().any(|r| r.changes) {
-            capabilities["resources"]["subscribe"] = json!(true);
-        }
-    }
-    if registry.ui_resources().next().is_some() {
-        capabilities["extensions"] = apps::server_capability();
-    }
-    if !registry.prompts().is_empty() {
-        capabilities["prompts"] = json!({ "listChanged": true });
-    }
-    if completion::completes(registry) {
-        capabilities["completions"] = json!({});
-    }
-    capabilities
 }
 
 /// The answer to a method this server does not serve in the request's era.

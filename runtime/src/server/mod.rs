@@ -25,6 +25,7 @@ mod call;
 mod completion;
 mod dispatch;
 mod error;
+mod identity;
 mod limits;
 mod listen;
 mod listing;

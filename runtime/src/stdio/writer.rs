@@ -314,7 +314,7 @@ mod tests {
 
     /// A reply of the connection's task, a result holding `text`.
     fn reply(text: &str) -> Reply {
-        Reply::result(&Id::Null, &text.into())
+        Reply::result(&Id::Null, &text)
     }
 
     /// The line a reply or answer holding `text` is written as.
