@@ -150,11 +150,6 @@ impl Calls {
         }
     }
 
-    /// The progressive catalog, in that mode.
-    pub(super) fn progressive(&self) -> Option<&Progressive> {
-        self.progressive.as_ref()
-    }
-
     /// The way back to the client for a request from `origin`: its sink, what it declared, its
     /// session's requests, and under 2026-07-28 the `inputs` its questions are answered from.
     pub(super) fn peer(&self, origin: &Origin<'_>, inputs: Option<Arc<Inputs>>) -> Peer {
@@ -179,16 +174,6 @@ impl Calls {
             session: (!wire.is_stateless()).then(|| Arc::clone(session.state())),
             refused_capability: OnceLock::new(),
         }
-    }
-
-    /// The handle tools reach the server by.
-    pub(super) fn server(&self) -> &ServerHandle {
-        &self.server
-    }
-
-    /// The key that seals the state of input-required results.
-    pub(super) fn state_key(&self) -> &RequestStateKey {
-        &self.state_key
     }
 
     /// Runs `call` through the pipeline as the request `id` it `registered`, in `round` when

@@ -431,7 +431,7 @@ impl Dispatcher {
             params,
             wire,
             client,
-            self.calls.progressive(),
+            self.calls.progressive.as_ref(),
             &self.live,
         )
     }

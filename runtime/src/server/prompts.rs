@@ -61,7 +61,7 @@ pub(super) fn answer(served: PromptMethods<'_>, id: Id, method: Method, params: 
     };
     let asked = Value::Object(arguments);
     let round = match Round::read(
-        calls.state_key(),
+        &calls.state_key,
         &wire,
         params,
         "prompts/get",
@@ -82,7 +82,7 @@ pub(super) fn answer(served: PromptMethods<'_>, id: Id, method: Method, params: 
         registered.cancellation(),
         Some(peer),
         Arc::clone(states),
-        calls.server().clone(),
+        calls.server.clone(),
         origin.principal.clone(),
     );
     let call = Call::new(Operation::GetPrompt, prompt.name, asked, ctx);
@@ -173,14 +173,8 @@ fn reply(outcome: Result<Outcome, BoxError>, id: &Id, wire: &Wire) -> Reply {
             let result = json!({ "description": description, "messages": messages });
             return Reply::result(id, &wire.shape(result));
         }
-        Ok(other) => Refusal::internal(format!(
-            "a prompt was answered with the outcome of `{}`",
-            other.operation()
-        )),
-        Err(error) => match error.downcast::<Refusal>() {
-            Ok(refusal) => *refusal,
-            Err(error) => Refusal::internal(format!("the prompt failed: {error}")),
-        },
+        Ok(other) => Refusal::mismatched(&other, "the prompt failed"),
+        Err(error) => Refusal::from_error(error, "the prompt failed"),
     };
     refusal.reply(id, wire)
 }

@@ -210,14 +210,8 @@ fn contents_reply(outcome: Result<Outcome, BoxError>, id: &Id, wire: &Wire, ttl_
             let result = json!({ "contents": contents });
             return Reply::result(id, &wire.shape_cached(result, ttl_ms));
         }
-        Ok(other) => Refusal::internal(format!(
-            "a resource read was answered with the outcome of `{}`",
-            other.operation()
-        )),
-        Err(error) => match error.downcast::<Refusal>() {
-            Ok(refusal) => *refusal,
-            Err(error) => Refusal::internal(format!("the read failed: {error}")),
-        },
+        Ok(other) => Refusal::mismatched(&other, "the read failed"),
+        Err(error) => Refusal::from_error(error, "the read failed"),
     };
     refusal.reply(id, wire)
 }

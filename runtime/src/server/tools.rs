@@ -50,16 +50,12 @@ impl Calls {
                 };
                 return Step::Reply(Reply::error(&id, code, &message));
             }
-            Err(NotRun::Answered(result)) => {
-                let result = serde_json::to_value(result).expect("a tool result serialises");
-                return Step::Reply(Reply::result(&id, &wire.shape(result)));
-            }
+            Err(NotRun::Answered(result)) => return Step::Reply(result_reply(result, &id, &wire)),
         };
         let name = tool.wire_name();
         if let Err(problems) = tool.check_arguments(&arguments) {
             let text = problem_list(&format!("invalid arguments for tool `{name}`"), &problems);
-            let result = serde_json::to_value(ToolResult::error(text)).expect("serialises");
-            return Step::Reply(Reply::result(&id, &wire.shape(result)));
+            return Step::Reply(result_reply(ToolResult::error(text), &id, &wire));
         }
         let round = match Round::read(
             &self.state_key,
@@ -203,7 +199,7 @@ fn tool_reply(
     let result = match outcome {
         Ok(Outcome::Tool(result)) => result,
         Ok(other) => ToolResult::error(format!(
-            "tool `{name}` was answered with the outcome of `{}`",
+            "tool `{name}` failed: it was answered with the outcome of `{}`",
             other.operation()
         )),
         Err(error) => match error.downcast::<Refusal>() {
@@ -215,11 +211,14 @@ fn tool_reply(
         Some(capability) if wire.is_stateless() && result.is_error() => {
             missing_capability(id, name, capability)
         }
-        _ => {
-            let result = serde_json::to_value(result).expect("a tool result serialises");
-            Reply::result(id, &wire.shape(result))
-        }
+        _ => result_reply(result, id, wire),
     }
+}
+
+/// A tool's result as the request's era has it.
+fn result_reply(result: ToolResult, id: &Id, wire: &Wire) -> Reply {
+    let result = serde_json::to_value(result).expect("a tool result serialises");
+    Reply::result(id, &wire.shape(result))
 }
 
 /// The answer, in 2026-07-28, to a call that failed after the tool asked the client for what

@@ -276,6 +276,23 @@ impl Refusal {
         &self.message
     }
 
+    /// What answers a call that the pipeline failed with `error`: a layer's own refusal, or an
+    /// internal error saying what `failed`, and why.
+    pub(crate) fn from_error(error: BoxError, failed: &str) -> Refusal {
+        match error.downcast::<Refusal>() {
+            Ok(refusal) => *refusal,
+            Err(error) => Refusal::internal(format!("{failed}: {error}")),
+        }
+    }
+
+    /// What answers a call that a layer answered with the outcome of another operation.
+    pub(crate) fn mismatched(outcome: &Outcome, failed: &str) -> Refusal {
+        Refusal::internal(format!(
+            "{failed}: it was answered with the outcome of `{}`",
+            outcome.operation()
+        ))
+    }
+
     /// The error response to request `id`, as its era has it.
     pub(crate) fn reply(&self, id: &Id, wire: &Wire) -> Reply {
         let code = match (self.code, wire) {
