@@ -379,53 +379,6 @@ macro_rules! server {
     }};
 }
 
-/// [`build::embedded_manifest!`]: the manifest the build script emitted, as bytes.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __embedded_manifest {
-    () => {
-        ::core::include_bytes!(::core::env!(
-            "TOOLWRIGHT_MANIFEST",
-            "no MCP manifest was made for this crate: call `toolwright::build::emit!(tools_crate)` \
-             from its build.rs, with the tools crate under [build-dependencies]"
-        ))
-        .as_slice()
-    };
-}
-
-/// [`apps::ui_resource!`]: a view submitted to the linker-collected registry.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __ui_resource {
-    ($resource:expr $(,)?) => {
-        $crate::__private::inventory::submit! {
-            $crate::__private::UiResourceRegistration {
-                resource: $resource,
-                location: $crate::__private::Location {
-                    file: ::core::file!(),
-                    line: ::core::line!(),
-                    column: ::core::column!(),
-                    module_path: ::core::module_path!(),
-                },
-            }
-        }
-    };
-}
-
-/// [`build::emit!`]: refers to each crate named, then emits the manifest.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __build_emit {
-    ($($tools:ident),* $(,)?) => {{
-        $(
-            // Refers to the crate, so that the linker keeps it and the tools it registers.
-            #[allow(unused_imports)]
-            use $tools as _;
-        )*
-        $crate::build::Guard::new().emit()
-    }};
-}
-
 /// Submits a registration to the linker-collected registry. The choice of `inventory` lives here,
 /// in `registration.rs` and in `registry/` only.
 #[doc(hidden)]

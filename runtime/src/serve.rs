@@ -38,6 +38,21 @@ impl Server {
     /// `info` by default). Returns the process's exit code: success when the input closes,
     /// failure (with the reason on stderr) when the tools conflict or the transport fails.
     pub fn run_stdio(self) -> ExitCode {
+        self.run_stdio_with(Stdio::new())
+    }
+
+    /// [`run_stdio`](Server::run_stdio), with the stdio transport configured as `stdio` says.
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    ///
+    /// use toolwright::stdio::Stdio;
+    ///
+    /// fn main() -> std::process::ExitCode {
+    ///     toolwright::server!().run_stdio_with(Stdio::new().busy_poll(Duration::ZERO))
+    /// }
+    /// ```
+    pub fn run_stdio_with(self, stdio: Stdio) -> ExitCode {
         let Some(runtime) = runtime() else {
             return ExitCode::FAILURE;
         };
@@ -45,7 +60,7 @@ impl Server {
         let served = runtime.block_on(async {
             let started = self.start().await?;
             grace = started.limits().shutdown_grace;
-            Stdio::new().serve(started).await
+            stdio.serve(started).await
         });
         // A blocking tool cannot be stopped; it gets the grace period, and no more, to finish.
         runtime.shutdown_timeout(grace);

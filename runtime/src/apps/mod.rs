@@ -79,6 +79,25 @@ use crate::protocol::Client;
 #[doc(inline)]
 pub use crate::__ui_resource as ui_resource;
 
+/// [`ui_resource!`]: a view submitted to the linker-collected registry.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __ui_resource {
+    ($resource:expr $(,)?) => {
+        $crate::__private::inventory::submit! {
+            $crate::__private::UiResourceRegistration {
+                resource: $resource,
+                location: $crate::__private::Location {
+                    file: ::core::file!(),
+                    line: ::core::line!(),
+                    column: ::core::column!(),
+                    module_path: ::core::module_path!(),
+                },
+            }
+        }
+    };
+}
+
 mod parse;
 
 pub use parse::{CspDomains, ResourceMeta, ToolMeta};

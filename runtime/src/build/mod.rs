@@ -101,6 +101,20 @@ pub const EMBEDDED: &str = "mcp-manifest.embedded";
 #[doc(inline)]
 pub use crate::__build_emit as emit;
 
+/// [`emit!`]: refers to each crate named, then emits the manifest.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __build_emit {
+    ($($tools:ident),* $(,)?) => {{
+        $(
+            // Refers to the crate, so that the linker keeps it and the tools it registers.
+            #[allow(unused_imports)]
+            use $tools as _;
+        )*
+        $crate::build::Guard::new().emit()
+    }};
+}
+
 /// The manifest [`emit!`] wrote for this crate at build time, as `&'static [u8]`, for
 /// [`Server::embedded_manifest`](crate::Server::embedded_manifest): its JSON, followed by an index of its tools that start-up reads
 /// instead of the JSON ([`EMBEDDED`]). A crate whose build script does not emit a
@@ -113,6 +127,20 @@ pub use crate::__build_emit as emit;
 /// ```
 #[doc(inline)]
 pub use crate::__embedded_manifest as embedded_manifest;
+
+/// [`embedded_manifest!`]: the manifest the build script emitted, as bytes.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __embedded_manifest {
+    () => {
+        ::core::include_bytes!(::core::env!(
+            "TOOLWRIGHT_MANIFEST",
+            "no MCP manifest was made for this crate: call `toolwright::build::emit!(tools_crate)` \
+             from its build.rs, with the tools crate under [build-dependencies]"
+        ))
+        .as_slice()
+    };
+}
 
 /// The comparison of a crate's tools with its committed snapshot.
 #[derive(Debug, Default)]

@@ -31,22 +31,13 @@ fn main() -> ExitCode {
         }
     };
     let server = toolwright::server!().registry(registry);
-    // `BENCH_BUSY_POLL_US=0` turns polling off, to compare: the stdio transport configured by
-    // hand, on a runtime of this binary's own.
+    // `BENCH_BUSY_POLL_US=0` turns polling off, to compare.
     if let Some(micros) = std::env::var("BENCH_BUSY_POLL_US")
         .ok()
         .and_then(|value| value.parse().ok())
     {
         let stdio = toolwright::stdio::Stdio::new().busy_poll(Duration::from_micros(micros));
-        let runtime = tokio::runtime::Runtime::new().expect("a runtime");
-        let served = runtime.block_on(async { stdio.serve(server.start().await?).await });
-        return match served {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(err) => {
-                eprintln!("error: {err}");
-                ExitCode::FAILURE
-            }
-        };
+        return server.run_stdio_with(stdio);
     }
     if args.is_empty() {
         // As a server's `main` is written (and as the harness starts it): `run` reads
