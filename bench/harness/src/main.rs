@@ -5,6 +5,7 @@
 //! cd bench && cargo run --release -p harness -- --quick # no rebuild times; prints only
 //! cd bench && cargo run --release -p harness -- --footprint # only what a 50-tool server is made of
 //! cd bench && cargo run --release -p harness -- --modes     # only fresh servers' list then calls
+//! cd bench && cargo run --release -p harness -- --against <commit> # toolwright then and now
 //! ```
 //!
 //! For each tool count (50 and 500) it builds every server for that count: toolwright deriving
@@ -17,6 +18,7 @@
 //! to one CPU. The machine's load is read before every step. Every loop has a fixed count, and
 //! a watchdog ends the run (and the servers) should anything hang.
 
+mod against;
 mod footprint;
 mod modes;
 mod report;
@@ -90,6 +92,14 @@ fn run() -> io::Result<()> {
     if std::env::args().skip(1).any(|arg| arg == "--footprint") {
         workspace.build_servers(FOOTPRINT_TOOLS)?;
         println!("{}", footprints(&workspace)?);
+        return Ok(());
+    }
+    let mut args = std::env::args().skip(1);
+    if args.any(|arg| arg == "--against") {
+        let commit = args
+            .next()
+            .ok_or_else(|| io::Error::other("--against takes a commit"))?;
+        println!("{}", against::measure(&workspace, &commit)?);
         return Ok(());
     }
     if std::env::args().skip(1).any(|arg| arg == "--modes") {

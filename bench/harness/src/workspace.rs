@@ -95,19 +95,65 @@ impl Workspace {
 
     /// A server binary's size in bytes after `strip`.
     pub(crate) fn stripped_size(&self, server: Server, tools: usize) -> io::Result<u64> {
-        let binary = self.binary(server, tools);
-        let stripped_dir = self.target_for(tools).join("stripped");
-        std::fs::create_dir_all(&stripped_dir)?;
-        let stripped = stripped_dir.join(server.package());
+        self.stripped(&self.binary(server, tools))
+    }
+
+    /// A binary's size in bytes after `strip` (the stripped copy beside it).
+    pub(crate) fn stripped(&self, binary: &Path) -> io::Result<u64> {
+        let mut stripped = binary.as_os_str().to_owned();
+        stripped.push(".stripped");
         let status = Command::new("strip")
             .arg("-o")
             .arg(&stripped)
-            .arg(&binary)
+            .arg(binary)
             .status()?;
         if !status.success() {
             return Err(io::Error::other(format!("strip failed: {status}")));
         }
         Ok(std::fs::metadata(&stripped)?.len())
+    }
+
+    /// Builds `server` with `tools` tools from the repository's tree at `commit` (unpacked with
+    /// `git archive` in the target directory), in release mode; returns its binary.
+    pub(crate) fn build_at(
+        &self,
+        commit: &str,
+        server: Server,
+        tools: usize,
+    ) -> io::Result<PathBuf> {
+        let source = self.target.join(format!("at-{commit}"));
+        if !source.join("bench").join("Cargo.toml").exists() {
+            std::fs::create_dir_all(&source)?;
+            let mut archive = Command::new("git")
+                .arg("-C")
+                .arg(self.repository())
+                .args(["archive", "--format=tar", commit])
+                .stdout(std::process::Stdio::piped())
+                .spawn()?;
+            let tar = archive.stdout.take().expect("stdout is piped");
+            let unpacked = Command::new("tar")
+                .arg("-x")
+                .arg("-C")
+                .arg(&source)
+                .stdin(tar)
+                .status()?;
+            let archived = archive.wait()?;
+            if !archived.success() || !unpacked.success() {
+                return Err(io::Error::other(format!(
+                    "the tree at {commit} could not be unpacked (git archive: {archived}, tar: \
+                     {unpacked})"
+                )));
+            }
+        }
+        let target = self.target.join(format!("at-{commit}-tools-{tools}"));
+        self.cargo(
+            &source.join("bench").join("Cargo.toml"),
+            &[server.package()],
+            tools,
+            &target,
+            &[],
+        )?;
+        Ok(target.join("release").join(server.package()))
     }
 
     /// How long `cargo build --release -p <server>` takes after the file that holds a server's
@@ -159,12 +205,30 @@ impl Workspace {
         target: &Path,
         flags: &[&str],
     ) -> io::Result<()> {
+        self.cargo(
+            &self.root.join("Cargo.toml"),
+            packages,
+            tools,
+            target,
+            flags,
+        )
+    }
+
+    /// `cargo build --release` of `packages` of the workspace at `manifest`.
+    fn cargo(
+        &self,
+        manifest: &Path,
+        packages: &[&str],
+        tools: usize,
+        target: &Path,
+        flags: &[&str],
+    ) -> io::Result<()> {
         let mut command = Command::new(&self.cargo);
         command
             .args(["build", "--release", "--quiet"])
             .args(flags)
             .arg("--manifest-path")
-            .arg(self.root.join("Cargo.toml"))
+            .arg(manifest)
             .arg("--target-dir")
             .arg(target)
             .env("BENCH_TOOL_COUNT", tools.to_string());
