@@ -2,9 +2,11 @@
 # The README's snippets, copied as they stand into fresh crates:
 # - a server whose tools live in another crate (the repository's notes-tools): the guarded main
 #   with its build script, and the plain main, each serve every tool; a main that names no tools
-#   crate has none, and --print-manifest refuses it with the linking advice;
+#   crate has none, and refuses to start (guarded) or --print-manifest refuses it (plain) with the
+#   linking advice on the first line;
 # - a tools crate with application state, its server and its in-process test: the test passes,
-#   the server serves the tool, and without its state it refuses to start as the README says.
+#   the server serves the tool, and without its state it refuses to start as the README says;
+# - a crate with the default features whose tools' schemas refuse what serde alone would not name.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 work="$repo/target/readme-check"
@@ -61,6 +63,19 @@ snippet '// src/main.rs' >"$work/src/main.rs"
 (cd "$work" && env -u CI cargo build --quiet)
 [ "$(count)" = "$expected" ] || fail "the guarded server serves $(count) tools, not $expected"
 ok "the README's guarded build.rs and main.rs serve all $expected tools of notes-tools"
+
+# The guarded main naming no tools crate: the manifest the build embedded names tools the binary
+# lacks, and the refusal says the likely cause on its first line.
+sed 's/toolwright::server!(notes_tools)/toolwright::server!()/' "$work/src/main.rs" >"$work/main.rs.new"
+mv "$work/main.rs.new" "$work/src/main.rs"
+grep -q 'toolwright::server!()' "$work/src/main.rs" || fail "the guarded main was not rewritten"
+(cd "$work" && env -u CI cargo build --quiet)
+status=0
+"$CARGO_TARGET_DIR/debug/readme-server" </dev/null >/dev/null 2>"$work/err.txt" || status=$?
+[ "$status" -ne 0 ] || fail "the guarded main naming no tools crate started"
+head -n 1 "$work/err.txt" | grep -qF 'the server names no tools crate: write `toolwright::server!(your_tools)`' \
+    || fail "the first line of the refusal lacks the naming advice: $(cat "$work/err.txt")"
+ok "the guarded main with server!(): the refusal's first line says to name the tools crate"
 
 # The plain server, without a build script.
 rm "$work/build.rs"
@@ -146,4 +161,85 @@ tool, = json.load(sys.stdin)["tools"]
 assert tool["securitySchemes"] == [{"type": "oauth2", "scopes": ["notes:write"]}], tool
 ' || fail "the README's OAuth tool does not list its scope"
 ok "the README's OAuth server builds, and its tool lists the scope notes:write"
+
+# A fresh crate with toolwright's default features: what a schema refuses is refused, naming the
+# argument by its path, for a literal schema, a flattened struct and a nested one, as the text a
+# client receives.
+defaults="$repo/target/readme-defaults"
+rm -rf "$defaults"
+mkdir -p "$defaults/tests"
+fresh_crate "$defaults" readme-defaults <<TOML
+[dependencies]
+toolwright = { path = "$repo/runtime" }
+serde = { version = "1", features = ["derive"] }
+serde_json = "1"
+schemars = "1.2"
+
+[dev-dependencies]
+tokio = { version = "1", features = ["macros", "rt-multi-thread"] }
+TOML
+cat >"$defaults/src/lib.rs" <<'RUST'
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+use toolwright::mcp_tool;
+
+/// Echoes its text.
+#[mcp_tool(input_schema = r#"{"type": "object", "properties": {"text": {"type": "string"}}, "additionalProperties": false}"#)]
+pub fn echo_literal(arguments: Value) -> Value {
+    arguments
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct Page {
+    /// How many items.
+    pub limit: u32,
+}
+
+/// Searches the items.
+#[mcp_tool(name = "search-items")]
+pub fn search_items(words: String, #[arg(flatten)] page: Page) -> String {
+    format!("{words} {}", page.limit)
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct Address {
+    pub city: String,
+}
+
+/// Ships to an address.
+#[mcp_tool]
+pub fn ship(address: Address) -> String {
+    address.city
+}
+RUST
+cat >"$defaults/tests/refusals.rs" <<'RUST'
+use serde_json::json;
+
+#[tokio::test]
+async fn what_the_schema_refuses_is_refused_by_name() {
+    let client = toolwright::server!(readme_defaults).test_client().await.unwrap();
+    let refused = client.call("echo_literal", json!({"nope": 1})).await.unwrap();
+    assert!(refused.is_error());
+    assert_eq!(
+        refused.text(),
+        "invalid arguments for tool `echo_literal`: unknown argument `nope`; expected one of `text`"
+    );
+    let refused = client.call("search-items", json!({"words": "tea", "limit": "two"})).await.unwrap();
+    assert_eq!(
+        refused.text(),
+        "invalid arguments for tool `search-items`: argument `limit`: \"two\" is not of type \"integer\""
+    );
+    let refused = client.call("ship", json!({"address": {"city": 7}})).await.unwrap();
+    assert_eq!(
+        refused.text(),
+        "invalid arguments for tool `ship`: argument `address.city`: 7 is not of type \"string\""
+    );
+    let shipped = client.call("ship", json!({"address": {"city": "Oslo"}})).await.unwrap();
+    assert_eq!(shipped.text(), "Oslo");
+}
+RUST
+(cd "$defaults" && cargo test --quiet --test refusals 2>&1) | tee "$defaults/test.out" | grep -q 'test result: ok. 1 passed' \
+    || fail "the default-features crate's refusals differ: $(cat "$defaults/test.out")"
+ok "default features: a literal schema, a flattened and a nested argument refused by name"
 echo "$pass passed, 0 failed"

@@ -33,8 +33,8 @@ const ALWAYS_LOAD: &str = "anthropic/alwaysLoad";
 /// Hits on one `search_tools` page when the call sets no `limit`.
 const DEFAULT_LIMIT: usize = 10;
 
-/// The largest `limit` `search_tools` accepts, as its input schema states (and the `validate`
-/// feature checks, as for every tool).
+/// The largest `limit` `search_tools` accepts, as its input schema states (and the argument
+/// check enforces, as for every tool).
 const MAX_LIMIT: usize = 50;
 
 /// The longest `query`, in characters, as the input schema states.
@@ -649,7 +649,6 @@ mod tests {
     }
 
     #[test]
-    #[cfg(feature = "validate")]
     fn search_arguments_are_checked_by_the_schema_search_tools_declares() {
         let catalog = empty();
         let refused = |arguments: Value| error_text(&catalog.search(arguments, &BTreeSet::new()));

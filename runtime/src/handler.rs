@@ -18,9 +18,8 @@ use crate::state::FromState;
 /// A boxed, sendable future: what an asynchronous tool's handler returns.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
-/// A type-erased tool function: arguments (checked against the input schema with the `validate`
-/// feature) and the
-/// call's context in, the tool's output out.
+/// A type-erased tool function: arguments (checked against the input schema) and the call's
+/// context in, the tool's output out.
 #[derive(Clone, Copy)]
 pub enum Handler {
     /// An `async fn`, run on the server's runtime.
@@ -214,8 +213,8 @@ pub fn take_state<S: FromState>(ctx: &Context) -> Result<S, Output> {
 }
 
 /// Reads the arguments struct of tool `tool`; arguments have been checked against the schema
-/// already when the `validate` feature is on, so an error here is one the schema cannot express
-/// (a number too large for its type, say).
+/// already, so an error here is one the schema cannot express (a value a type's own
+/// `Deserialize` refuses, say).
 pub fn parse_arguments<T: DeserializeOwned>(tool: &str, arguments: Value) -> Result<T, Output> {
     read_arguments(tool, arguments)
 }
@@ -233,20 +232,92 @@ pub fn parse_literal_arguments<T: LiteralArgument>(
 /// invalid type: integer `7`, expected a string``.
 fn read_arguments<T: DeserializeOwned>(tool: &str, mut arguments: Value) -> Result<T, Output> {
     integral_floats_as_integers(&mut arguments);
-    serde_path_to_error::deserialize(arguments).map_err(|err| {
-        let prefix = format!("invalid arguments for tool `{tool}`");
-        let path = err.path().to_string();
-        let inner = err.into_inner();
-        let message = inner.to_string();
-        // An unknown top-level argument's path is its own name.
-        let unknown_here =
-            !path.contains(['.', '[']) && message.starts_with(&format!("unknown field `{path}`"));
-        Output::Error(if path == "." || unknown_here {
-            format!("{prefix}: {}", top_level(&message))
-        } else {
-            format!("{prefix}: argument `{path}`: {inner}")
-        })
-    })
+    // Read from a reference, so that a refusal can still look at what was sent.
+    match serde_path_to_error::deserialize(&arguments) {
+        Ok(value) => Ok(value),
+        Err(err) => Err(Output::Error(refusal(
+            tool,
+            &arguments,
+            err,
+            &|arguments| serde_path_to_error::deserialize::<_, T>(arguments).map(drop),
+        ))),
+    }
+}
+
+/// What a client reads of arguments serde refused: the tool, the argument's path, serde's words.
+/// `read` reads arguments as the tool does, for [`culprit`]; the rest is the same for every
+/// tool, so it is compiled once.
+fn refusal(
+    tool: &str,
+    arguments: &Value,
+    err: serde_path_to_error::Error<serde_json::Error>,
+    read: &dyn Fn(&Value) -> Result<(), serde_path_to_error::Error<serde_json::Error>>,
+) -> String {
+    let prefix = format!("invalid arguments for tool `{tool}`");
+    let mut path = err.path().to_string();
+    let inner = err.into_inner();
+    let message = inner.to_string();
+    if path == "."
+        && let Some(name) = culprit(arguments, &message, read)
+    {
+        path = name;
+    }
+    // An unknown top-level argument's path is its own name.
+    let unknown_here =
+        !path.contains(['.', '[']) && message.starts_with(&format!("unknown field `{path}`"));
+    if path == "." || unknown_here {
+        format!("{prefix}: {}", top_level(&message))
+    } else {
+        format!("{prefix}: argument `{path}`: {inner}")
+    }
+}
+
+/// The top-level argument serde refused where its path stops at the root: inside a flattened
+/// struct, an untagged or internally tagged enum, whose members serde reads from a buffer the
+/// path cannot follow. It is the one argument that is read from that buffer (set to `null`, it
+/// is refused at the root too, where a member of the struct itself would be refused at its own
+/// path) and without which the refusal goes away. Only on the error path, for an object of at
+/// most 64 arguments; `None` when no one argument is at fault (a missing or unknown one is named
+/// by serde's own words).
+fn culprit(
+    arguments: &Value,
+    message: &str,
+    read: &dyn Fn(&Value) -> Result<(), serde_path_to_error::Error<serde_json::Error>>,
+) -> Option<String> {
+    const MOST: usize = 64;
+    let Value::Object(members) = arguments else {
+        return None;
+    };
+    if members.len() > MOST
+        || message.starts_with("missing field")
+        || message.starts_with("unknown field")
+    {
+        return None;
+    }
+    let changed = |change: &dyn Fn(&mut serde_json::Map<String, Value>)| {
+        let mut members = members.clone();
+        change(&mut members);
+        read(&Value::Object(members))
+    };
+    let mut found = members.keys().filter(|name| {
+        let buffered = match changed(&|members| {
+            members.insert((*name).clone(), Value::Null);
+        }) {
+            Ok(()) => true,
+            Err(error) => error.path().to_string() == ".",
+        };
+        buffered
+            && match changed(&|members| {
+                members.remove(name.as_str());
+            }) {
+                Ok(()) => true,
+                Err(error) => error.into_inner().to_string() != message,
+            }
+    });
+    match (found.next(), found.next()) {
+        (Some(name), None) => Some(name.clone()),
+        _ => None,
+    }
 }
 
 /// serde's words for an argument missing or unknown at the top level, in the schema check's:
@@ -275,7 +346,7 @@ fn top_level(message: &str) -> String {
             .map(|part| unquoted(part).unwrap_or(part))
             .collect()
     };
-    crate::schema::check::unknown_argument(name, &names)
+    crate::schema::check::unknown("argument", name, &names)
 }
 
 /// The name in `text` when it is one name in backquotes, as serde quotes a field.
@@ -362,6 +433,44 @@ mod tests {
             refused(json!({"name": "a", "tags": [], "limit": 300})),
             "invalid arguments for tool `greet`: argument `limit`: invalid value: integer `300`, \
              expected u8"
+        );
+    }
+
+    #[test]
+    fn an_argument_serde_reads_from_a_buffer_is_named_too() {
+        // A flattened struct and an untagged enum: serde reads their members from a buffer
+        // its path does not follow.
+        #[derive(Debug, Deserialize)]
+        #[allow(dead_code)]
+        struct Page {
+            limit: u32,
+            host: std::net::IpAddr,
+        }
+        #[derive(Debug, Deserialize)]
+        #[allow(dead_code)]
+        struct Search {
+            query: String,
+            #[serde(flatten)]
+            page: Page,
+        }
+        let message = |arguments: Value| match read_arguments::<Search>("search-items", arguments) {
+            Err(Output::Error(message)) => message,
+            _ => panic!("not a tool error"),
+        };
+        assert_eq!(
+            message(json!({"query": "a", "limit": "two", "host": "::1"})),
+            "invalid arguments for tool `search-items`: argument `limit`: invalid type: string \
+             \"two\", expected u32"
+        );
+        assert_eq!(
+            message(json!({"query": "a", "limit": 2, "host": "localhost"})),
+            "invalid arguments for tool `search-items`: argument `host`: invalid IP address \
+             syntax"
+        );
+        // A missing one is named by serde's own words.
+        assert_eq!(
+            message(json!({"query": "a", "host": "::1"})),
+            "invalid arguments for tool `search-items`: missing required argument `limit`"
         );
     }
 

@@ -37,12 +37,16 @@
 //! - A parameter whose type is named `State` (`State<T>` or `&State<T>`) is application state:
 //!   the one `T` the server was given ([`Server::state`]), never in the schema either; see
 //!   [`state`].
-//! - Arguments are checked against the input schema before the function runs; unknown arguments
-//!   are refused (`additionalProperties: false`) with an error that names the expected ones. The
-//!   check is the `validate` feature's (off by default: jsonschema is most of a small server's
-//!   binary); without it, serde reads the arguments, refuses unknown ones and wrong types, and
-//!   each tool whose schema asks more than serde checks (a `pattern`, a `maxLength`, a
-//!   `minimum` of the author's own) is named in a warning at start.
+//! - Arguments are checked against the input schema before the function runs, with every feature
+//!   set: what the schema refuses is refused, naming the argument by its path (`address.city`,
+//!   `items[2]`) and the rule it breaks; unknown arguments are refused
+//!   (`additionalProperties: false`) with an error that names the expected ones. toolwright's own
+//!   validator enforces what schemas commonly say (types, `required`, `enum`, ranges, lengths,
+//!   `pattern`, items, `anyOf`/`oneOf`/`allOf`/`not`, local `$ref`s); a schema that asks more
+//!   (`if`, `dependentSchemas`, `unevaluatedProperties`, a remote `$ref`) needs the `validate`
+//!   feature (jsonschema), and without it the server refuses to start, naming the tool and the
+//!   keyword, rather than publish a constraint it would not keep. `format` is an annotation, as
+//!   JSON Schema 2020-12 has it, and is not asserted.
 //! - A return type that implements `Serialize` and `JsonSchema` with an object at its root
 //!   becomes the tool's `outputSchema`, and each call returns it as `structuredContent` plus the
 //!   same JSON as text. Any other root (a number, a string, a list) is served as text: a `String`
@@ -80,8 +84,10 @@
 //! On by default: `cli`, the flags of [`Server::run`] (clap). Off by default: `http`, the
 //! Streamable HTTP transport (axum, hyper), which a stdio server does not carry. Without them a
 //! server serves the same tools on stdio, and says which feature it lacks when asked for what the
-//! feature does (`--http`, say). Also off by default: `validate`, arguments
-//! checked against the input schema before a tool runs (jsonschema); `oauth`, the server as
+//! feature does (`--http`, say). Also off by default: `validate`, the whole of JSON Schema
+//! (jsonschema) for the input schemas that ask more than toolwright's own validator enforces,
+//! literal schemas checked against their meta-schema, and results checked against the output
+//! schema in debug builds; `oauth`, the server as
 //! an OAuth 2.1 resource server over HTTP ([`auth`]; jsonwebtoken, reqwest with rustls), and
 //! `semantic`, search ranked by meaning too with a sentence-embedding model run in-process
 //! ([`search`]; candle, tokenizers).
@@ -189,10 +195,11 @@ pub use state::State;
 /// passed through unchanged: `$schema`, `$defs`, `$ref` and `additionalProperties` stay as
 /// written, and nothing is added (no `additionalProperties: false`, no `properties`). Arguments
 /// are still checked against it before the function runs, in the dialect its `$schema` names
-/// (2020-12 when it names none), with the `validate` feature; without it, the
-/// schema is served but not enforced, and the manifest's notes say so. At start, a root that is not `type: object`, a schema that is
-/// not valid in its dialect or a `$ref` that resolves to nothing stops the server with a
-/// [`Conflict`](registry::Conflict).
+/// (2020-12 when it names none): by toolwright's own validator, or, for a schema that asks more
+/// than it enforces (`if`, `dependentSchemas`, ...), by jsonschema with the `validate` feature. At
+/// start, a root that is not `type: object`, a schema that could not be enforced (such a keyword
+/// without `validate`), a schema that is not valid in its dialect (checked with `validate`) or a
+/// `$ref` that resolves to nothing stops the server with a [`Conflict`](registry::Conflict).
 ///
 /// Nothing is derived from the parameters, so the schema alone describes the arguments: the
 /// function takes **at most one** argument parameter (besides an optional `Context`), which

@@ -22,7 +22,7 @@
 //! let greeted = client.call("greet", json!({"name": "Ada"})).await?;
 //! assert_eq!(greeted.text(), "Hello, Ada!");
 //! // A wrong argument is refused as it would be over the wire, naming the tool and the argument
-//! // (then, with the `validate` feature, `7 is not of type "string"`).
+//! // (then `7 is not of type "string"`).
 //! let refused = client.call("greet", json!({"name": 7})).await?;
 //! assert!(refused.is_error());
 //! assert!(

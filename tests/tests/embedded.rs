@@ -55,7 +55,10 @@ async fn refusals_of(bytes: &'static [u8]) -> Vec<String> {
             .iter()
             .map(|conflict| {
                 assert!(
-                    matches!(conflict, Conflict::EmbeddedMismatch { .. }),
+                    matches!(
+                        conflict,
+                        Conflict::EmbeddedMismatch { .. } | Conflict::NotLinked { .. }
+                    ),
                     "{conflict:?}"
                 );
                 conflict.to_string()
@@ -100,8 +103,11 @@ async fn a_tool_missing_from_either_side_is_named() {
     assert_eq!(refusals.len(), 2, "{refusals:#?}");
     assert!(
         refusals[0].starts_with(
-            "tool `gone`: it is in the embedded manifest but not linked into the binary; the \
-             manifest embedded at build time was made from other tools than the ones linked in"
+            "the server names no tools crate: write `toolwright::server!(your_tools)` with the \
+             crate its build script names, or refer to it with `use your_tools as _;`. The \
+             linker drops a crate nothing refers to, and a tool of the embedded manifest is not \
+             linked into the binary: `gone`. If the server names it, the manifest embedded at \
+             build time was made from other tools than the ones linked in"
         ),
         "{}",
         refusals[0]

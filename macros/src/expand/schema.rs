@@ -62,8 +62,8 @@ fn args_struct(function: &Function<'_>, krate: &Path, tw: &TokenStream) -> Token
         .iter()
         .filter_map(|(param, value)| default_fn(param, value));
     // Unknown arguments are refused by serde too, as the schema's `additionalProperties: false`
-    // says, so that a server built without the `validate` feature refuses them as well. serde
-    // cannot do it for a struct with a flattened field, which takes the other keys.
+    // says, so that arguments read without the schema check are refused as well. serde cannot
+    // do it for a struct with a flattened field, which takes the other keys.
     let deny_unknown = values
         .iter()
         .all(|(param, _)| param.options.flatten.is_none())

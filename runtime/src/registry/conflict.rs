@@ -3,7 +3,16 @@
 use std::fmt;
 
 use crate::registration::Location;
+use crate::schema::check::CheckError;
+use crate::schema::validator::Unsupported;
 use toolwright_rules::MAX_TOOL_NAME_LEN;
+
+/// What to do when the embedded manifest describes other tools than the ones linked in, besides
+/// naming a tools crate the server does not name.
+pub(crate) const REBUILT_OTHERWISE: &str = "the manifest embedded at build time was made from other tools \
+    than the ones linked in: build the tools crate with the same features under \
+    [build-dependencies] as under [dependencies], and make the build script and the server agree \
+    on namespacing (Guard::namespaced, Server::namespaced)";
 
 /// Why the registry cannot serve: every conflict found, so one run shows them all.
 #[derive(Debug)]
@@ -52,6 +61,26 @@ pub enum Conflict {
     ReservedName {
         /// The name.
         name: String,
+        /// Where the tool is defined.
+        location: Location,
+    },
+    /// Tools of the manifest embedded at build time that the binary does not link: most likely
+    /// the server names no tools crate (`toolwright::server!()` where the build script names
+    /// one), so the linker dropped it.
+    NotLinked {
+        /// The tools, in the manifest's order.
+        tools: Vec<String>,
+    },
+    /// An input schema that asks what toolwright's own validator does not enforce (`if`,
+    /// `dependentSchemas`, a remote `$ref`...), in a server built without the `validate` feature:
+    /// it would publish a constraint it does not keep.
+    UnenforceableSchema {
+        /// The tool.
+        tool: String,
+        /// Where in the schema, as a JSON pointer.
+        at: String,
+        /// What is asked.
+        reason: String,
         /// Where the tool is defined.
         location: Location,
     },
@@ -252,6 +281,44 @@ impl fmt::Display for Conflict {
                 f,
                 "the server was asked to disable the {kind} `{name}`, which it does not have"
             ),
+            Conflict::NotLinked { tools } => {
+                const SHOWN: usize = 5;
+                let mut names: Vec<String> =
+                    tools.iter().take(SHOWN).map(|t| format!("`{t}`")).collect();
+                if tools.len() > SHOWN {
+                    names.push(format!("{} more", tools.len() - SHOWN));
+                }
+                write!(
+                    f,
+                    "the server names no tools crate: write `toolwright::server!(your_tools)` with \
+                     the crate its build script names, or refer to it with `use your_tools as _;`. \
+                     The linker drops a crate nothing refers to, and {} of the embedded manifest \
+                     {} not linked into the binary: {}. If the server names it, \
+                     {REBUILT_OTHERWISE}",
+                    if tools.len() == 1 { "a tool" } else { "tools" },
+                    if tools.len() == 1 { "is" } else { "are" },
+                    names.join(", ")
+                )
+            }
+            Conflict::UnenforceableSchema {
+                tool,
+                at,
+                reason,
+                location,
+            } => {
+                write!(
+                    f,
+                    "tool `{tool}` at {location}: its input schema cannot be enforced: "
+                )?;
+                if !at.is_empty() {
+                    write!(f, "at `{at}`, ")?;
+                }
+                write!(
+                    f,
+                    "{reason}; turn the feature on (`toolwright = {{ version = \"0.1\", \
+                     features = [\"validate\"] }}`) or state the constraint otherwise"
+                )
+            }
             Conflict::EmbeddedMismatch { tool, problem } => {
                 write!(f, "tool `{tool}`: {problem}")
             }
@@ -263,6 +330,27 @@ impl fmt::Display for Conflict {
                 f,
                 "tool `{tool}` at {location}: its schema is not valid JSON Schema 2020-12: {error}"
             ),
+        }
+    }
+}
+
+impl Conflict {
+    /// Why tool `tool`'s input schema cannot check its calls.
+    pub(crate) fn unchecked_input(tool: &str, location: Location, error: CheckError) -> Conflict {
+        match error {
+            CheckError::Unenforceable(Unsupported { at, reason }) => {
+                Conflict::UnenforceableSchema {
+                    tool: tool.to_owned(),
+                    at,
+                    reason,
+                    location,
+                }
+            }
+            CheckError::Invalid(error) => Conflict::InvalidSchema {
+                tool: tool.to_owned(),
+                error,
+                location,
+            },
         }
     }
 }
@@ -284,9 +372,22 @@ impl RegistryError {
 }
 
 impl fmt::Display for RegistryError {
+    /// Every conflict, a line each; the likely cause of the others (a tools crate the server
+    /// does not name) first, on the first line.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "the tools cannot be served:")?;
-        for conflict in &self.conflicts {
+        let cause = self
+            .conflicts
+            .iter()
+            .find(|c| matches!(c, Conflict::NotLinked { .. }));
+        match cause {
+            Some(cause) => write!(f, "the tools cannot be served: {cause}")?,
+            None => write!(f, "the tools cannot be served:")?,
+        }
+        for conflict in self
+            .conflicts
+            .iter()
+            .filter(|c| !matches!(c, Conflict::NotLinked { .. }))
+        {
             write!(f, "\n  - {conflict}")?;
         }
         Ok(())

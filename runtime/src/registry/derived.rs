@@ -70,14 +70,13 @@ impl Tool {
             conflicts.push(invalid(error));
             OutputCheck::new(None).expect("no schema, nothing to compile")
         });
+        // Compiled now, so that a schema no call could be checked against stops the start.
         let check = OnceLock::new();
-        if cfg!(debug_assertions) || literal {
-            match ArgumentCheck::new(&input_schema) {
-                Ok(compiled) => {
-                    let _ = check.set(Ok(compiled));
-                }
-                Err(error) => conflicts.push(invalid(error)),
+        match ArgumentCheck::new(&input_schema) {
+            Ok(compiled) => {
+                let _ = check.set(Ok(compiled));
             }
+            Err(error) => conflicts.push(Conflict::unchecked_input(tool, location, error)),
         }
         if !conflicts.is_empty() {
             return Err(conflicts);
@@ -89,7 +88,6 @@ impl Tool {
                  so it has no `outputSchema` and its results are served as text"
             ));
         }
-        notes.extend(unenforced(registration, Some(&input_schema)));
         let structured = output_schema.is_some();
         let descriptor = descriptor(registration, input_schema, output_schema);
         Ok(Tool {
@@ -153,40 +151,6 @@ fn descriptor(
 /// SDK and SEP-1488 describe it (`[{"type": "oauth2", "scopes": [...]}]`).
 fn security_schemes(scopes: &[&str]) -> Option<Value> {
     (!scopes.is_empty()).then(|| json!([{ "type": "oauth2", "scopes": scopes }]))
-}
-
-/// Why a tool's input schema is not enforced, if it is not: toolwright is built without its
-/// `validate` feature, and the schema is literal, or derived with constraints serde does not
-/// check (`input_schema`: the derived schema, `None` when it is not at hand).
-pub(super) fn unenforced(
-    registration: &ToolRegistration,
-    input_schema: Option<&Value>,
-) -> Option<String> {
-    if cfg!(feature = "validate") {
-        return None;
-    }
-    if matches!(registration.input_schema, InputSchema::Literal(_)) {
-        return Some(format!(
-            "tool `{}` at {}: its literal input schema is served but not enforced, since \
-             toolwright is built without its `validate` feature: arguments reach the function as \
-             serde reads them",
-            registration.name, registration.location
-        ));
-    }
-    let unchecked = crate::schema::unchecked::unchecked_keywords(input_schema?);
-    (!unchecked.is_empty()).then(|| {
-        let keywords: Vec<String> = unchecked.iter().map(|k| format!("`{k}`")).collect();
-        format!(
-            "tool `{}` at {}: its input schema's {} {} not enforced, since toolwright is built \
-             without its `validate` feature: serde reads the arguments and does not check {}; \
-             turn the feature on to refuse such arguments before the function runs",
-            registration.name,
-            registration.location,
-            keywords.join(", "),
-            if keywords.len() == 1 { "is" } else { "are" },
-            if keywords.len() == 1 { "it" } else { "them" },
-        )
-    })
 }
 
 /// The tool's `_meta`, if it has anything to say: its MCP Apps view and visibility, and its

@@ -211,19 +211,17 @@ impl Tool {
         self.registration.handler
     }
 
-    /// Checks arguments against the input schema (with the `validate` feature); the error lists
-    /// every problem, a line each.
+    /// Checks arguments against the input schema; the error lists every problem, a line each.
     pub(crate) fn check_arguments(&self, arguments: &Value) -> Result<(), String> {
-        if !cfg!(feature = "validate") {
-            return Ok(());
-        }
         let check = self.check.get_or_init(|| {
             let compiled = match self.descriptor.get() {
-                Some(descriptor) => ArgumentCheck::new(&descriptor["inputSchema"]),
+                Some(descriptor) => {
+                    ArgumentCheck::new(&descriptor["inputSchema"]).map_err(|e| e.to_string())
+                }
                 // Release builds take an embedded manifest's JSON as the build wrote it: read
                 // it here without trusting it, so a damaged tool fails its calls, not the server.
                 None => match serde_json::from_slice::<Value>(self.json()) {
-                    Ok(tool) => ArgumentCheck::new(&tool["inputSchema"]),
+                    Ok(tool) => ArgumentCheck::new(&tool["inputSchema"]).map_err(|e| e.to_string()),
                     Err(error) => Err(format!("the tool's JSON does not read: {error}")),
                 },
             };
@@ -265,7 +263,7 @@ impl fmt::Debug for Tool {
     }
 }
 
-#[cfg(all(test, feature = "validate"))]
+#[cfg(test)]
 mod tests {
     use serde_json::json;
 

@@ -1,28 +1,36 @@
 //! Checks at call time: a call's arguments against its tool's input schema before the function
-//! runs, and, in debug builds, a structured result against the output schema. Messages name the
-//! argument or field, for a model to act on.
+//! runs, and, in debug builds with the `validate` feature, a structured result against the
+//! output schema. Messages name the argument or field, for a model to act on.
 //!
-//! The checks need the `validate` feature (off by default), which brings `jsonschema`. Without
-//! it, [`ArgumentCheck`] checks nothing: arguments reach the function as serde reads them, whose
-//! errors are less precise; a literal input schema is served but not enforced, and a derived one
-//! whose constraints serde does not check is named, both in the manifest's notes.
+//! Arguments are checked with every feature set: toolwright's own validator
+//! ([`super::validator`]) enforces what schemas commonly say; a schema that asks more is checked
+//! by jsonschema with the `validate` feature and refused at start without it.
+
+use std::fmt;
 
 use serde_json::Value;
 
+use super::validator::{Problem, Unsupported, Validator, What};
+#[cfg(feature = "validate")]
+use super::validator::{listed, shown};
 use crate::content::ToolResult;
 
-/// What is said of an argument the tool does not take, by the schema check and, without it,
-/// when serde refuses an unknown field.
-pub(crate) fn unknown_argument(name: &str, expected: &[impl AsRef<str>]) -> String {
+/// What is said of a member an object does not take (`noun`: `argument` at the top level,
+/// `field` below it), by the schema check and, without it, when serde refuses an unknown field.
+pub(crate) fn unknown(noun: &str, name: &str, expected: &[impl AsRef<str>]) -> String {
     if expected.is_empty() {
-        return format!("unknown argument `{name}`: this tool takes no arguments");
+        return if noun == "argument" {
+            format!("unknown argument `{name}`: this tool takes no arguments")
+        } else {
+            format!("unknown {noun} `{name}`: no {noun} is allowed here")
+        };
     }
     let names: Vec<String> = expected
         .iter()
         .map(|name| format!("`{}`", name.as_ref()))
         .collect();
     format!(
-        "unknown argument `{name}`; expected one of {}",
+        "unknown {noun} `{name}`; expected one of {}",
         names.join(", ")
     )
 }
@@ -40,63 +48,155 @@ fn validator(schema: &Value) -> Result<jsonschema::Validator, String> {
 }
 
 /// Checks a call's arguments against a tool's input schema, with messages a model can act on.
-#[cfg(feature = "validate")]
+///
+/// toolwright's own [`Validator`] checks every schema it can compile, which is every schema
+/// schemars derives and most written by hand, with or without features. A schema that asks more
+/// (`if`, `dependentSchemas`, ...) is checked by jsonschema with the `validate` feature, and
+/// refused without it: a server does not publish a constraint it would not keep.
 pub(crate) struct ArgumentCheck {
-    validator: jsonschema::Validator,
-    /// The schema, for what a message says beyond the validator's words.
-    schema: Value,
-    /// The top-level properties, when the schema refuses any other.
-    closed: Option<Vec<String>>,
+    engine: Engine,
 }
 
-#[cfg(feature = "validate")]
+enum Engine {
+    Own(Validator),
+    #[cfg(feature = "validate")]
+    Full {
+        validator: jsonschema::Validator,
+        /// The schema, for what a message says beyond the validator's words.
+        schema: Value,
+        /// The top-level properties, when the schema refuses any other.
+        closed: Option<Vec<String>>,
+    },
+}
+
 impl ArgumentCheck {
-    pub(crate) fn new(schema: &Value) -> Result<ArgumentCheck, String> {
-        let validator = validator(schema)?;
-        let closed = (schema.get("additionalProperties") == Some(&Value::Bool(false))).then(|| {
-            schema
-                .get("properties")
-                .and_then(Value::as_object)
-                .map(|p| p.keys().cloned().collect())
-                .unwrap_or_default()
-        });
-        Ok(ArgumentCheck {
-            validator,
-            schema: schema.clone(),
-            closed,
-        })
+    /// The check for `schema`, or why no call could be checked against it.
+    pub(crate) fn new(schema: &Value) -> Result<ArgumentCheck, CheckError> {
+        let engine = match Validator::new(schema) {
+            Ok(own) => Engine::Own(own),
+            Err(unsupported) => full(schema, unsupported)?,
+        };
+        Ok(ArgumentCheck { engine })
     }
 
     /// `Ok` when the arguments are valid; otherwise every problem, one per line.
     pub(crate) fn check(&self, arguments: &Value) -> Result<(), String> {
-        // The common case, answered without collecting errors. The validator enforces
-        // `additionalProperties: false` too, so valid arguments name no unknown argument.
-        if self.validator.is_valid(arguments) {
-            return Ok(());
-        }
-        let mut problems: Vec<String> = Vec::new();
-        if let (Some(expected), Value::Object(given)) = (&self.closed, arguments) {
-            for key in given.keys().filter(|k| !expected.contains(k)) {
-                problems.push(unknown_argument(key, expected));
+        let problems: Vec<String> = match &self.engine {
+            Engine::Own(validator) => {
+                // The common case, answered without collecting problems.
+                if validator.is_valid(arguments) {
+                    return Ok(());
+                }
+                let mut problems = validator.problems(arguments);
+                // Unknown arguments first, as the first thing to fix.
+                problems.sort_by_key(|problem| !matches!(problem.what, What::Unknown { .. }));
+                problems
+                    .into_iter()
+                    .map(|problem| said(problem, "argument", "arguments: "))
+                    .collect()
             }
-        }
-        for error in self.validator.iter_errors(arguments) {
-            // Reported above, with the expected names.
-            if matches!(
-                error.kind(),
-                jsonschema::error::ValidationErrorKind::AdditionalProperties { .. }
-            ) && error.instance_path().as_str().is_empty()
-                && self.closed.is_some()
-            {
-                continue;
+            #[cfg(feature = "validate")]
+            Engine::Full {
+                validator,
+                schema,
+                closed,
+            } => {
+                if validator.is_valid(arguments) {
+                    return Ok(());
+                }
+                let mut problems = Vec::new();
+                if let (Some(expected), Value::Object(given)) = (closed, arguments) {
+                    for key in given.keys().filter(|k| !expected.contains(k)) {
+                        problems.push(unknown("argument", key, expected));
+                    }
+                }
+                for error in validator.iter_errors(arguments) {
+                    // Reported above, with the expected names.
+                    if matches!(
+                        error.kind(),
+                        jsonschema::error::ValidationErrorKind::AdditionalProperties { .. }
+                    ) && error.instance_path().as_str().is_empty()
+                        && closed.is_some()
+                    {
+                        continue;
+                    }
+                    problems.push(problem(&error, schema, "argument", "arguments: "));
+                }
+                problems
             }
-            problems.push(problem(&error, &self.schema, "argument", "arguments: "));
-        }
+        };
         if problems.is_empty() {
             Ok(())
         } else {
             Err(problems.join("\n"))
         }
+    }
+}
+
+/// Why no call could be checked against a schema.
+#[derive(Debug)]
+pub(crate) enum CheckError {
+    /// It asks what toolwright's validator does not enforce, and the `validate` feature is off.
+    #[cfg_attr(feature = "validate", allow(dead_code))]
+    Unenforceable(Unsupported),
+    /// jsonschema does not compile it.
+    #[cfg_attr(not(feature = "validate"), allow(dead_code))]
+    Invalid(String),
+}
+
+impl fmt::Display for CheckError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CheckError::Unenforceable(Unsupported { at, reason }) if at.is_empty() => {
+                write!(f, "it cannot be enforced: {reason}")
+            }
+            CheckError::Unenforceable(Unsupported { at, reason }) => {
+                write!(f, "it cannot be enforced: at `{at}`, {reason}")
+            }
+            CheckError::Invalid(error) => f.write_str(error),
+        }
+    }
+}
+
+/// The check of a schema toolwright's validator does not cover: jsonschema's, with the
+/// `validate` feature.
+#[cfg(feature = "validate")]
+fn full(schema: &Value, _: Unsupported) -> Result<Engine, CheckError> {
+    let closed = (schema.get("additionalProperties") == Some(&Value::Bool(false))).then(|| {
+        schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default()
+    });
+    Ok(Engine::Full {
+        validator: validator(schema).map_err(CheckError::Invalid)?,
+        schema: schema.clone(),
+        closed,
+    })
+}
+
+/// Without the `validate` feature, a schema toolwright's validator does not cover is refused.
+#[cfg(not(feature = "validate"))]
+fn full(_: &Value, unsupported: Unsupported) -> Result<Engine, CheckError> {
+    Err(CheckError::Unenforceable(unsupported))
+}
+
+/// A problem toolwright's validator found, for a message: where it is, as a `noun` (`argument`,
+/// `field`) and its path, or `root` before a problem of the whole value.
+fn said(problem: Problem, noun: &str, root: &str) -> String {
+    let path = argument_path(&problem.at);
+    match (problem.what, path) {
+        (What::Missing(name), None) => format!("missing required {noun} `{name}`"),
+        (What::Missing(name), Some(path)) => {
+            format!("{noun} `{path}`: missing required field `{name}`")
+        }
+        (What::Unknown { name, expected }, None) => unknown(noun, &name, &expected),
+        (What::Unknown { name, expected }, Some(path)) => {
+            format!("{noun} `{path}`: {}", unknown("field", &name, &expected))
+        }
+        (What::Said(text), None) => format!("{root}{text}"),
+        (What::Said(text), Some(path)) => format!("{noun} `{path}`: {text}"),
     }
 }
 
@@ -214,19 +314,15 @@ fn problem(
 #[cfg(feature = "validate")]
 fn constants(schema: &Value, pointer: &str) -> Option<String> {
     let branches = schema.pointer(pointer)?.as_array()?;
-    let values: Option<Vec<String>> = branches
+    let values: Option<Vec<Value>> = branches
         .iter()
         .map(|branch| match (branch.get("const"), branch.get("enum")) {
-            (Some(value), _) => Some(value.to_string()),
-            (None, Some(Value::Array(one))) if one.len() == 1 => Some(one[0].to_string()),
+            (Some(value), _) => Some(value.clone()),
+            (None, Some(Value::Array(one))) if one.len() == 1 => Some(one[0].clone()),
             _ => None,
         })
         .collect();
-    match values?.as_slice() {
-        [] => None,
-        [one] => Some(one.clone()),
-        [init @ .., last] => Some(format!("{} or {last}", init.join(", "))),
-    }
+    Some(listed(&values?)).filter(|listed| !listed.is_empty())
 }
 
 /// What the validator says, with the value it speaks of cut short: a message echoes what the
@@ -236,19 +332,7 @@ fn masked(error: &jsonschema::ValidationError<'_>) -> String {
     error.masked_with(shown(error.instance())).to_string()
 }
 
-/// A value the client sent, for a message: as JSON, cut short past 40 characters.
-#[cfg(feature = "validate")]
-fn shown(value: &Value) -> String {
-    const MAX: usize = 40;
-    let text = value.to_string();
-    match text.char_indices().nth(MAX) {
-        Some((end, _)) => format!("{}…", &text[..end]),
-        None => text,
-    }
-}
-
 /// `/tags/0/name` as `tags[0].name`; `None` for the root.
-#[cfg(feature = "validate")]
 fn argument_path(pointer: &str) -> Option<String> {
     let mut tokens = pointer.split('/').skip(1).map(super::unescape_pointer);
     let mut path = tokens.next()?;
@@ -285,29 +369,14 @@ pub(crate) fn meta_schema(_: &Value) -> Result<(), String> {
     Ok(())
 }
 
-/// Without `validate`, arguments are not checked against the schema: serde reads them.
-#[cfg(not(feature = "validate"))]
-pub(crate) struct ArgumentCheck;
-
-#[cfg(not(feature = "validate"))]
-impl ArgumentCheck {
-    pub(crate) fn new(_: &Value) -> Result<ArgumentCheck, String> {
-        Ok(ArgumentCheck)
-    }
-
-    pub(crate) fn check(&self, _: &Value) -> Result<(), String> {
-        Ok(())
-    }
-}
-
-#[cfg(all(test, feature = "validate"))]
+#[cfg(test)]
 mod tests {
     use serde_json::json;
 
     use super::*;
 
     #[test]
-    #[cfg(debug_assertions)]
+    #[cfg(all(debug_assertions, feature = "validate"))]
     fn output_errors_name_the_field() {
         let schema = json!({
             "type": "object",
@@ -380,6 +449,7 @@ mod tests {
 
     #[test]
     fn values_in_messages_are_cut_short() {
+        use super::super::validator::shown;
         assert_eq!(shown(&json!(51)), "51");
         assert_eq!(
             shown(&json!("x".repeat(100))),
@@ -389,6 +459,181 @@ mod tests {
         let check = ArgumentCheck::new(&schema).unwrap();
         let refused = check.check(&json!({"d": "y".repeat(10_000)})).unwrap_err();
         assert!(refused.len() < 120, "{refused}");
+    }
+
+    #[test]
+    fn nested_members_items_and_options_are_named_by_their_path() {
+        // As schemars derives `address: Address`, `items: Vec<Item>` and `owner: Option<Person>`
+        // (a struct in `$defs`, as a recursive one stays).
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "address": {
+                    "type": "object",
+                    "properties": {"city": {"type": "string"}, "zip": {"type": "string", "pattern": "^[0-9]{5}$"}},
+                    "required": ["city"],
+                    "additionalProperties": false
+                },
+                "items": {"type": "array", "items": {"$ref": "#/$defs/Item"}},
+                "owner": {"anyOf": [{"$ref": "#/$defs/Person"}, {"type": "null"}]},
+                "limit": {"type": ["integer", "null"], "minimum": 1, "maximum": 100}
+            },
+            "$defs": {
+                "Item": {"type": "object", "properties": {"qty": {"type": "integer", "minimum": 0}, "parts": {"type": "array", "items": {"$ref": "#/$defs/Item"}}}, "required": ["qty"]},
+                "Person": {"type": "object", "properties": {"name": {"type": "string", "minLength": 1}}, "required": ["name"]}
+            },
+            "additionalProperties": false
+        });
+        let check = ArgumentCheck::new(&schema).unwrap();
+        let refused = |arguments: Value| check.check(&arguments).unwrap_err();
+        assert_eq!(
+            check.check(&json!({"address": {"city": "Oslo"}, "owner": null, "limit": 3.0})),
+            Ok(())
+        );
+        assert_eq!(
+            refused(json!({"address": {"city": 7}})),
+            "argument `address.city`: 7 is not of type \"string\""
+        );
+        assert_eq!(
+            refused(json!({"address": {"zip": "ab"}})),
+            "argument `address`: missing required field `city`\n\
+             argument `address.zip`: \"ab\" does not match \"^[0-9]{5}$\""
+        );
+        assert_eq!(
+            refused(json!({"address": {"city": "Oslo", "country": "NO"}})),
+            "argument `address`: unknown field `country`; expected one of `city`, `zip`"
+        );
+        assert_eq!(
+            refused(json!({"items": [{"qty": 1}, {"qty": 2, "parts": [{"qty": -1}]}]})),
+            "argument `items[1].parts[0].qty`: -1 is less than the minimum of 0"
+        );
+        assert_eq!(
+            refused(json!({"owner": {"name": ""}})),
+            "argument `owner.name`: \"\" is shorter than 1 character"
+        );
+        assert_eq!(
+            refused(json!({"owner": "Ada"})),
+            "argument `owner`: \"Ada\" is not valid under any of the schemas listed in the \
+             'anyOf' keyword"
+        );
+        assert_eq!(
+            refused(json!({"limit": 101})),
+            "argument `limit`: 101 is greater than the maximum of 100"
+        );
+        assert_eq!(
+            refused(json!({"limit": "two"})),
+            "argument `limit`: \"two\" is not of types \"integer\", \"null\""
+        );
+        assert_eq!(
+            refused(json!([])),
+            "arguments: [] is not of type \"object\""
+        );
+    }
+
+    #[test]
+    fn the_keywords_of_a_literal_schema_are_enforced() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "tags": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 2, "uniqueItems": true},
+                "ratio": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+                "step": {"type": "integer", "multipleOf": 5},
+                "mode": {"const": "fast"},
+                "labels": {"type": "object", "additionalProperties": {"type": "string"}, "maxProperties": 1},
+                "point": {"type": "array", "prefixItems": [{"type": "number"}, {"type": "number"}], "items": false},
+                "either": {"oneOf": [{"type": "integer"}, {"type": "number"}]},
+                "other": {"not": {"type": "null"}}
+            }
+        });
+        let check = ArgumentCheck::new(&schema).unwrap();
+        let refused = |arguments: Value| check.check(&arguments).unwrap_err();
+        assert_eq!(
+            check.check(&json!({"tags": ["a"], "ratio": 0.5, "step": 10, "mode": "fast", "point": [1, 2], "either": 1.5})),
+            Ok(())
+        );
+        assert_eq!(
+            refused(json!({"tags": []})),
+            "argument `tags`: [] has less than 1 item"
+        );
+        assert_eq!(
+            refused(json!({"tags": ["a", "a"]})),
+            "argument `tags`: [\"a\",\"a\"] has non-unique elements"
+        );
+        assert_eq!(
+            refused(json!({"ratio": 1})),
+            "argument `ratio`: 1 is greater than or equal to the maximum of 1"
+        );
+        assert_eq!(
+            refused(json!({"step": 7})),
+            "argument `step`: 7 is not a multiple of 5"
+        );
+        assert_eq!(
+            refused(json!({"mode": "slow"})),
+            "argument `mode`: \"fast\" was expected"
+        );
+        assert_eq!(
+            refused(json!({"labels": {"a": "x", "b": 2}})),
+            "argument `labels`: {\"a\":\"x\",\"b\":2} has more than 1 property\n\
+             argument `labels.b`: 2 is not of type \"string\""
+        );
+        assert_eq!(
+            refused(json!({"point": [1, 2, 3]})),
+            "argument `point[2]`: 3 is not allowed"
+        );
+        assert_eq!(
+            refused(json!({"either": 2})),
+            "argument `either`: 2 is valid under more than one of the schemas listed in the \
+             'oneOf' keyword"
+        );
+        assert_eq!(
+            refused(json!({"other": null})),
+            "argument `other`: {\"type\":\"null\"} is not allowed for null"
+        );
+    }
+
+    #[test]
+    fn a_literal_schema_that_refuses_unknown_arguments_names_them() {
+        let schema = json!({"type": "object", "properties": {"text": {"type": "string"}}, "additionalProperties": false});
+        let check = ArgumentCheck::new(&schema).unwrap();
+        assert_eq!(
+            check.check(&json!({"nope": 1})).unwrap_err(),
+            "unknown argument `nope`; expected one of `text`"
+        );
+        let none =
+            ArgumentCheck::new(&json!({"type": "object", "additionalProperties": false})).unwrap();
+        assert_eq!(
+            none.check(&json!({"nope": 1})).unwrap_err(),
+            "unknown argument `nope`: this tool takes no arguments"
+        );
+    }
+
+    #[test]
+    fn a_schema_beyond_the_own_validator_needs_the_validate_feature() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"kind": {"type": "string"}, "size": {"type": "integer"}},
+            "if": {"properties": {"kind": {"const": "box"}}},
+            "then": {"required": ["size"]}
+        });
+        let check = ArgumentCheck::new(&schema);
+        #[cfg(feature = "validate")]
+        assert!(check.unwrap().check(&json!({"kind": "box"})).is_err());
+        #[cfg(not(feature = "validate"))]
+        assert_eq!(
+            check.err().unwrap().to_string(),
+            "it cannot be enforced: at `/if`, `if` is checked only with toolwright's `validate` \
+             feature"
+        );
+        let remote = json!({"properties": {"a": {"$ref": "https://example.com/a.json"}}});
+        #[cfg(not(feature = "validate"))]
+        assert_eq!(
+            ArgumentCheck::new(&remote).err().unwrap().to_string(),
+            "it cannot be enforced: at `/properties/a/$ref`, `$ref` to \
+             `https://example.com/a.json`, which is not a place in this schema, is checked only \
+             with toolwright's `validate` feature"
+        );
+        #[cfg(feature = "validate")]
+        let _ = remote;
     }
 
     #[test]

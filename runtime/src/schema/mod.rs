@@ -3,7 +3,7 @@
 
 pub(crate) mod check;
 pub(crate) mod ranges;
-pub(crate) mod unchecked;
+pub(crate) mod validator;
 
 use std::collections::BTreeSet;
 

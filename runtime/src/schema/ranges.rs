@@ -30,26 +30,6 @@ fn integer_range(format: &str) -> Option<(Number, Number)> {
     })
 }
 
-/// The formats schemars gives Rust's integer types.
-const INTEGER_FORMATS: &[&str] = &[
-    "int8", "int16", "int32", "int64", "int", "int128", "uint8", "uint16", "uint32", "uint64",
-    "uint128", "uint",
-];
-
-/// Whether `bound` is a bound of one of Rust's integer types, as [`formats_as_ranges`] writes
-/// them, or 1, the least of the non-zero unsigned types: a `minimum` or `maximum` that
-/// deserialisation enforces by itself.
-pub(crate) fn is_integer_bound(bound: &Value) -> bool {
-    let Value::Number(bound) = bound else {
-        return false;
-    };
-    bound.as_u64() == Some(1)
-        || INTEGER_FORMATS
-            .iter()
-            .filter_map(|format| integer_range(format))
-            .any(|(min, max)| *bound == min || *bound == max)
-}
-
 /// Rewrites every numeric `format` in a schema: an integer format becomes the range it stands
 /// for (kept within any bound the schema already has), a floating-point one (`float`,
 /// `double`) is dropped, as any JSON number is read into a float.

@@ -16,8 +16,7 @@ use std::sync::OnceLock;
 
 use bytes::Bytes;
 
-use super::conflict::{Conflict, RegistryError};
-use super::derived::unenforced;
+use super::conflict::{Conflict, REBUILT_OTHERWISE, RegistryError};
 use super::tool::{Serialised, Tool};
 use super::{Registry, Resources};
 use crate::manifest::Manifest;
@@ -29,12 +28,6 @@ use crate::schema::check::{ArgumentCheck, OutputCheck};
 use index::{IndexEntry, registration_head};
 
 pub(super) use index::indexed;
-
-/// What to do when the embedded manifest describes other tools than the ones linked in.
-const REBUILT_OTHERWISE: &str = "the manifest embedded at build time was made from other tools \
-    than the ones linked in: build the tools crate with the same features under \
-    [build-dependencies] as under [dependencies], and make the build script and the server agree \
-    on namespacing (Guard::namespaced, Server::namespaced)";
 
 impl Registry {
     /// The tools linked into the binary, described by `manifest`, the bytes
@@ -81,6 +74,8 @@ impl Registry {
         }
         linked.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
         let mut tools = Vec::with_capacity(entries.len());
+        // Tools of the manifest the binary lacks: one conflict, said first.
+        let mut not_linked = Vec::new();
         let mut entries = entries.into_iter().peekable();
         let mut linked = linked.into_iter().peekable();
         // The linked tool's `index::head`, compared with the entry's.
@@ -95,13 +90,7 @@ impl Registry {
             match order {
                 Ordering::Less => {
                     let entry = entries.next().expect("peeked");
-                    conflicts.push(mismatch(
-                        &entry.name,
-                        format!(
-                            "it is in the embedded manifest but not linked into the binary; \
-                             {REBUILT_OTHERWISE}"
-                        ),
-                    ));
+                    not_linked.push(entry.name.into_owned());
                 }
                 Ordering::Greater => {
                     let (wire, registration, _) = linked.next().expect("peeked");
@@ -136,6 +125,9 @@ impl Registry {
                 }
             }
         }
+        if !not_linked.is_empty() {
+            conflicts.insert(0, Conflict::NotLinked { tools: not_linked });
+        }
         if cfg!(debug_assertions) && conflicts.is_empty() {
             conflicts.extend(compare_derived(&tools, namespaced));
         }
@@ -153,11 +145,7 @@ impl Registry {
             .iter()
             .map(|tool| (tool.wire_name.clone(), tool.json.range.clone()))
             .collect();
-        let notes = tools
-            .iter()
-            .filter_map(|tool| unenforced(tool.registration, None))
-            .collect();
-        let manifest = Manifest::from_shared(shared, ranges, notes);
+        let manifest = Manifest::from_shared(shared, ranges, Vec::new());
         Registry {
             tools,
             manifest,
@@ -212,7 +200,9 @@ impl Tool {
             error,
             location: registration.location,
         };
-        let check = ArgumentCheck::new(tool.input_schema()).map_err(problem)?;
+        let check = ArgumentCheck::new(tool.input_schema()).map_err(|error| {
+            Conflict::unchecked_input(&tool.wire_name, registration.location, error)
+        })?;
         tool.output_check = OutputCheck::new(tool.output_schema()).map_err(problem)?;
         let _ = tool.check.set(Ok(check));
         Ok(tool)

@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 use super::index::{DAMAGED, MAGIC, head, open, registration_head};
 use crate::apps::{ToolUi, Visibility};
 use crate::registration::{Annotations, ToolRegistration};
-use crate::registry::Registry;
+use crate::registry::{Conflict, Registry};
 
 fn registration(
     name: &'static str,
@@ -277,12 +277,25 @@ fn tools_of_the_index_that_are_not_linked_are_named() {
     // This test binary links no `#[mcp_tool]`.
     let embedded = leak(registry().embedded_bytes());
     let err = Registry::embedded(embedded, false).unwrap_err();
-    let named: Vec<String> = err.conflicts().iter().map(ToString::to_string).collect();
-    let problem = "is in the embedded manifest but not linked into the binary";
-    assert_eq!(named.len(), 3, "{named:#?}");
-    for (text, tool) in named.iter().zip(["hidden", "plain", "sum"]) {
-        assert!(text.contains(tool) && text.contains(problem), "{text}");
-    }
+    assert_eq!(
+        err.conflicts(),
+        [Conflict::NotLinked {
+            tools: vec!["hidden".to_owned(), "plain".to_owned(), "sum".to_owned()]
+        }]
+    );
+    // The likely cause, on the first line.
+    let text = err.to_string();
+    assert!(
+        text.starts_with(
+            "the tools cannot be served: the server names no tools crate: write \
+             `toolwright::server!(your_tools)` with the crate its build script names, or refer to \
+             it with `use your_tools as _;`. The linker drops a crate nothing refers to, and tools \
+             of the embedded manifest are not linked into the binary: `hidden`, `plain`, `sum`. If \
+             the server names it, the manifest embedded at build time was made from other tools"
+        ),
+        "{text}"
+    );
+    assert_eq!(text.lines().count(), 1, "{text}");
 }
 
 #[test]
