@@ -405,4 +405,31 @@ mod tests {
         assert_eq!(index.search("alpha")[0].index, 0);
         assert_eq!(index.len(), 2);
     }
+
+    #[test]
+    fn a_schema_no_call_could_be_checked_against_stops_the_start() {
+        let registration: &'static ToolRegistration = Box::leak(Box::new(ToolRegistration {
+            input_schema: crate::registration::InputSchema::Literal(
+                r#"{"type": "object", "properties": {"size": {"type": "integer"}},
+                    "if": {"required": ["kind"]}, "then": {"required": ["size"]}}"#,
+            ),
+            ..crate::fixtures::tool("pack", "Packs a box.")
+        }));
+        let refused = Registry::from_registrations([registration]);
+        if cfg!(feature = "validate") {
+            assert!(refused.is_ok());
+            return;
+        }
+        let text = refused.err().expect("refused").to_string();
+        let location = registration.location;
+        assert_eq!(
+            text,
+            format!(
+                "the tools cannot be served:\n  - tool `pack` at {location}: its input schema \
+                 cannot be enforced: at `/if`, `if` is checked only with toolwright's `validate` \
+                 feature; turn the feature on (`toolwright = {{ version = \"0.1\", features = \
+                 [\"validate\"] }}`) or state the constraint otherwise"
+            )
+        );
+    }
 }
