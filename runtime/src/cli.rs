@@ -105,12 +105,12 @@ pub struct ServerArgs {
 
     /// With --http, let web pages from this origin (`https://app.example.com`) call the server;
     /// pages of localhost always may. Repeatable.
-    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    #[arg(long, value_name = "ORIGIN")]
     pub allow_origin: Vec<String>,
 
     /// With --http, answer requests addressed to this host name too (the Host header), besides
     /// localhost, 127.0.0.1, `[::1]` and the address listened on. Repeatable.
-    #[arg(long, value_name = "HOST", requires = "http")]
+    #[arg(long, value_name = "HOST")]
     pub allow_host: Vec<String>,
 
     /// With --http, keep sessions in the Redis server at this URL (redis://HOST:PORT/DB), so
@@ -129,8 +129,9 @@ pub struct ServerArgs {
 }
 
 /// The options that make a server an OAuth 2.1 resource server over HTTP (`http::Http::oauth`, with
-/// the `oauth` feature); `--oauth-issuer` turns it on. Each has an environment variable too, and
-/// they are ignored on stdio, whose client is a local process.
+/// the `oauth` feature); `--oauth-issuer` turns it on. Each has an environment variable too.
+/// They need `--http`: on stdio, whose client is a local process, there is no token to check,
+/// and a server given one of them without `--http` refuses to start.
 #[derive(Clone, Debug, Default, clap::Args)]
 #[non_exhaustive]
 pub struct OAuthArgs {
@@ -214,6 +215,75 @@ impl ServerArgs {
     pub fn serves(&self) -> bool {
         !self.print_manifest && self.diff.is_none() && self.search.is_none()
     }
+
+    /// The first option set (by its flag or its environment variable) that only serving over
+    /// HTTP reads, when these options serve on stdio: [`Server::run_with`] refuses it there,
+    /// where it would be ignored, with exit status 2. `None` when they serve over HTTP, or
+    /// print something and exit.
+    pub fn http_only(&self) -> Option<&'static str> {
+        if !self.serves() || self.http.is_some() {
+            return None;
+        }
+        // An empty variable (`TOOLWRIGHT_TOKEN=`) is taken for none, as when serving.
+        let given = |value: &Option<String>| value.as_deref().is_some_and(|v| !v.is_empty());
+        let listed = |values: &[String]| values.iter().any(|v| !v.is_empty());
+        let OAuthArgs {
+            oauth_issuer,
+            oauth_resource,
+            oauth_audience,
+            oauth_scope,
+            oauth_jwks_uri,
+            oauth_introspect,
+            oauth_introspection_endpoint,
+        } = &self.oauth;
+        [
+            (given(&self.token), "--token"),
+            (listed(&self.allow_origin), "--allow-origin"),
+            (listed(&self.allow_host), "--allow-host"),
+            (given(&self.redis), "--redis"),
+            (given(oauth_issuer), "--oauth-issuer"),
+            (given(oauth_resource), "--oauth-resource"),
+            (listed(oauth_audience), "--oauth-audience"),
+            (listed(oauth_scope), "--oauth-scope"),
+            (given(oauth_jwks_uri), "--oauth-jwks-uri"),
+            (given(oauth_introspect), "--oauth-introspect"),
+            (
+                given(oauth_introspection_endpoint),
+                "--oauth-introspection-endpoint",
+            ),
+        ]
+        .into_iter()
+        .find_map(|(set, flag)| set.then_some(flag))
+    }
+}
+
+/// The environment variable that sets an option that only serving over HTTP reads.
+fn variable_of(flag: &str) -> Option<&'static str> {
+    Some(match flag {
+        "--token" => "TOOLWRIGHT_TOKEN",
+        "--redis" => "TOOLWRIGHT_REDIS_URL",
+        "--oauth-issuer" => "TOOLWRIGHT_OAUTH_ISSUER",
+        "--oauth-resource" => "TOOLWRIGHT_OAUTH_RESOURCE",
+        "--oauth-audience" => "TOOLWRIGHT_OAUTH_AUDIENCE",
+        "--oauth-scope" => "TOOLWRIGHT_OAUTH_SCOPE",
+        "--oauth-jwks-uri" => "TOOLWRIGHT_OAUTH_JWKS_URI",
+        "--oauth-introspect" => "TOOLWRIGHT_OAUTH_INTROSPECT",
+        "--oauth-introspection-endpoint" => "TOOLWRIGHT_OAUTH_INTROSPECTION_ENDPOINT",
+        _ => return None,
+    })
+}
+
+/// The refusal of an option that only serving over HTTP reads, on stdio: its flag, and its
+/// variable when that is what set it.
+fn http_only_refusal(flag: &str) -> String {
+    let set_by = variable_of(flag)
+        .filter(|name| std::env::var_os(name).is_some_and(|v| !v.is_empty()))
+        .map(|name| format!(" (set by {name})"))
+        .unwrap_or_default();
+    format!(
+        "error: {flag}{set_by} needs --http ADDR: it applies only to serving over HTTP, and without \
+         --http the server would serve on stdio and ignore it"
+    )
 }
 
 impl Server {
@@ -287,6 +357,10 @@ impl Server {
         }
         if args.serves() {
             let Some(addr) = &args.http else {
+                if let Some(flag) = args.http_only() {
+                    eprintln!("{}", http_only_refusal(flag));
+                    return ExitCode::from(2);
+                }
                 return self.run_stdio();
             };
             return self.run_http_with(addr, args, http);
