@@ -113,9 +113,17 @@ pub struct ServerArgs {
     #[arg(long, value_name = "HOST")]
     pub allow_host: Vec<String>,
 
-    /// With --http, keep sessions in the Redis server at this URL (redis://HOST:PORT/DB), so
-    /// that replicas behind a load balancer serve each other's sessions.
-    #[arg(long, value_name = "URL", env = "TOOLWRIGHT_REDIS_URL")]
+    /// With --http, keep sessions in the Redis server at this URL
+    /// (redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], or redis+unix:///PATH[?db=DB]), so that
+    /// replicas behind a load balancer serve each other's sessions. The server does not start
+    /// while Redis does not answer.
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "TOOLWRIGHT_REDIS_URL",
+        hide_env_values = true,
+        value_parser = RedisUrl
+    )]
     pub redis: Option<String>,
 
     /// Rank the progressive catalog's search (search_tools, --search) by meaning too, with the
@@ -555,6 +563,40 @@ fn http_addr(value: &str) -> Result<String, String> {
         _ => Err(format!(
             "expected HOST:PORT (127.0.0.1:8080, [::1]:8080, 0.0.0.0:8080) or a PORT, not `{value}`"
         )),
+    }
+}
+
+/// `--redis`'s URL, read as the store reads it (with the `redis` feature), so that a URL it
+/// cannot read is a usage error that says the forms it takes. Clap's own message for a value
+/// function would repeat the value, password and all: this one masks it. Empty is none.
+#[derive(Clone)]
+struct RedisUrl;
+
+impl clap::builder::TypedValueParser for RedisUrl {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        command: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        let refuse = |why: String| {
+            let flag = arg.map_or_else(|| "--redis <URL>".to_owned(), ToString::to_string);
+            clap::Error::raw(
+                clap::error::ErrorKind::ValueValidation,
+                format!("invalid value for '{flag}': {why}\n"),
+            )
+            .with_cmd(command)
+        };
+        let Some(url) = value.to_str() else {
+            return Err(refuse("a Redis URL is text (UTF-8)".to_owned()));
+        };
+        #[cfg(feature = "redis")]
+        if !url.is_empty() {
+            crate::store::RedisStore::new(url).map_err(|err| refuse(err.to_string()))?;
+        }
+        Ok(url.to_owned())
     }
 }
 

@@ -1,6 +1,7 @@
 //! `notes-server --print-manifest`, `--profile` and `--diff`, run as a developer runs them; and
 //! the flags of serving over HTTP as an operator gives them.
 
+use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -309,4 +310,98 @@ fn a_variable_of_http_serving_without_http_is_refused_naming_it() {
     // An empty variable is taken for none, as when serving over HTTP.
     let output = notes_server_with(&[], &[("TOOLWRIGHT_TOKEN", "")]);
     assert!(output.status.success(), "{output:?}");
+}
+
+#[test]
+fn a_redis_url_that_does_not_parse_is_a_usage_error_that_says_the_forms() {
+    let forms = "redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], or redis+unix:///PATH[?db=DB] for \
+                 a Unix socket";
+    for (url, said) in [
+        (
+            "localhost:6379",
+            format!("`localhost:6379` is not a Redis URL: expected {forms}"),
+        ),
+        (
+            "redis://:hunter2@[::1",
+            format!("`redis://:***@[::1` is not a Redis URL: expected {forms}"),
+        ),
+        (
+            "rediss://ops:hunter2@redis.example.com/1",
+            format!(
+                "`rediss://ops:***@redis.example.com/1` asks for Redis over TLS, which this \
+                 server was built without; expected {forms}"
+            ),
+        ),
+    ] {
+        let output = notes_server(&["--http", "127.0.0.1:0", "--redis", url]);
+        assert_eq!(output.status.code(), Some(2), "{url}: {output:?}");
+        assert_eq!(
+            stderr(&output),
+            format!("error: invalid value for '--redis <URL>': {said}\n"),
+            "{url}"
+        );
+    }
+}
+
+/// A port of this machine on which nothing listens.
+fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+#[test]
+fn a_redis_that_does_not_answer_at_start_stops_the_server_saying_where() {
+    let port = closed_port();
+    let url = format!("redis://:hunter2@127.0.0.1:{port}/3");
+    let output = notes_server(&["--http", "127.0.0.1:0", "--redis", &url]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stderr = stderr(&output);
+    let place = format!("Redis at redis://:***@127.0.0.1:{port}/3");
+    assert!(
+        stderr
+            .lines()
+            .any(|line| line.ends_with(&format!("sessions: in {place}"))),
+        "{stderr}"
+    );
+    let error = stderr.lines().last().unwrap();
+    let (start, end) = (
+        format!("error: the session store, {place}, does not answer: "),
+        "; check that it runs there and that this machine reaches it",
+    );
+    assert!(error.starts_with(&start) && error.ends_with(end), "{error}");
+    // The reason, between: the system's word for a refused connection.
+    assert!(
+        error[start.len()..error.len() - end.len()].contains("refused"),
+        "{error}"
+    );
+    assert!(!stderr.contains("hunter2"), "{stderr}");
+    assert!(!stderr.contains("serving MCP over HTTP"), "{stderr}");
+}
+
+#[test]
+fn the_server_says_where_it_keeps_sessions() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_notes-server"))
+        .args(["--http", "127.0.0.1:0"])
+        .env_remove("TOOLWRIGHT_REDIS_URL")
+        .env_remove("TOOLWRIGHT_TOKEN")
+        .env_remove("TOOLWRIGHT_OAUTH_ISSUER")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut said = Vec::new();
+    for line in BufReader::new(child.stderr.take().unwrap()).lines() {
+        let line = line.unwrap();
+        let serving = line.contains("serving MCP over HTTP at");
+        said.push(line);
+        if serving {
+            break;
+        }
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let sessions: Vec<&String> = said.iter().filter(|l| l.contains("sessions:")).collect();
+    assert_eq!(sessions.len(), 1, "{said:#?}");
+    assert!(sessions[0].ends_with(" sessions: in memory"), "{said:#?}");
 }
