@@ -872,6 +872,14 @@ async fn an_authorization_server_that_cannot_be_reached_is_503_not_a_refusal() {
         "the access token cannot be checked now: the authorization server cannot be reached; \
          try again shortly"
     );
+    // The resource metadata names the issuer as configured, for now only.
+    let response = mcp.client.get(mcp.metadata_url()).send().await.unwrap();
+    assert_eq!(response.headers()["cache-control"], "no-cache");
+    let document: Value = response.json().await.unwrap();
+    assert_eq!(
+        document["authorization_servers"],
+        json!([format!("http://127.0.0.1:{port}")])
+    );
 }
 
 #[tokio::test]

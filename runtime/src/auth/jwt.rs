@@ -266,9 +266,8 @@ impl Keys {
                 // Fetched since the token came: those keys answer it.
                 Refetch::Unknown { came } if attempt.at > came => return stands,
                 Refetch::Unknown { .. } if since < self.refetch_after => {
-                    if stands.is_err() {
-                        return stands;
-                    }
+                    // Without keys, a failed fetch answers until it may be tried again.
+                    stands?;
                     tokio::time::sleep(self.refetch_after - since).await;
                 }
                 Refetch::Unknown { .. } => {}

@@ -240,7 +240,7 @@ impl Verifier {
         match self.issuer_metadata().await {
             Ok(_) => (self.discovered_document(), true),
             Err(why) => {
-                tracing::warn!(
+                tracing::debug!(
                     "the protected resource metadata names the issuer as configured: {why}"
                 );
                 (&self.configured_document, false)
