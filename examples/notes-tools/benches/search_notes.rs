@@ -113,7 +113,7 @@ fn body(n: usize) -> String {
         let draw = (state >> 33) as usize;
         if i % 5 == 4 {
             words.push(format!("word{}", draw % 1000));
-        } else if i == 7 && n % 50 == 0 {
+        } else if i == 7 && n.is_multiple_of(50) {
             words.push("budget".to_owned());
         } else {
             words.push(COMMON[draw % COMMON.len()].to_owned());

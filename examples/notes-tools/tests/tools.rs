@@ -290,7 +290,10 @@ async fn search_notes_finds_words_by_their_start_best_first() {
         ("Eggplant", "Roast it with milk", json!(["recipe"])),
     ] {
         let added = client
-            .call("add_note", json!({"title": title, "body": body, "tags": tags}))
+            .call(
+                "add_note",
+                json!({"title": title, "body": body, "tags": tags}),
+            )
             .await
             .unwrap();
         assert!(!added.is_error(), "{}", added.text());
