@@ -114,7 +114,7 @@ pub struct ServerArgs {
     pub allow_host: Vec<String>,
 
     /// With --http, keep sessions in the Redis server at this URL
-    /// (redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], or redis+unix:///PATH[?db=DB]), so that
+    /// (`redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]`, or `redis+unix:///PATH[?db=DB]`), so that
     /// replicas behind a load balancer serve each other's sessions. The server does not start
     /// while Redis does not answer.
     #[arg(
