@@ -105,17 +105,25 @@ pub struct ServerArgs {
 
     /// With --http, let web pages from this origin (`https://app.example.com`) call the server;
     /// pages of localhost always may. Repeatable.
-    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    #[arg(long, value_name = "ORIGIN")]
     pub allow_origin: Vec<String>,
 
     /// With --http, answer requests addressed to this host name too (the Host header), besides
     /// localhost, 127.0.0.1, `[::1]` and the address listened on. Repeatable.
-    #[arg(long, value_name = "HOST", requires = "http")]
+    #[arg(long, value_name = "HOST")]
     pub allow_host: Vec<String>,
 
-    /// With --http, keep sessions in the Redis server at this URL (redis://HOST:PORT/DB), so
-    /// that replicas behind a load balancer serve each other's sessions.
-    #[arg(long, value_name = "URL", env = "TOOLWRIGHT_REDIS_URL")]
+    /// With --http, keep sessions in the Redis server at this URL
+    /// (`redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]`, or `redis+unix:///PATH[?db=DB]`), so that
+    /// replicas behind a load balancer serve each other's sessions. The server does not start
+    /// while Redis does not answer.
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "TOOLWRIGHT_REDIS_URL",
+        hide_env_values = true,
+        value_parser = RedisUrl
+    )]
     pub redis: Option<String>,
 
     /// Rank the progressive catalog's search (search_tools, --search) by meaning too, with the
@@ -129,8 +137,9 @@ pub struct ServerArgs {
 }
 
 /// The options that make a server an OAuth 2.1 resource server over HTTP (`http::Http::oauth`, with
-/// the `oauth` feature); `--oauth-issuer` turns it on. Each has an environment variable too, and
-/// they are ignored on stdio, whose client is a local process.
+/// the `oauth` feature); `--oauth-issuer` turns it on. Each has an environment variable too.
+/// They need `--http`: on stdio, whose client is a local process, there is no token to check,
+/// and a server given one of them without `--http` refuses to start.
 #[derive(Clone, Debug, Default, clap::Args)]
 #[non_exhaustive]
 pub struct OAuthArgs {
@@ -214,6 +223,75 @@ impl ServerArgs {
     pub fn serves(&self) -> bool {
         !self.print_manifest && self.diff.is_none() && self.search.is_none()
     }
+
+    /// The first option set (by its flag or its environment variable) that only serving over
+    /// HTTP reads, when these options serve on stdio: [`Server::run_with`] refuses it there,
+    /// where it would be ignored, with exit status 2. `None` when they serve over HTTP, or
+    /// print something and exit.
+    pub fn http_only(&self) -> Option<&'static str> {
+        if !self.serves() || self.http.is_some() {
+            return None;
+        }
+        // An empty variable (`TOOLWRIGHT_TOKEN=`) is taken for none, as when serving.
+        let given = |value: &Option<String>| value.as_deref().is_some_and(|v| !v.is_empty());
+        let listed = |values: &[String]| values.iter().any(|v| !v.is_empty());
+        let OAuthArgs {
+            oauth_issuer,
+            oauth_resource,
+            oauth_audience,
+            oauth_scope,
+            oauth_jwks_uri,
+            oauth_introspect,
+            oauth_introspection_endpoint,
+        } = &self.oauth;
+        [
+            (given(&self.token), "--token"),
+            (listed(&self.allow_origin), "--allow-origin"),
+            (listed(&self.allow_host), "--allow-host"),
+            (given(&self.redis), "--redis"),
+            (given(oauth_issuer), "--oauth-issuer"),
+            (given(oauth_resource), "--oauth-resource"),
+            (listed(oauth_audience), "--oauth-audience"),
+            (listed(oauth_scope), "--oauth-scope"),
+            (given(oauth_jwks_uri), "--oauth-jwks-uri"),
+            (given(oauth_introspect), "--oauth-introspect"),
+            (
+                given(oauth_introspection_endpoint),
+                "--oauth-introspection-endpoint",
+            ),
+        ]
+        .into_iter()
+        .find_map(|(set, flag)| set.then_some(flag))
+    }
+}
+
+/// The environment variable that sets an option that only serving over HTTP reads.
+fn variable_of(flag: &str) -> Option<&'static str> {
+    Some(match flag {
+        "--token" => "TOOLWRIGHT_TOKEN",
+        "--redis" => "TOOLWRIGHT_REDIS_URL",
+        "--oauth-issuer" => "TOOLWRIGHT_OAUTH_ISSUER",
+        "--oauth-resource" => "TOOLWRIGHT_OAUTH_RESOURCE",
+        "--oauth-audience" => "TOOLWRIGHT_OAUTH_AUDIENCE",
+        "--oauth-scope" => "TOOLWRIGHT_OAUTH_SCOPE",
+        "--oauth-jwks-uri" => "TOOLWRIGHT_OAUTH_JWKS_URI",
+        "--oauth-introspect" => "TOOLWRIGHT_OAUTH_INTROSPECT",
+        "--oauth-introspection-endpoint" => "TOOLWRIGHT_OAUTH_INTROSPECTION_ENDPOINT",
+        _ => return None,
+    })
+}
+
+/// The refusal of an option that only serving over HTTP reads, on stdio: its flag, and its
+/// variable when that is what set it.
+fn http_only_refusal(flag: &str) -> String {
+    let set_by = variable_of(flag)
+        .filter(|name| std::env::var_os(name).is_some_and(|v| !v.is_empty()))
+        .map(|name| format!(" (set by {name})"))
+        .unwrap_or_default();
+    format!(
+        "error: {flag}{set_by} needs --http ADDR: it applies only to serving over HTTP, and without \
+         --http the server would serve on stdio and ignore it"
+    )
 }
 
 impl Server {
@@ -287,6 +365,10 @@ impl Server {
         }
         if args.serves() {
             let Some(addr) = &args.http else {
+                if let Some(flag) = args.http_only() {
+                    eprintln!("{}", http_only_refusal(flag));
+                    return ExitCode::from(2);
+                }
                 return self.run_stdio();
             };
             return self.run_http_with(addr, args, http);
@@ -481,6 +563,40 @@ fn http_addr(value: &str) -> Result<String, String> {
         _ => Err(format!(
             "expected HOST:PORT (127.0.0.1:8080, [::1]:8080, 0.0.0.0:8080) or a PORT, not `{value}`"
         )),
+    }
+}
+
+/// `--redis`'s URL, read as the store reads it (with the `redis` feature), so that a URL it
+/// cannot read is a usage error that says the forms it takes. Clap's own message for a value
+/// function would repeat the value, password and all: this one masks it. Empty is none.
+#[derive(Clone)]
+struct RedisUrl;
+
+impl clap::builder::TypedValueParser for RedisUrl {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        command: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        let refuse = |why: String| {
+            let flag = arg.map_or_else(|| "--redis <URL>".to_owned(), ToString::to_string);
+            clap::Error::raw(
+                clap::error::ErrorKind::ValueValidation,
+                format!("invalid value for '{flag}': {why}\n"),
+            )
+            .with_cmd(command)
+        };
+        let Some(url) = value.to_str() else {
+            return Err(refuse("a Redis URL is text (UTF-8)".to_owned()));
+        };
+        #[cfg(feature = "redis")]
+        if !url.is_empty() {
+            crate::store::RedisStore::new(url).map_err(|err| refuse(err.to_string()))?;
+        }
+        Ok(url.to_owned())
     }
 }
 

@@ -601,6 +601,89 @@ async fn a_token_of_another_issuer_is_refused() {
 }
 
 #[tokio::test]
+async fn the_issuer_is_published_and_required_as_its_metadata_writes_it() {
+    let authorization = authorization_server();
+    // oidc-provider writes its issuer without a trailing slash.
+    let issuer = &authorization.issuer;
+    assert!(!issuer.ends_with('/'), "{issuer}");
+    for configured in [issuer.clone(), format!("{issuer}/")] {
+        let mcp = Mcp::start(OAuth::new(&configured)).await;
+        // Before any token: the document names the issuer as its metadata does.
+        let response = mcp.client.get(mcp.metadata_url()).send().await.unwrap();
+        assert_eq!(
+            response.headers()["cache-control"],
+            "public, max-age=300",
+            "{configured}"
+        );
+        let document: Value = response.json().await.unwrap();
+        assert_eq!(
+            document["authorization_servers"],
+            json!([issuer]),
+            "{configured}"
+        );
+        let token = authorization
+            .token("mcp-basic", &mcp.url, "notes:read")
+            .await;
+        mcp.initialize(&token).await;
+    }
+}
+
+#[tokio::test]
+async fn an_issuer_whose_metadata_is_not_fetched_is_published_and_required_as_given() {
+    let authorization = authorization_server();
+    // With the keys given, the issuer is taken as written: with a slash, which the
+    // authorization server's tokens do not have.
+    let configured = format!("{}/", authorization.issuer);
+    let oauth = OAuth::new(&configured).jwks_uri(format!("{}/jwks", authorization.issuer));
+    let mcp = Mcp::start(oauth).await;
+    let document: Value = mcp
+        .client
+        .get(mcp.metadata_url())
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(document["authorization_servers"], json!([configured]));
+    let token = authorization
+        .token("mcp-basic", &mcp.url, "notes:read")
+        .await;
+    let refused = mcp.post(Some(&token), None, initialize()).await;
+    assert_eq!(refused.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        refused.body["error"]["message"],
+        format!(
+            "the access token is not from this server's authorization server: its issuer \
+             (`iss`) must be `{configured}`"
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_token_signed_with_the_issuer_s_new_key_is_taken_at_its_first_request() {
+    let before = AuthorizationServer::start(0);
+    // The default policy: a fetch at most every 5 seconds.
+    let mcp = Mcp::start(OAuth::new(&before.issuer)).await;
+    let old = before.token("mcp-basic", &mcp.url, "notes:read").await;
+    mcp.initialize(&old).await;
+
+    // The issuer comes back at once with a new signing key, within the 5 seconds.
+    let port = before.port;
+    drop(before);
+    let after = AuthorizationServer::start(port);
+    let new = after.token("mcp-basic", &mcp.url, "notes:read").await;
+    let sent = std::time::Instant::now();
+    let answer = mcp.post(Some(&new), None, initialize()).await;
+    assert_eq!(answer.status, StatusCode::OK, "{answer:?}");
+    assert!(
+        sent.elapsed() < Duration::from_secs(6),
+        "{:?}",
+        sent.elapsed()
+    );
+}
+
+#[tokio::test]
 async fn the_issuer_s_new_keys_are_fetched_and_its_withdrawn_ones_refused() {
     let before = AuthorizationServer::start(0);
     let oauth = OAuth::new(&before.issuer).refetch_keys_after(Duration::ZERO);
@@ -788,6 +871,14 @@ async fn an_authorization_server_that_cannot_be_reached_is_503_not_a_refusal() {
         answer.body["error"]["message"],
         "the access token cannot be checked now: the authorization server cannot be reached; \
          try again shortly"
+    );
+    // The resource metadata names the issuer as configured, for now only.
+    let response = mcp.client.get(mcp.metadata_url()).send().await.unwrap();
+    assert_eq!(response.headers()["cache-control"], "no-cache");
+    let document: Value = response.json().await.unwrap();
+    assert_eq!(
+        document["authorization_servers"],
+        json!([format!("http://127.0.0.1:{port}")])
     );
 }
 

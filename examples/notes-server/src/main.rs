@@ -53,9 +53,13 @@ fn main() -> ExitCode {
 }
 
 /// What the server says on stderr at start: where the notes are and how to connect a client;
-/// nothing when it does not serve, or cannot serve what is asked (`--http` without the feature).
+/// nothing when it does not serve, or cannot serve what is asked (`--http` without the feature,
+/// an option of HTTP serving without `--http`).
 fn connection_help(args: &Args) -> Option<String> {
-    if !args.server.serves() || (args.server.http.is_some() && !cfg!(feature = "http")) {
+    if !args.server.serves()
+        || (args.server.http.is_some() && !cfg!(feature = "http"))
+        || args.server.http_only().is_some()
+    {
         return None;
     }
     let exe = std::env::current_exe()

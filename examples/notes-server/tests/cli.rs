@@ -1,16 +1,48 @@
-//! `notes-server --print-manifest`, `--profile` and `--diff`, run as a developer runs them.
+//! `notes-server --print-manifest`, `--profile` and `--diff`, run as a developer runs them; and
+//! the flags of serving over HTTP as an operator gives them.
 
+use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
 
 fn notes_server(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_notes-server"))
+    notes_server_with(args, &[])
+}
+
+/// The variables every server binary reads, which the tests set themselves or not at all.
+const VARIABLES: [&str; 10] = [
+    "TOOLWRIGHT_TOKEN",
+    "TOOLWRIGHT_REDIS_URL",
+    "TOOLWRIGHT_OAUTH_ISSUER",
+    "TOOLWRIGHT_OAUTH_RESOURCE",
+    "TOOLWRIGHT_OAUTH_AUDIENCE",
+    "TOOLWRIGHT_OAUTH_SCOPE",
+    "TOOLWRIGHT_OAUTH_JWKS_URI",
+    "TOOLWRIGHT_OAUTH_INTROSPECT",
+    "TOOLWRIGHT_OAUTH_INTROSPECTION_ENDPOINT",
+    "TOOLWRIGHT_OAUTH_CLIENT_SECRET",
+];
+
+/// `notes-server` with these arguments and variables (and none other of its own), its stdin
+/// closed: a server on stdio ends at once.
+fn notes_server_with(args: &[&str], variables: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_notes-server"));
+    for name in VARIABLES {
+        command.env_remove(name);
+    }
+    command
         .args(args)
+        .envs(variables.iter().copied())
+        .stdin(Stdio::null())
         .output()
         .expect("notes-server runs")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).expect("stderr is UTF-8")
 }
 
 fn stdout(output: &Output) -> String {
@@ -225,4 +257,151 @@ fn commands_do_not_repeat_the_manifests_notes() {
     let output = notes_server(&["--print-manifest"]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!stderr.contains("note:"), "{stderr}");
+}
+
+#[test]
+fn flags_of_http_serving_without_http_are_refused_naming_the_flag() {
+    for (flag, value) in [
+        ("--token", "s3cret"),
+        ("--allow-origin", "https://app.example.com"),
+        ("--allow-host", "mcp.example.com"),
+        ("--redis", "redis://127.0.0.1:6379/"),
+        ("--oauth-issuer", "https://auth.example.com"),
+        ("--oauth-resource", "https://notes.example.com/mcp"),
+        ("--oauth-audience", "api://notes"),
+        ("--oauth-scope", "notes:read"),
+        ("--oauth-jwks-uri", "https://auth.example.com/jwks"),
+        ("--oauth-introspect", "notes-server"),
+        (
+            "--oauth-introspection-endpoint",
+            "https://auth.example.com/introspect",
+        ),
+    ] {
+        let output = notes_server(&[flag, value]);
+        assert_eq!(output.status.code(), Some(2), "{flag}: {output:?}");
+        assert_eq!(
+            stderr(&output),
+            format!(
+                "error: {flag} needs --http ADDR: it applies only to serving over HTTP, and \
+                 without --http the server would serve on stdio and ignore it\n"
+            ),
+            "{flag}"
+        );
+        assert!(output.stdout.is_empty(), "{flag}: it served");
+    }
+    // With --http they serve; printing the manifest serves nothing, so they are no matter.
+    let printed = notes_server(&["--print-manifest", "--token", "s3cret"]);
+    assert!(printed.status.success(), "{printed:?}");
+}
+
+#[test]
+fn a_variable_of_http_serving_without_http_is_refused_naming_it() {
+    let output = notes_server_with(
+        &[],
+        &[("TOOLWRIGHT_OAUTH_ISSUER", "https://auth.example.com")],
+    );
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert_eq!(
+        stderr(&output),
+        "error: --oauth-issuer (set by TOOLWRIGHT_OAUTH_ISSUER) needs --http ADDR: it applies \
+         only to serving over HTTP, and without --http the server would serve on stdio and \
+         ignore it\n"
+    );
+    // An empty variable is taken for none, as when serving over HTTP.
+    let output = notes_server_with(&[], &[("TOOLWRIGHT_TOKEN", "")]);
+    assert!(output.status.success(), "{output:?}");
+}
+
+#[test]
+fn a_redis_url_that_does_not_parse_is_a_usage_error_that_says_the_forms() {
+    let forms = "redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], or redis+unix:///PATH[?db=DB] for \
+                 a Unix socket";
+    for (url, said) in [
+        (
+            "localhost:6379",
+            format!("`localhost:6379` is not a Redis URL: expected {forms}"),
+        ),
+        (
+            "redis://:hunter2@[::1",
+            format!("`redis://:***@[::1` is not a Redis URL: expected {forms}"),
+        ),
+        (
+            "rediss://ops:hunter2@redis.example.com/1",
+            format!(
+                "`rediss://ops:***@redis.example.com/1` asks for Redis over TLS, which this \
+                 server was built without; expected {forms}"
+            ),
+        ),
+    ] {
+        let output = notes_server(&["--http", "127.0.0.1:0", "--redis", url]);
+        assert_eq!(output.status.code(), Some(2), "{url}: {output:?}");
+        assert_eq!(
+            stderr(&output),
+            format!("error: invalid value for '--redis <URL>': {said}\n"),
+            "{url}"
+        );
+    }
+}
+
+/// A port of this machine on which nothing listens.
+fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+#[test]
+fn a_redis_that_does_not_answer_at_start_stops_the_server_saying_where() {
+    let port = closed_port();
+    let url = format!("redis://:hunter2@127.0.0.1:{port}/3");
+    let output = notes_server(&["--http", "127.0.0.1:0", "--redis", &url]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stderr = stderr(&output);
+    let place = format!("Redis at redis://:***@127.0.0.1:{port}/3");
+    assert!(
+        stderr
+            .lines()
+            .any(|line| line.ends_with(&format!("sessions: in {place}"))),
+        "{stderr}"
+    );
+    let error = stderr.lines().last().unwrap();
+    let (start, end) = (
+        format!("error: the session store, {place}, does not answer: "),
+        "; check that it runs there and that this machine reaches it",
+    );
+    assert!(error.starts_with(&start) && error.ends_with(end), "{error}");
+    // The reason, between: the system's word for a refused connection.
+    assert!(
+        error[start.len()..error.len() - end.len()].contains("refused"),
+        "{error}"
+    );
+    assert!(!stderr.contains("hunter2"), "{stderr}");
+    assert!(!stderr.contains("serving MCP over HTTP"), "{stderr}");
+}
+
+#[test]
+fn the_server_says_where_it_keeps_sessions() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_notes-server"))
+        .args(["--http", "127.0.0.1:0"])
+        .env_remove("TOOLWRIGHT_REDIS_URL")
+        .env_remove("TOOLWRIGHT_TOKEN")
+        .env_remove("TOOLWRIGHT_OAUTH_ISSUER")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut said = Vec::new();
+    for line in BufReader::new(child.stderr.take().unwrap()).lines() {
+        let line = line.unwrap();
+        let serving = line.contains("serving MCP over HTTP at");
+        said.push(line);
+        if serving {
+            break;
+        }
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let sessions: Vec<&String> = said.iter().filter(|l| l.contains("sessions:")).collect();
+    assert_eq!(sessions.len(), 1, "{said:#?}");
+    assert!(sessions[0].ends_with(" sessions: in memory"), "{said:#?}");
 }

@@ -24,5 +24,5 @@ pub mod read;
 pub mod resources;
 
 pub use notebook::{
-    MAX_BODY_CHARS, MAX_TAG_CHARS, MAX_TAGS, MAX_TITLE_CHARS, Note, Notebook, NotesError,
+    Found, MAX_BODY_CHARS, MAX_TAG_CHARS, MAX_TAGS, MAX_TITLE_CHARS, Note, Notebook, NotesError,
 };

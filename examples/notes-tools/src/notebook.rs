@@ -4,6 +4,12 @@
 //! from the database, and a change is on disk (write-ahead log, synced) before the tool that made
 //! it answers, so a crash loses no acknowledged note. Every change is one transaction, and costs
 //! about the same however many notes there are.
+//!
+//! Search is the database's: an FTS5 full-text index of each note's title, body and tags
+//! (`notes_fts`, whose content is the view `note_text`), kept in step by triggers on `notes`
+//! and `note_tags`, so that whatever writes the file (another server, an older one, the
+//! `sqlite3` shell) keeps it current. A database made before the index had it gets it, built
+//! from its notes, when first opened.
 
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
@@ -118,9 +124,10 @@ impl Notebook {
         connection.pragma_update(None, "foreign_keys", true)?;
         // One write transaction, taken at once: servers opening a new file together wait for
         // each other instead of failing as deadlocked readers would.
-        connection.execute_batch(
-            "BEGIN IMMEDIATE;
-             CREATE TABLE IF NOT EXISTS notes (
+        let mut connection = connection;
+        let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        transaction.execute_batch(
+            "CREATE TABLE IF NOT EXISTS notes (
                  id INTEGER PRIMARY KEY AUTOINCREMENT,
                  title TEXT NOT NULL,
                  body TEXT NOT NULL,
@@ -132,9 +139,18 @@ impl Notebook {
                  tag TEXT NOT NULL,
                  PRIMARY KEY (note_id, tag)
              ) WITHOUT ROWID;
-             CREATE INDEX IF NOT EXISTS note_tags_by_tag ON note_tags(tag, note_id);
-             COMMIT;",
+             CREATE INDEX IF NOT EXISTS note_tags_by_tag ON note_tags(tag, note_id);",
         )?;
+        let indexed: bool = transaction.query_row(
+            "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE name = 'notes_fts')",
+            [],
+            |row| row.get(0),
+        )?;
+        if !indexed {
+            transaction.execute_batch(SEARCH_INDEX)?;
+            transaction.execute("INSERT INTO notes_fts (notes_fts) VALUES ('rebuild')", [])?;
+        }
+        transaction.commit()?;
         Ok(Notebook {
             connection: Mutex::new(connection),
         })
@@ -295,24 +311,65 @@ impl Notebook {
         self.list(tag, u32::MAX, 0).map(|(_, notes)| notes)
     }
 
-    /// Calls `f` with each note's id, title, body and tags (joined by spaces), newest first: for
-    /// a search that reads every note once.
-    pub fn scan(&self, mut f: impl FnMut(u64, &str, &str, &str)) -> Result<(), NotesError> {
-        let connection = self.lock();
-        let mut statement = connection.prepare_cached(
-            "SELECT id, title, body,
-                 (SELECT group_concat(tag, ' ') FROM note_tags WHERE note_id = notes.id)
-             FROM notes ORDER BY id DESC",
-        )?;
-        let mut rows = statement.query([])?;
-        while let Some(row) = rows.next()? {
-            let id = row.get::<_, i64>(0)? as u64;
-            let title: String = row.get(1)?;
-            let body: String = row.get(2)?;
-            let tags: Option<String> = row.get(3)?;
-            f(id, &title, &body, tags.as_deref().unwrap_or(""));
+    /// The notes that hold any of `words` (a word of their title, body or tags that starts
+    /// with it, whatever its case), best first, `limit` at most: each with its title, body and
+    /// score, how many of the words it holds (a word given twice counts twice). Among notes of
+    /// the same score, the newest first.
+    ///
+    /// The index answers: a note is read only if it is returned. When enough notes hold every
+    /// word, they are the best, and only they are looked up; otherwise each word's notes are
+    /// counted.
+    pub fn search(&self, words: &[String], limit: u32) -> Result<Vec<Found>, NotesError> {
+        // A word without a letter or digit is no word to the index: it matches nothing.
+        let phrases: Vec<String> = words
+            .iter()
+            .filter(|word| word.chars().any(char::is_alphanumeric))
+            .map(|word| prefix_phrase(word))
+            .collect();
+        if phrases.is_empty() || limit == 0 {
+            return Ok(Vec::new());
         }
-        Ok(())
+        let connection = self.lock();
+        let every = phrases.join(" AND ");
+        let mut best: Vec<(u64, u32)> = ids(
+            &connection,
+            "SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?2",
+            params![every, limit],
+        )?
+        .into_iter()
+        .map(|id| (id, phrases.len() as u32))
+        .collect();
+        if best.len() < limit as usize && phrases.len() > 1 {
+            let each =
+                vec!["SELECT rowid AS id FROM notes_fts WHERE notes_fts MATCH ?"; phrases.len()];
+            let sql = format!(
+                "SELECT id, count(*) AS score FROM ({}) GROUP BY id
+                 ORDER BY score DESC, id DESC LIMIT {limit}",
+                each.join(" UNION ALL ")
+            );
+            let mut statement = connection.prepare_cached(&sql)?;
+            best = statement
+                .query_map(rusqlite::params_from_iter(&phrases), |row| {
+                    Ok((row.get::<_, i64>(0)? as u64, row.get::<_, i64>(1)? as u32))
+                })?
+                .collect::<Result<_, _>>()?;
+        }
+        let mut statement =
+            connection.prepare_cached("SELECT title, body FROM notes WHERE id = ?1")?;
+        let found = best
+            .into_iter()
+            .map(|(id, score)| {
+                statement.query_row([id as i64], |row| {
+                    Ok(Found {
+                        id,
+                        title: row.get(0)?,
+                        body: row.get(1)?,
+                        score,
+                    })
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(found)
     }
 
     /// The ids, newest first and `limit` at most, whose decimal digits start with `prefix`.
@@ -337,6 +394,77 @@ impl Notebook {
             .collect::<Result<_, _>>()?;
         Ok(counts)
     }
+}
+
+/// A note a search found.
+#[derive(Debug)]
+pub struct Found {
+    /// The note's id.
+    pub id: u64,
+    /// Its title.
+    pub title: String,
+    /// Its body.
+    pub body: String,
+    /// How many of the words searched for it holds.
+    pub score: u32,
+}
+
+/// The full-text index of the notes, and the triggers that keep it in step with them.
+///
+/// Its content is the view `note_text`, one row per note with its tags joined in order, from
+/// which `rebuild` fills it. A change removes the note's old text from the index (FTS5's
+/// `delete`, given the text as it was indexed) and adds the new: a note's title or body after
+/// the update, its tags after one is added or removed, computed as they were before from the
+/// tags as they are now. A note's own deletion removes its text before it goes, while its tags
+/// are still there; the tags its deletion takes with it then find no note to index again.
+const SEARCH_INDEX: &str = "
+    CREATE VIEW IF NOT EXISTS note_text (id, title, body, tags) AS
+        SELECT id, title, body,
+            coalesce((SELECT group_concat(tag, ' ' ORDER BY tag) FROM note_tags
+                      WHERE note_id = notes.id), '')
+        FROM notes;
+    CREATE VIRTUAL TABLE IF NOT EXISTS notes_fts USING fts5 (
+        title, body, tags, content = 'note_text', content_rowid = 'id'
+    );
+    CREATE TRIGGER IF NOT EXISTS notes_fts_insert AFTER INSERT ON notes BEGIN
+        INSERT INTO notes_fts (rowid, title, body, tags)
+            SELECT id, title, body, tags FROM note_text WHERE id = new.id;
+    END;
+    CREATE TRIGGER IF NOT EXISTS notes_fts_update AFTER UPDATE OF title, body ON notes BEGIN
+        INSERT INTO notes_fts (notes_fts, rowid, title, body, tags)
+            SELECT 'delete', old.id, old.title, old.body, tags FROM note_text WHERE id = old.id;
+        INSERT INTO notes_fts (rowid, title, body, tags)
+            SELECT id, title, body, tags FROM note_text WHERE id = new.id;
+    END;
+    CREATE TRIGGER IF NOT EXISTS notes_fts_delete BEFORE DELETE ON notes BEGIN
+        INSERT INTO notes_fts (notes_fts, rowid, title, body, tags)
+            SELECT 'delete', id, title, body, tags FROM note_text WHERE id = old.id;
+    END;
+    CREATE TRIGGER IF NOT EXISTS note_tags_fts_insert AFTER INSERT ON note_tags BEGIN
+        INSERT INTO notes_fts (notes_fts, rowid, title, body, tags)
+            SELECT 'delete', id, title, body,
+                coalesce((SELECT group_concat(tag, ' ' ORDER BY tag) FROM note_tags
+                          WHERE note_id = new.note_id AND tag <> new.tag), '')
+            FROM notes WHERE id = new.note_id;
+        INSERT INTO notes_fts (rowid, title, body, tags)
+            SELECT id, title, body, tags FROM note_text WHERE id = new.note_id;
+    END;
+    CREATE TRIGGER IF NOT EXISTS note_tags_fts_delete AFTER DELETE ON note_tags BEGIN
+        INSERT INTO notes_fts (notes_fts, rowid, title, body, tags)
+            SELECT 'delete', id, title, body,
+                (SELECT group_concat(tag, ' ' ORDER BY tag) FROM (
+                    SELECT tag FROM note_tags WHERE note_id = old.note_id
+                    UNION ALL SELECT old.tag))
+            FROM notes WHERE id = old.note_id;
+        INSERT INTO notes_fts (rowid, title, body, tags)
+            SELECT id, title, body, tags FROM note_text WHERE id = old.note_id;
+    END;
+";
+
+/// A word as an FTS5 query that matches the words starting with it: quoted, so that the
+/// query syntax's characters (`"`, `*`, `:`, `^`, `-`, `AND`, `NEAR`, ...) are text.
+fn prefix_phrase(word: &str) -> String {
+    format!("\"{}\"*", word.replace('"', "\"\""))
 }
 
 /// The note with this id, with its tags.
@@ -541,6 +669,152 @@ mod tests {
         drop((one, two));
         let again = Notebook::open(Some(&path)).unwrap();
         assert_eq!(again.list(None, 10, 0).unwrap().0, 2);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The index checked against the notes (FTS5's `integrity-check`, which reads the
+    /// content too), and what a search finds: (id, score), best first.
+    fn searched(book: &Notebook, query: &str) -> Vec<(u64, u32)> {
+        book.lock()
+            .execute(
+                "INSERT INTO notes_fts (notes_fts, rank) VALUES ('integrity-check', 1)",
+                [],
+            )
+            .expect("the index holds the notes as they are");
+        let words: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
+        book.search(&words, 10)
+            .unwrap()
+            .into_iter()
+            .map(|found| (found.id, found.score))
+            .collect()
+    }
+
+    #[test]
+    fn the_bundled_sqlite_has_fts5() {
+        let book = Notebook::in_memory();
+        let fts5: bool = book
+            .lock()
+            .query_row(
+                "SELECT sqlite_compileoption_used('ENABLE_FTS5')",
+                [],
+                |row| row.get(0),
+            )
+            .unwrap();
+        assert!(fts5);
+    }
+
+    #[test]
+    fn a_search_finds_words_by_their_start_in_titles_bodies_and_tags() {
+        let book = Notebook::in_memory();
+        book.add("Groceries", "Milk, EGGS and bread".into(), &tags(&["home"]))
+            .unwrap();
+        book.add("Eggplant recipe", "Roast it".into(), &[]).unwrap();
+        book.add("Begged", "nothing to see".into(), &tags(&["homework"]))
+            .unwrap();
+        assert_eq!(searched(&book, "egg"), [(2, 1), (1, 1)]);
+        assert_eq!(searched(&book, "Home"), [(3, 1), (1, 1)]);
+        // More words found is better; then newer.
+        assert_eq!(searched(&book, "eggs bread roast"), [(1, 2), (2, 1)]);
+        assert_eq!(searched(&book, "egg milk"), [(1, 2), (2, 1)]);
+        assert_eq!(searched(&book, "absent"), []);
+        // Enough notes hold every word: only those come.
+        assert_eq!(
+            book.search(&tags(&["egg", "egg"]), 1)
+                .unwrap()
+                .iter()
+                .map(|f| (f.id, f.score))
+                .collect::<Vec<_>>(),
+            [(2, 2)]
+        );
+    }
+
+    #[test]
+    fn the_index_follows_every_change() {
+        let book = Notebook::in_memory();
+        book.add("Alpha", "first body".into(), &tags(&["red", "blue"]))
+            .unwrap();
+        book.add("Beta", "second body".into(), &tags(&["green"]))
+            .unwrap();
+        assert_eq!(searched(&book, "first"), [(1, 1)]);
+        book.update(1, Some("Gamma"), Some("changed text".into()))
+            .unwrap();
+        assert_eq!(searched(&book, "alpha first"), []);
+        assert_eq!(searched(&book, "gamma changed"), [(1, 2)]);
+        book.retag(1, &tags(&["yellow"]), &tags(&["red"])).unwrap();
+        assert_eq!(searched(&book, "red"), []);
+        assert_eq!(searched(&book, "yellow blue"), [(1, 2)]);
+        book.retag(2, &[], &tags(&["green"])).unwrap();
+        assert_eq!(searched(&book, "green"), []);
+        book.delete(1).unwrap();
+        assert_eq!(searched(&book, "gamma yellow blue"), []);
+        assert_eq!(searched(&book, "body"), [(2, 1)]);
+    }
+
+    #[test]
+    fn query_syntax_is_text() {
+        let book = Notebook::in_memory();
+        book.add(
+            "C++ \"quotes\"",
+            "a*b NEAR(x) -minus col:on ^caret".into(),
+            &[],
+        )
+        .unwrap();
+        for query in [
+            "\"",
+            "\"quotes\"",
+            "*",
+            "a*b",
+            "NEAR(x)",
+            "-minus",
+            "col:on",
+            "^caret",
+            "AND",
+            "OR NOT",
+            "(",
+            "c++",
+            "title:c",
+        ] {
+            let words: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
+            assert!(book.search(&words, 10).is_ok(), "{query}");
+        }
+        assert_eq!(searched(&book, "\"quotes\""), [(1, 1)]);
+        assert_eq!(searched(&book, "near(x)"), [(1, 1)]);
+        assert_eq!(searched(&book, "-minus"), [(1, 1)]);
+        assert_eq!(searched(&book, "* ("), []);
+    }
+
+    #[test]
+    fn a_database_made_before_the_index_gets_it_when_opened() {
+        let dir = std::env::temp_dir().join(format!("notes-fts-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("notes.db");
+        {
+            // The schema as it was, with a note and its tag.
+            let old = Connection::open(&path).unwrap();
+            old.execute_batch(
+                "CREATE TABLE notes (
+                     id INTEGER PRIMARY KEY AUTOINCREMENT, title TEXT NOT NULL,
+                     body TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL
+                 );
+                 CREATE TABLE note_tags (
+                     note_id INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
+                     tag TEXT NOT NULL, PRIMARY KEY (note_id, tag)
+                 ) WITHOUT ROWID;
+                 INSERT INTO notes VALUES (1, 'Old note', 'kept from before', 0, 0);
+                 INSERT INTO note_tags VALUES (1, 'archive');",
+            )
+            .unwrap();
+        }
+        let book = Notebook::open(Some(&path)).unwrap();
+        assert_eq!(searched(&book, "kept archive"), [(1, 2)]);
+        drop(book);
+        // Opened again, it is not built again: what changed since is there.
+        let book = Notebook::open(Some(&path)).unwrap();
+        book.add("New note", "kept too".into(), &[]).unwrap();
+        drop(book);
+        let book = Notebook::open(Some(&path)).unwrap();
+        assert_eq!(searched(&book, "kept"), [(2, 1), (1, 1)]);
+        drop(book);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

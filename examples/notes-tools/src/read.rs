@@ -88,7 +88,9 @@ pub struct SearchResults {
 
 /// Find notes whose title, body or tags contain the query's words, best matches first.
 ///
-/// Matching ignores case; a note matches if it contains any of the words.
+/// Each word of the query matches the words of a note that start with it, whatever their case
+/// (`egg` finds "Eggs", not "begged"); a note matches if it contains any of the words, and the
+/// more it contains the better.
 #[mcp_tool(read_only, open_world = false, core, tags = ["notes", "read", "search"], blocking)]
 pub fn search_notes(
     notebook: State<Notebook>,
@@ -99,21 +101,16 @@ pub fn search_notes(
     limit: u32,
 ) -> Result<SearchResults, NotesError> {
     let words: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
-    let mut matches = Vec::new();
-    notebook.scan(|id, title, body, tags| {
-        let text = format!("{title}\n{body}\n{tags}").to_lowercase();
-        let score = words.iter().filter(|w| text.contains(w.as_str())).count();
-        if score > 0 {
-            matches.push(Match {
-                id,
-                title: title.to_owned(),
-                snippet: snippet(body, &words),
-                score: score as u32,
-            });
-        }
-    })?;
-    matches.sort_by(|a, b| b.score.cmp(&a.score).then(b.id.cmp(&a.id)));
-    matches.truncate(limit as usize);
+    let matches = notebook
+        .search(&words, limit)?
+        .into_iter()
+        .map(|found| Match {
+            snippet: snippet(&found.body, &words),
+            id: found.id,
+            title: found.title,
+            score: found.score,
+        })
+        .collect();
     Ok(SearchResults { matches })
 }
 

@@ -280,3 +280,47 @@ async fn a_note_id_completes_from_the_ids_in_use() {
         json!(["12", "11", "10", "1"])
     );
 }
+
+#[tokio::test]
+async fn search_notes_finds_words_by_their_start_best_first() {
+    let client = client().await;
+    for (title, body, tags) in [
+        ("Groceries", "Milk, eggs and bread", json!(["home"])),
+        ("Begged", "He begged for bread", json!([])),
+        ("Eggplant", "Roast it with milk", json!(["recipe"])),
+    ] {
+        let added = client
+            .call(
+                "add_note",
+                json!({"title": title, "body": body, "tags": tags}),
+            )
+            .await
+            .unwrap();
+        assert!(!added.is_error(), "{}", added.text());
+    }
+    let found = client
+        .call("search_notes", json!({"query": "EGG milk \"AND\" *"}))
+        .await
+        .unwrap();
+    assert!(!found.is_error(), "{}", found.text());
+    // `"AND"` is a word like another (the body's "and"), `*` none; "begged" does not start
+    // with "egg".
+    assert_eq!(
+        found.structured().unwrap(),
+        &json!({"matches": [
+            {"id": 1, "title": "Groceries", "snippet": "Milk, eggs and bread", "score": 3},
+            {"id": 3, "title": "Eggplant", "snippet": "Roast it with milk", "score": 2},
+        ]})
+    );
+    let found = client
+        .call("search_notes", json!({"query": "bread recipe", "limit": 2}))
+        .await
+        .unwrap();
+    let ids: Vec<&Value> = found.structured().unwrap()["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| &m["id"])
+        .collect();
+    assert_eq!(ids, [&json!(3), &json!(2)]);
+}

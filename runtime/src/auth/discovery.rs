@@ -9,6 +9,9 @@ use super::fetch::Fetcher;
 /// What the server needs of the authorization server's metadata.
 #[derive(Debug, Default)]
 pub(crate) struct IssuerMetadata {
+    /// The issuer identifier as the authorization server writes it, which its tokens' `iss`
+    /// must be, exactly.
+    pub(crate) issuer: String,
     pub(crate) jwks_uri: Option<String>,
     pub(crate) introspection_endpoint: Option<String>,
 }
@@ -47,12 +50,12 @@ pub(crate) async fn discover(fetcher: &Fetcher, issuer: &Url) -> Result<IssuerMe
             }
         };
         let says = document.get("issuer").and_then(Value::as_str);
-        if !says.is_some_and(|says| same_issuer(says, named)) {
+        let Some(says) = says.filter(|says| same_issuer(says, named)) else {
             return Err(format!(
                 "the metadata at {url} is of issuer {}, not `{named}`",
                 says.map_or_else(|| "(none)".to_owned(), |n| format!("`{n}`"))
             ));
-        }
+        };
         let text = |name: &str| {
             document
                 .get(name)
@@ -60,6 +63,7 @@ pub(crate) async fn discover(fetcher: &Fetcher, issuer: &Url) -> Result<IssuerMe
                 .map(str::to_owned)
         };
         return Ok(IssuerMetadata {
+            issuer: says.to_owned(),
             jwks_uri: text("jwks_uri"),
             introspection_endpoint: text("introspection_endpoint"),
         });
@@ -71,7 +75,8 @@ pub(crate) async fn discover(fetcher: &Fetcher, issuer: &Url) -> Result<IssuerMe
 }
 
 /// Whether two issuer identifiers are the same, but for a trailing slash (which a URL parser
-/// adds to a bare origin, and authorization servers write or not).
+/// adds to a bare origin, and authorization servers write or not): the one configured may be
+/// written either way, and the metadata's decides.
 pub(crate) fn same_issuer(a: &str, b: &str) -> bool {
     a.trim_end_matches('/') == b.trim_end_matches('/')
 }

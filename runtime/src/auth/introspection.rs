@@ -9,7 +9,6 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use super::TokenError;
-use super::discovery::same_issuer;
 use super::fetch::Fetcher;
 use super::jwt::Expected;
 
@@ -121,11 +120,12 @@ fn check(claims: &Map<String, Value>, expected: &Expected<'_>, now: u64) -> Resu
         );
     }
     if let Some(iss) = claims.get("iss").and_then(Value::as_str)
-        && !expected.issuers.iter().any(|i| same_issuer(i, iss))
+        && iss != expected.issuer
     {
         return invalid(format!(
-            "the access token is not from this server's authorization server: its issuer is \
-             `{iss}`"
+            "the access token is not from this server's authorization server: its issuer \
+             (`iss`) is `{iss}`, and must be `{}`",
+            expected.issuer
         ));
     }
     let audiences: Vec<&str> = match claims.get("aud") {
@@ -168,10 +168,9 @@ mod tests {
     use super::*;
 
     fn checked(answer: Value) -> Result<(), String> {
-        let issuers = ["https://as.example".to_owned()];
         let audiences = ["https://notes.example/mcp".to_owned()];
         let expected = Expected {
-            issuers: &issuers,
+            issuer: "https://as.example",
             audiences: &audiences,
             named_audiences: &audiences,
             leeway: Duration::from_secs(30),
@@ -185,7 +184,7 @@ mod tests {
     #[test]
     fn an_active_token_for_this_server_is_taken() {
         let answer = json!({
-            "active": true, "iss": "https://as.example/", "aud": ["other", "https://notes.example/mcp"],
+            "active": true, "iss": "https://as.example", "aud": ["other", "https://notes.example/mcp"],
             "exp": 1_000_010, "token_type": "Bearer", "scope": "notes"
         });
         assert_eq!(checked(answer), Ok(()));
@@ -206,8 +205,18 @@ mod tests {
         assert_eq!(
             checked(json!({"active": true, "aud": aud, "iss": "https://evil.example"}))
                 .unwrap_err(),
-            "the access token is not from this server's authorization server: its issuer is \
-             `https://evil.example`"
+            "the access token is not from this server's authorization server: its issuer \
+             (`iss`) is `https://evil.example`, and must be `https://as.example`"
+        );
+        // One issuer, written one way: a trailing slash makes another.
+        assert_eq!(
+            checked(json!({"active": true, "aud": aud, "iss": "https://as.example/"})).unwrap_err(),
+            "the access token is not from this server's authorization server: its issuer \
+             (`iss`) is `https://as.example/`, and must be `https://as.example`"
+        );
+        assert_eq!(
+            checked(json!({"active": true, "aud": aud, "iss": "https://as.example"})),
+            Ok(())
         );
         assert_eq!(
             checked(json!({"active": true, "aud": aud, "exp": 999_970})).unwrap_err(),

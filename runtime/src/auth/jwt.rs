@@ -1,9 +1,28 @@
 //! Access tokens as JWTs (RFC 9068): checked against the issuer's published keys, which are
 //! fetched once, kept, and fetched again when a token names a key the server does not know.
+//!
+//! The policy, for an issuer that rotates its keys and for tokens with made-up key ids:
+//!
+//! - A token whose key (`kid`) is not among those kept makes the server fetch the keys again
+//!   at once, unless the last fetch began less than `refetch_after` ago (5 seconds by
+//!   default); then the token waits for that interval to end, and is checked against the keys
+//!   fetched then. Tokens that wait together wait for one fetch, and a token is refused as
+//!   signed by an unknown key only once the keys were fetched after it came. So a key the
+//!   issuer starts to sign with is taken at its first token, at worst after a few seconds, and
+//!   made-up key ids cost the issuer one fetch per interval, however many come.
+//! - Keys older than [`KEYS_KEPT_FOR`] (10 minutes) are fetched again by the next token that
+//!   uses them, while other tokens go on with them: a key the issuer withdrew stops being
+//!   taken within that time.
+//! - A fetch that fails keeps the keys fetched before. Without any, tokens are answered with
+//!   the failure (`503`) until the interval has passed, instead of each waiting on an issuer
+//!   that does not answer.
 
 use std::str::FromStr;
 use std::sync::{Arc, RwLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+// tokio's clock, which tests can stop and advance.
+use tokio::time::Instant;
 
 use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::jwk::{Jwk, PublicKeyUse};
@@ -29,23 +48,35 @@ const ALGORITHMS: [Algorithm; 9] = [
 
 /// Keys older than this are fetched again when next used, so that a key the issuer withdrew
 /// stops being taken.
-const KEYS_KEPT_FOR: Duration = Duration::from_secs(3600);
+const KEYS_KEPT_FOR: Duration = Duration::from_secs(600);
 
 /// The issuer's signing keys, as last fetched.
 pub(crate) struct Keys {
     set: RwLock<Option<Arc<KeySet>>>,
     /// A token with a key the server does not know makes it fetch the keys again, at most this
-    /// often: tokens with made-up key ids cannot make it hammer the issuer.
+    /// often (a token that comes sooner waits): tokens with made-up key ids cannot make it
+    /// hammer the issuer.
     refetch_after: Duration,
     /// Held while the keys are fetched, so that one fetch serves every request waiting; holds
     /// the last attempt.
     fetching: tokio::sync::Mutex<Option<Attempt>>,
 }
 
-/// When the keys were last asked for, and why they could not be had, if they could not.
+/// When the keys were last asked for (the fetch's start), and why they could not be had, if
+/// they could not.
 struct Attempt {
     at: Instant,
     failed: Option<String>,
+}
+
+/// Why the keys are to be fetched again.
+#[derive(Clone, Copy)]
+enum Refetch {
+    /// They are old: fetched if the last attempt is not recent, else not.
+    Stale,
+    /// A token that came at this instant names a key not kept: checked against keys fetched
+    /// after it came, waiting for the interval's end if need be.
+    Unknown { came: Instant },
 }
 
 struct KeySet {
@@ -75,7 +106,8 @@ enum Lookup {
 
 /// What a token must be, besides signed by one of the keys.
 pub(crate) struct Expected<'a> {
-    pub(crate) issuers: &'a [String],
+    /// The issuer, exactly as `iss` must write it.
+    pub(crate) issuer: &'a str,
     /// Every audience taken (the resource with and without a trailing slash, say).
     pub(crate) audiences: &'a [String],
     /// The audiences a refusal names.
@@ -130,13 +162,18 @@ impl Keys {
                 // Old keys are fetched again by one request, while the others go on with them:
                 // an issuer that cannot be reached then holds up nobody but that one.
                 if stale && let Ok(last) = self.fetching.try_lock() {
-                    let _ = self.refresh(last, fetcher, jwks_uri).await;
+                    let _ = self.refresh(last, Refetch::Stale, fetcher, jwks_uri).await;
                 }
                 (set, at)
             }
             Lookup::OtherAlgorithm | Lookup::Missing => {
-                self.refresh(self.fetching.lock().await, fetcher, jwks_uri)
-                    .await?;
+                let came = Instant::now();
+                let last = self.fetching.lock().await;
+                // A fetch under way as the token came may have brought its key.
+                if !matches!(self.find(kid, header.alg), Lookup::Found { .. }) {
+                    self.refresh(last, Refetch::Unknown { came }, fetcher, jwks_uri)
+                        .await?;
+                }
                 match self.find(kid, header.alg) {
                     Lookup::Found { set, at, .. } => (set, at),
                     Lookup::OtherAlgorithm => {
@@ -165,7 +202,7 @@ impl Keys {
         validation.leeway = expected.leeway.as_secs();
         validation.validate_nbf = true;
         validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
-        validation.set_issuer(expected.issuers);
+        validation.set_issuer(&[expected.issuer]);
         validation.set_audience(expected.audiences);
         let claims =
             jsonwebtoken::decode::<Map<String, Value>>(token, &set.keys[at].decoding, &validation)
@@ -200,12 +237,15 @@ impl Keys {
         }
     }
 
-    /// Fetches the keys, unless they were asked for too recently: then what that attempt found
-    /// stands (its failure too, when no keys are kept, so that requests fail at once instead of
-    /// each waiting on an issuer that does not answer).
+    /// Fetches the keys, as the [policy](self) says: at once, after waiting for the interval's
+    /// end, or not (what the last attempt found stands: its failure too, when no keys are
+    /// kept, so that requests fail at once instead of each waiting on an issuer that does not
+    /// answer). The lock on the last attempt is held throughout, so that one fetch serves
+    /// every token waiting.
     async fn refresh<F, Fut>(
         &self,
         mut last: tokio::sync::MutexGuard<'_, Option<Attempt>>,
+        why: Refetch,
         fetcher: &Fetcher,
         jwks_uri: F,
     ) -> Result<(), TokenError>
@@ -214,14 +254,26 @@ impl Keys {
         Fut: Future<Output = Result<String, String>>,
     {
         let have_keys = self.set.read().unwrap_or_else(|e| e.into_inner()).is_some();
-        if let Some(attempt) = &*last
-            && attempt.at.elapsed() < self.refetch_after
-        {
-            return match (&attempt.failed, have_keys) {
+        if let Some(attempt) = &*last {
+            let stands = match (&attempt.failed, have_keys) {
                 (Some(why), false) => Err(TokenError::Unavailable(why.clone())),
                 _ => Ok(()),
             };
+            let since = attempt.at.elapsed();
+            match why {
+                Refetch::Stale if since < self.refetch_after => return stands,
+                Refetch::Stale => {}
+                // Fetched since the token came: those keys answer it.
+                Refetch::Unknown { came } if attempt.at > came => return stands,
+                Refetch::Unknown { .. } if since < self.refetch_after => {
+                    // Without keys, a failed fetch answers until it may be tried again.
+                    stands?;
+                    tokio::time::sleep(self.refetch_after - since).await;
+                }
+                Refetch::Unknown { .. } => {}
+            }
         }
+        let started = Instant::now();
         let fetched = async {
             let uri = jwks_uri().await?;
             let document = fetcher.get_json(&uri).await?;
@@ -231,7 +283,7 @@ impl Keys {
             .await
             .map_err(|why| format!("cannot fetch the issuer's signing keys: {why}"));
         *last = Some(Attempt {
-            at: Instant::now(),
+            at: started,
             failed: fetched.as_ref().err().cloned(),
         });
         match fetched {
@@ -330,8 +382,8 @@ fn refusal(kind: &ErrorKind, expected: &Expected<'_>) -> String {
         ),
         ErrorKind::InvalidIssuer => format!(
             "the access token is not from this server's authorization server: its issuer \
-             (`iss`) must be {}",
-            quoted(&expected.issuers[..1])
+             (`iss`) must be `{}`",
+            expected.issuer
         ),
         ErrorKind::MissingRequiredClaim(claim) => {
             format!("the access token has no `{claim}` claim")
@@ -365,6 +417,11 @@ mod tests {
     const X: &str = "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo";
 
     fn signed(typ: Option<&str>, claims: Value) -> String {
+        signed_by("k1", typ, claims)
+    }
+
+    /// A token signed with the RFC's key, naming it `kid`.
+    fn signed_by(kid: &str, typ: Option<&str>, claims: Value) -> String {
         let mut der = vec![
             0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22,
             0x04, 0x20,
@@ -372,13 +429,16 @@ mod tests {
         der.extend(URL_SAFE_NO_PAD.decode(SEED).unwrap());
         let mut header = Header::new(Algorithm::EdDSA);
         header.typ = typ.map(str::to_owned);
-        header.kid = Some("k1".to_owned());
+        header.kid = Some(kid.to_owned());
         jsonwebtoken::encode(&header, &claims, &EncodingKey::from_ed_der(&der)).unwrap()
     }
 
+    /// The default least time between two fetches.
+    const REFETCH_AFTER: Duration = crate::auth::oauth::DEFAULT_REFETCH_AFTER;
+
     /// Keys holding the RFC's key as `k1`, fetched `age` ago.
     fn keys(age: Duration) -> Keys {
-        let keys = Keys::new(Duration::from_secs(30));
+        let keys = Keys::new(REFETCH_AFTER);
         let document = json!({"keys": [{"kty": "OKP", "crv": "Ed25519", "x": X, "kid": "k1"}]});
         let mut set = KeySet::read(&document).unwrap();
         set.fetched = Instant::now().checked_sub(age).unwrap_or_else(Instant::now);
@@ -387,10 +447,9 @@ mod tests {
     }
 
     async fn verify(keys: &Keys, token: &str, asked: &AtomicUsize) -> Result<Value, String> {
-        let issuers = ["https://as.example".to_owned()];
         let audiences = ["https://notes.example/mcp".to_owned()];
         let expected = Expected {
-            issuers: &issuers,
+            issuer: "https://as.example",
             audiences: &audiences,
             named_audiences: &audiences,
             leeway: Duration::from_secs(30),
@@ -464,7 +523,7 @@ mod tests {
 
     #[tokio::test]
     async fn without_keys_a_failed_fetch_answers_until_it_may_be_tried_again() {
-        let (keys, asked) = (Keys::new(Duration::from_secs(30)), AtomicUsize::new(0));
+        let (keys, asked) = (Keys::new(REFETCH_AFTER), AtomicUsize::new(0));
         let good = signed(Some("at+jwt"), claims(json!({})));
         for _ in 0..3 {
             assert_eq!(
@@ -477,5 +536,61 @@ mod tests {
             1,
             "one fetch for three requests"
         );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_token_of_an_unknown_key_is_checked_against_keys_fetched_after_it_came() {
+        let (keys, asked) = (keys(Duration::ZERO), AtomicUsize::new(0));
+        let refused = |kid: &str| {
+            format!(
+                "the access token is signed with key `{kid}`, which the issuer does not publish"
+            )
+        };
+        // The first unknown key: the keys are fetched at once (the issuer does not answer, so
+        // those kept stand, without `k2`).
+        let start = Instant::now();
+        let k2 = signed_by("k2", Some("at+jwt"), claims(json!({})));
+        assert_eq!(verify(&keys, &k2, &asked).await.unwrap_err(), refused("k2"));
+        assert_eq!(
+            (asked.load(Ordering::Relaxed), start.elapsed()),
+            (1, Duration::ZERO)
+        );
+        // Two more, a second later: they wait until the interval since that fetch has passed,
+        // and one fetch then answers both.
+        tokio::time::advance(Duration::from_secs(1)).await;
+        let k3 = signed_by("k3", Some("at+jwt"), claims(json!({})));
+        let (two, three) = tokio::join!(verify(&keys, &k2, &asked), verify(&keys, &k3, &asked));
+        assert_eq!(two.unwrap_err(), refused("k2"));
+        assert_eq!(three.unwrap_err(), refused("k3"));
+        assert_eq!(
+            (asked.load(Ordering::Relaxed), start.elapsed()),
+            (2, REFETCH_AFTER)
+        );
+        // A known key is checked at once, without a fetch, meanwhile and after.
+        let k1 = signed(Some("at+jwt"), claims(json!({})));
+        assert!(verify(&keys, &k1, &asked).await.is_ok());
+        assert_eq!(
+            (asked.load(Ordering::Relaxed), start.elapsed()),
+            (2, REFETCH_AFTER)
+        );
+        // Once the interval has passed, an unknown key is fetched for at once again.
+        tokio::time::advance(REFETCH_AFTER).await;
+        let later = Instant::now();
+        assert_eq!(verify(&keys, &k3, &asked).await.unwrap_err(), refused("k3"));
+        assert_eq!(
+            (asked.load(Ordering::Relaxed), later.elapsed()),
+            (3, Duration::ZERO)
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn keys_ten_minutes_old_are_fetched_again() {
+        let (fresh, asked) = (keys(Duration::from_secs(599)), AtomicUsize::new(0));
+        let good = signed(Some("at+jwt"), claims(json!({})));
+        assert!(verify(&fresh, &good, &asked).await.is_ok());
+        assert_eq!(asked.load(Ordering::Relaxed), 0);
+        let old = keys(Duration::from_secs(601));
+        assert!(verify(&old, &good, &asked).await.is_ok());
+        assert_eq!(asked.load(Ordering::Relaxed), 1);
     }
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 pub(crate) const DEFAULT_LEEWAY: Duration = Duration::from_secs(30);
 
 /// The least time between two fetches of the issuer's keys that tokens cause, by default.
-pub(crate) const DEFAULT_REFETCH_AFTER: Duration = Duration::from_secs(30);
+pub(crate) const DEFAULT_REFETCH_AFTER: Duration = Duration::from_secs(5);
 
 /// The server as an OAuth 2.1 resource server, as the MCP authorization specification makes a
 /// server reached over HTTP: every request carries an access token that an authorization server
@@ -20,10 +20,22 @@ pub(crate) const DEFAULT_REFETCH_AFTER: Duration = Duration::from_secs(30);
 /// or a shared secret), issued by [the issuer](OAuth::new) (`iss`), for this server (`aud`
 /// holds [the resource](OAuth::resource), RFC 8707), unexpired and already valid (`exp`, `nbf`,
 /// with 30 seconds of [leeway](OAuth::leeway)), and of no other kind than an access token
-/// (`typ`, when given, `at+jwt` or `JWT`). The keys are fetched once and kept; a token signed
-/// with a key the server does not know makes it fetch them again ([at most every 30
-/// seconds](OAuth::refetch_keys_after)), so the issuer's key rotation needs no restart. An opaque token is checked by introspection
-/// (RFC 7662) instead, with [`introspect`](OAuth::introspect).
+/// (`typ`, when given, `at+jwt` or `JWT`). The keys are fetched once and kept, and fetched
+/// again when they are 10 minutes old, so that a key the issuer withdrew stops being taken. A
+/// token signed with a key the server does not know makes it fetch them again at once, unless
+/// it did so in the last 5 seconds ([`refetch_keys_after`](OAuth::refetch_keys_after)): then
+/// the token waits for those seconds to pass and is checked against the keys fetched then, one
+/// fetch for every token waiting. So the issuer's key rotation needs no restart and refuses no
+/// token signed with its new key, and tokens with made-up key ids cost the issuer one fetch
+/// every 5 seconds at most. An opaque token is checked by introspection (RFC 7662) instead,
+/// with [`introspect`](OAuth::introspect).
+///
+/// The issuer is one exact string, as RFC 8414 and RFC 9068 have it: the one the authorization
+/// server's metadata states as its `issuer`. Given here with or without a trailing slash, it
+/// is published in the protected resource metadata, required of every token's `iss` and named
+/// in refusals as that metadata writes it, once fetched; without the metadata (the keys given
+/// with [`jwks_uri`](OAuth::jwks_uri), or the [introspection
+/// endpoint](OAuth::introspection_endpoint)), exactly as given here.
 ///
 /// The server publishes its protected resource metadata (RFC 9728) at the well-known path of
 /// its resource URL (`/.well-known/oauth-protected-resource/mcp`, and at the root path too),
@@ -152,12 +164,16 @@ impl OAuth {
         self
     }
 
-    /// The least time between two fetches of the issuer's signing keys that tokens cause: a
-    /// token signed with a key the server does not know (after the issuer rotated its keys)
-    /// makes the server fetch them again, unless it did so this recently (30 seconds by
-    /// default), so that tokens with made-up key ids cannot make it hammer the issuer. The same
-    /// bound holds for its metadata, and for fetches that failed. Keys are fetched again after
-    /// an hour in any case, so that a withdrawn key stops being taken once the issuer answers.
+    /// The least time between two fetches of the issuer's signing keys that tokens cause (5
+    /// seconds by default): a token signed with a key the server does not know (after the
+    /// issuer rotated its keys) makes the server fetch them again at once, or, when it did so
+    /// more recently than this, once this time has passed since; the token waits for that
+    /// fetch, as do the others that come meanwhile, and is refused only if the keys fetched
+    /// then do not hold its key. So tokens with made-up key ids cost the issuer one fetch per
+    /// interval, and each waits that long at most. A failed fetch is not tried again sooner
+    /// either: without keys, tokens are answered with its failure (`503`) meanwhile; the same
+    /// bound holds for the issuer's metadata. Keys are fetched again when they are 10 minutes
+    /// old in any case, so that a withdrawn key stops being taken once the issuer answers.
     #[must_use]
     pub fn refetch_keys_after(mut self, interval: Duration) -> OAuth {
         self.refetch_after = interval;

@@ -2,12 +2,12 @@
 //! written once, and each request's token checked into a [`Principal`].
 
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 
-use serde_json::json;
+use serde_json::{Value, json};
 use url::Url;
 
 use super::discovery::{IssuerMetadata, discover};
@@ -22,9 +22,23 @@ use toolwright_rules::{SCOPE_RULE, is_scope};
 const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 
 /// Checks the access tokens of an HTTP server.
+///
+/// The issuer identifier is one exact string (RFC 8414 section 2, RFC 9068 section 4: `iss`
+/// is compared as written), and the one the authorization server's own metadata states as
+/// `issuer` is the one its tokens carry. So once that metadata is fetched, its `issuer` is
+/// what the server publishes in its protected resource metadata (`authorization_servers`,
+/// which clients compare with the metadata they fetch), what every token's `iss` must equal,
+/// and what a refusal names; the issuer configured may differ from it by a trailing slash
+/// only (`https://as.example` and `https://as.example/`), since URL parsers add one to a bare
+/// origin and authorization servers write either. Where the metadata is not needed (the keys
+/// or the introspection endpoint given), the issuer is taken as configured, exactly.
 pub(crate) struct Verifier {
-    /// The issuer as configured, and as tokens may write it (with or without a trailing slash).
-    issuers: Vec<String>,
+    /// The issuer as configured.
+    configured_issuer: String,
+    /// The issuer as its metadata writes it, once fetched.
+    discovered_issuer: OnceLock<String>,
+    /// Whether the issuer's metadata is fetched, and so decides the issuer's form.
+    discovers: bool,
     issuer: Url,
     audiences: Vec<String>,
     /// The audiences a refusal names: those configured, else the resource.
@@ -37,8 +51,11 @@ pub(crate) struct Verifier {
     /// Where the metadata is, for the challenges, and the paths it is served at.
     metadata_url: String,
     metadata_paths: Vec<String>,
-    /// The protected resource metadata, serialised once.
-    document: Vec<u8>,
+    /// The protected resource metadata, but for its `authorization_servers`; serialised once
+    /// with the issuer as configured, and once with the issuer as its metadata writes it.
+    metadata: Value,
+    configured_document: Vec<u8>,
+    discovered_document: OnceLock<Vec<u8>>,
     method: Verification,
     fetcher: Fetcher,
     /// The issuer's metadata, fetched when first needed; a failed fetch is tried again by a
@@ -171,22 +188,23 @@ impl Verifier {
         scopes.extend(tool_scopes);
         scopes.sort_unstable();
         scopes.dedup();
-        let mut document = json!({
+        let mut metadata = json!({
             "resource": resource_text,
-            "authorization_servers": [config.issuer],
             "bearer_methods_supported": ["header"],
             "resource_name": name,
         });
         if !scopes.is_empty() {
-            document["scopes_supported"] = json!(scopes);
+            metadata["scopes_supported"] = json!(scopes);
         }
-        let issuers = vec![
-            config.issuer.clone(),
-            config.issuer.trim_end_matches('/').to_owned(),
-            format!("{}/", config.issuer.trim_end_matches('/')),
-        ];
+        let discovers = match &method {
+            Verification::Jwt { jwks_uri, .. } => jwks_uri.is_none(),
+            Verification::Introspection { endpoint, .. } => endpoint.is_none(),
+        };
         Ok(Verifier {
-            issuers,
+            configured_document: document(&metadata, &config.issuer),
+            configured_issuer: config.issuer,
+            discovered_issuer: OnceLock::new(),
+            discovers,
             issuer,
             audiences,
             named_audiences,
@@ -196,7 +214,8 @@ impl Verifier {
             leeway: config.leeway,
             metadata_url,
             metadata_paths,
-            document: serde_json::to_vec(&document).expect("JSON serialises"),
+            metadata,
+            discovered_document: OnceLock::new(),
             method,
             fetcher: Fetcher::new()?,
             issuer_metadata: tokio::sync::Mutex::default(),
@@ -210,9 +229,29 @@ impl Verifier {
         &self.metadata_paths
     }
 
-    /// The protected resource metadata (RFC 9728), as JSON.
-    pub(crate) fn metadata_document(&self) -> &[u8] {
-        &self.document
+    /// The protected resource metadata (RFC 9728), as JSON, naming the issuer as its own
+    /// metadata writes it; and whether that is settled. While the issuer's metadata cannot be
+    /// fetched (asked again at most every `refetch_after`), the issuer is named as configured,
+    /// not settled: clients should not keep the document.
+    pub(crate) async fn metadata_document(&self) -> (&[u8], bool) {
+        if !self.discovers {
+            return (&self.configured_document, true);
+        }
+        match self.issuer_metadata().await {
+            Ok(_) => (self.discovered_document(), true),
+            Err(why) => {
+                tracing::debug!(
+                    "the protected resource metadata names the issuer as configured: {why}"
+                );
+                (&self.configured_document, false)
+            }
+        }
+    }
+
+    /// The protected resource metadata once the issuer's metadata is fetched.
+    fn discovered_document(&self) -> &[u8] {
+        self.discovered_document
+            .get_or_init(|| document(&self.metadata, self.issuer()))
     }
 
     /// The scopes every request needs.
@@ -220,9 +259,11 @@ impl Verifier {
         &self.required_scopes
     }
 
-    /// The issuer, as configured.
-    pub(crate) fn issuer(&self) -> &str {
-        &self.issuers[0]
+    /// The issuer: as its metadata writes it once fetched, else as configured.
+    pub(crate) fn issuer(&self) -> &String {
+        self.discovered_issuer
+            .get()
+            .unwrap_or(&self.configured_issuer)
     }
 
     /// The resource, as the metadata names it.
@@ -246,8 +287,19 @@ impl Verifier {
                  . _ ~ + /`, then `=` (RFC 6750)"
             )));
         }
+        // The issuer's form is its metadata's: fetched before the first token is checked.
+        if self.discovers && self.discovered_issuer.get().is_none() {
+            self.issuer_metadata().await.map_err(|why| {
+                TokenError::Unavailable(match self.method {
+                    Verification::Jwt { .. } => {
+                        format!("cannot fetch the issuer's signing keys: {why}")
+                    }
+                    Verification::Introspection { .. } => why,
+                })
+            })?;
+        }
         let expected = Expected {
-            issuers: &self.issuers,
+            issuer: self.issuer(),
             audiences: &self.audiences,
             named_audiences: &self.named_audiences,
             leeway: self.leeway,
@@ -260,7 +312,7 @@ impl Verifier {
                     }
                     let metadata = self.issuer_metadata().await?;
                     let uri = metadata.jwks_uri.clone().ok_or_else(|| {
-                        format!("the metadata of {} names no `jwks_uri`", self.issuers[0])
+                        format!("the metadata of {} names no `jwks_uri`", self.issuer())
                     })?;
                     fetchable(&uri, "the issuer's `jwks_uri`").map(|_| uri)
                 };
@@ -282,7 +334,7 @@ impl Verifier {
                             metadata.introspection_endpoint.clone().ok_or_else(|| {
                                 format!(
                                     "the metadata of {} names no `introspection_endpoint`",
-                                    self.issuers[0]
+                                    self.issuer()
                                 )
                             })
                         })
@@ -298,7 +350,7 @@ impl Verifier {
             }
         };
         let digest = Sha256::digest(token.as_bytes()).into();
-        Ok(Principal::from_claims(&self.issuers[0], claims, digest))
+        Ok(Principal::from_claims(self.issuer(), claims, digest))
     }
 
     /// The issuer's metadata, fetched once found; while it cannot be, the last failure answers
@@ -316,6 +368,14 @@ impl Verifier {
         }
         match discover(&self.fetcher, &self.issuer).await {
             Ok(found) => {
+                if found.issuer != self.configured_issuer {
+                    tracing::info!(
+                        configured = self.configured_issuer,
+                        "the issuer is `{}`, as its metadata writes it",
+                        found.issuer
+                    );
+                }
+                let _ = self.discovered_issuer.set(found.issuer.clone());
                 let found = Arc::new(found);
                 discovery.found = Some(Arc::clone(&found));
                 Ok(found)
@@ -342,6 +402,13 @@ impl Verifier {
         }
         challenge
     }
+}
+
+/// The protected resource metadata naming `issuer`, as JSON.
+fn document(metadata: &Value, issuer: &str) -> Vec<u8> {
+    let mut document = metadata.clone();
+    document["authorization_servers"] = json!([issuer]);
+    serde_json::to_vec(&document).expect("JSON serialises")
 }
 
 /// The longest bearer token read: JWTs of a few KiB are common, more is no token.
@@ -399,20 +466,25 @@ mod tests {
         )
     }
 
-    #[test]
-    fn the_metadata_names_the_resource_the_issuer_and_every_scope() {
+    #[tokio::test]
+    async fn the_metadata_names_the_resource_the_issuer_and_every_scope() {
+        // With its keys given, the issuer's metadata is not fetched: the issuer is named as
+        // configured, exactly, and that is settled.
         let verifier = verifier(
-            OAuth::new("https://as.example").require_scope("notes:read"),
+            OAuth::new("https://as.example/")
+                .jwks_uri("https://as.example/jwks")
+                .require_scope("notes:read"),
             "127.0.0.1:8080",
         )
         .unwrap();
-        let document: serde_json::Value =
-            serde_json::from_slice(verifier.metadata_document()).unwrap();
+        let (document, settled) = verifier.metadata_document().await;
+        assert!(settled);
+        let document: serde_json::Value = serde_json::from_slice(document).unwrap();
         assert_eq!(
             document,
             json!({
                 "resource": "http://127.0.0.1:8080/mcp",
-                "authorization_servers": ["https://as.example"],
+                "authorization_servers": ["https://as.example/"],
                 "bearer_methods_supported": ["header"],
                 "resource_name": "notes",
                 "scopes_supported": ["notes:read", "notes:write"],

@@ -191,24 +191,25 @@ impl Authorization {
         let Authorization::OAuth(verifier) = self else {
             return router;
         };
-        let document = axum::body::Bytes::copy_from_slice(verifier.metadata_document());
         verifier
             .metadata_paths()
             .iter()
             .fold(router, |router, path| {
-                let document = document.clone();
+                let verifier = Arc::clone(verifier);
                 router.route(
                     path,
-                    axum::routing::any(move |method| metadata(method, document)),
+                    axum::routing::any(move |method| metadata(method, verifier)),
                 )
             })
     }
 }
 
 /// The metadata document, or the preflight of a web page that will read it (for the
-/// `MCP-Protocol-Version` header clients send with it).
+/// `MCP-Protocol-Version` header clients send with it). The document names the issuer as the
+/// issuer's own metadata does, fetched first if need be; while it cannot be, as configured,
+/// and clients are told not to keep that.
 #[cfg(feature = "oauth")]
-async fn metadata(method: Method, document: axum::body::Bytes) -> Response {
+async fn metadata(method: Method, verifier: Arc<Verifier>) -> Response {
     use axum::http::header::{
         ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
         CACHE_CONTROL, CONTENT_TYPE,
@@ -220,10 +221,14 @@ async fn metadata(method: Method, document: axum::body::Bytes) -> Response {
     ];
     match method {
         Method::GET | Method::HEAD => {
-            let headers = [
-                (CONTENT_TYPE, "application/json"),
-                (CACHE_CONTROL, "public, max-age=300"),
-            ];
+            let (document, settled) = verifier.metadata_document().await;
+            let cache = if settled {
+                "public, max-age=300"
+            } else {
+                "no-cache"
+            };
+            let headers = [(CONTENT_TYPE, "application/json"), (CACHE_CONTROL, cache)];
+            let document = axum::body::Bytes::copy_from_slice(document);
             (StatusCode::OK, cors, headers, document).into_response()
         }
         Method::OPTIONS => (StatusCode::NO_CONTENT, cors).into_response(),

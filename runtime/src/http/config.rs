@@ -216,7 +216,9 @@ impl Http {
     /// The address is used as given: `127.0.0.1:8080` (the safe choice) is reachable from this
     /// machine only, `0.0.0.0:8080` from any machine that can reach this one, which is logged as
     /// a warning when no [bearer token](Http::bearer_token) is set and access tokens are not
-    /// checked (`Http::oauth`).
+    /// checked (`Http::oauth`). Where sessions are kept is logged (`sessions: in memory`), and
+    /// the [session store](Http::session_store) is [pinged](crate::store::SessionStore::ping):
+    /// one that does not answer fails the bind with [`Error::SessionStore`].
     pub async fn bind(
         self,
         addr: impl ToSocketAddrs,
@@ -226,6 +228,7 @@ impl Http {
         let local_addr = listener.local_addr()?;
         self.warn_if_open(local_addr);
         let endpoint = Endpoint::new(server, self, local_addr)?;
+        endpoint.open_store().await?;
         Ok(HttpServer {
             listener,
             local_addr,

@@ -209,6 +209,17 @@ impl Endpoint {
         })
     }
 
+    /// Says where the sessions are kept, and asks the store whether it answers: a server
+    /// whose store does not answer as it starts does not start.
+    pub(super) async fn open_store(&self) -> Result<(), Error> {
+        let store = self.store.describe();
+        tracing::info!("sessions: in {store}");
+        self.store
+            .ping()
+            .await
+            .map_err(|error| Error::SessionStore { store, error })
+    }
+
     /// How the transport takes connections.
     pub(super) fn connection_limits(&self) -> connections::ConnectionLimits {
         self.connection_limits

@@ -25,4 +25,16 @@ pub enum Error {
     #[cfg(feature = "oauth")]
     #[error("the OAuth settings cannot be served: {0}")]
     OAuth(String),
+    /// The session store (`http::Http::session_store`) did not answer as the server started.
+    #[cfg(feature = "http")]
+    #[error(
+        "the session store, {store}, does not answer: {error}; check that it runs there and \
+         that this machine reaches it"
+    )]
+    SessionStore {
+        /// Where the sessions were to be kept, as the store describes itself.
+        store: String,
+        /// Why it did not answer.
+        error: crate::store::StoreError,
+    },
 }

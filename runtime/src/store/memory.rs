@@ -109,6 +109,10 @@ impl fmt::Debug for MemoryStore {
 }
 
 impl SessionStore for MemoryStore {
+    fn describe(&self) -> String {
+        "memory".to_owned()
+    }
+
     fn create<'a>(
         &'a self,
         id: &'a str,

@@ -180,6 +180,20 @@ pub trait SessionStore: Send + Sync + 'static {
         let _ = me;
         Box::pin(futures_util::stream::pending())
     }
+
+    /// Where the sessions are kept, as the server says it at start (`sessions: in memory`,
+    /// `sessions: in Redis at redis://10.0.0.5:6379/0`): never a password. By default, "the
+    /// application's own store".
+    fn describe(&self) -> String {
+        "the application's own store".to_owned()
+    }
+
+    /// Whether the store answers, asked once as the server starts: one that does not stops
+    /// it, with this error, rather than leave every request that needs a session to fail. By
+    /// default it answers.
+    fn ping(&self) -> StoreFuture<'_, ()> {
+        Box::pin(std::future::ready(Ok(())))
+    }
 }
 
 /// A stream's events as a [`SessionStore`] keeps them: from [`SessionStore::read_events`].

@@ -45,15 +45,16 @@ pub struct RedisStore {
 }
 
 impl RedisStore {
-    /// A store on the Redis server at `url` (`redis://HOST:PORT/DB`, `rediss://` for TLS where
-    /// the `redis` crate was built with it, `redis+unix:///path`), with keys under
-    /// `toolwright:`. Nothing is connected until the first session needs it.
+    /// A store on the Redis server at `url` (`redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]`,
+    /// or `redis+unix:///PATH[?db=DB]` for a Unix socket), with keys under `toolwright:`.
+    /// Nothing is connected until the server starts, which [pings](SessionStore::ping) it.
     ///
     /// # Errors
     ///
-    /// When `url` is not a Redis URL.
+    /// When `url` is not a Redis URL: the error says the forms it may take, with any password
+    /// in it masked.
     pub fn new(url: &str) -> Result<RedisStore, StoreError> {
-        let client = redis::Client::open(url).map_err(StoreError::new)?;
+        let client = redis::Client::open(url).map_err(|err| url_refusal(url, &err))?;
         Ok(RedisStore {
             client,
             prefix: "toolwright:".to_owned(),
@@ -130,6 +131,49 @@ impl RedisStore {
             ))),
         }
     }
+}
+
+/// The forms of URL a [`RedisStore`] reads. The `redis` crate is built without TLS here, so
+/// `rediss://` is not one of them.
+const URL_FORMS: &str = "redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], or \
+                         redis+unix:///PATH[?db=DB] for a Unix socket";
+
+/// Why `url` cannot be read, naming it with its password masked, and the forms it may take.
+fn url_refusal(url: &str, err: &redis::RedisError) -> StoreError {
+    let shown = masked(url);
+    let detail = err
+        .detail()
+        .map(|detail| format!(" ({detail})"))
+        .unwrap_or_default();
+    StoreError::new(
+        if url.starts_with("rediss:") || url.starts_with("valkeys:") {
+            format!(
+                "`{shown}` asks for Redis over TLS, which this server was built without; expected \
+             {URL_FORMS}"
+            )
+        } else {
+            format!("`{shown}` is not a Redis URL{detail}: expected {URL_FORMS}")
+        },
+    )
+}
+
+/// `url` with the password of its user information, if any, replaced by `***`.
+fn masked(url: &str) -> String {
+    let Some(start) = url.find("://").map(|at| at + 3) else {
+        return url.to_owned();
+    };
+    let end = url[start..]
+        .find(['/', '?'])
+        .map_or(url.len(), |at| start + at);
+    let Some(at) = url[start..end].rfind('@').map(|at| start + at) else {
+        return url.to_owned();
+    };
+    let user = match url[start..at].split_once(':') {
+        Some((user, _)) => format!("{user}:***"),
+        // `redis://SECRET@host` is read as a password by some clients: mask it too.
+        None => "***".to_owned(),
+    };
+    format!("{}{user}{}", &url[..start], &url[at..])
 }
 
 impl fmt::Debug for RedisStore {
@@ -338,8 +382,12 @@ impl SessionStore for RedisStore {
         let client = self.client.clone();
         let channels = [self.channel(Some(me)), self.channel(None)];
         let timeout = self.timeout;
+        let place = self.describe();
         tokio::spawn(async move {
-            // Listens until the stream is dropped, again after each failure.
+            // Listens until the stream is dropped, again after each failure. An outage is said
+            // once as it begins and once as it ends; the attempts between wait longer and
+            // longer, up to `RETRY_AT_MOST`.
+            let mut outage = Outage::default();
             while !sender.is_closed() {
                 let listening = async {
                     let mut pubsub = client.get_async_pubsub().await?;
@@ -348,8 +396,9 @@ impl SessionStore for RedisStore {
                     }
                     Ok::<_, redis::RedisError>(pubsub)
                 };
-                match tokio::time::timeout(timeout, listening).await {
+                let why = match tokio::time::timeout(timeout, listening).await {
                     Ok(Ok(pubsub)) => {
+                        outage.over(&place);
                         let mut messages = pubsub.into_on_message();
                         loop {
                             tokio::select! {
@@ -362,14 +411,12 @@ impl SessionStore for RedisStore {
                                 () = sender.closed() => return,
                             }
                         }
-                        tracing::warn!("the store's messages stopped: listening again");
+                        "the connection closed".to_owned()
                     }
-                    Ok(Err(err)) => {
-                        tracing::warn!(error = %err, "cannot listen for the store's messages");
-                    }
-                    Err(_) => tracing::warn!("the store did not answer the subscription"),
-                }
-                tokio::time::sleep(Duration::from_millis(500)).await;
+                    Ok(Err(err)) => err.to_string(),
+                    Err(_) => format!("no answer within {timeout:?}"),
+                };
+                tokio::time::sleep(outage.failed(&place, &why)).await;
             }
         });
         Box::pin(futures_util::stream::poll_fn(move |cx| {
@@ -382,5 +429,195 @@ impl SessionStore for RedisStore {
             let removed: u64 = redis.del(self.key(id)).await?;
             Ok(removed > 0)
         }))
+    }
+
+    fn describe(&self) -> String {
+        let info = self.client.get_connection_info();
+        let settings = info.redis_settings();
+        let db = settings.db();
+        let user = match (settings.username(), settings.password()) {
+            (Some(user), Some(_)) => format!("{user}:***@"),
+            (None, Some(_)) => ":***@".to_owned(),
+            (Some(user), None) => format!("{user}@"),
+            (None, None) => String::new(),
+        };
+        let host = |host: &str| {
+            if host.contains(':') {
+                format!("[{host}]")
+            } else {
+                host.to_owned()
+            }
+        };
+        match info.addr() {
+            redis::ConnectionAddr::Tcp(name, port) => {
+                format!("Redis at redis://{user}{}:{port}/{db}", host(name))
+            }
+            redis::ConnectionAddr::TcpTls {
+                host: name, port, ..
+            } => {
+                format!("Redis at rediss://{user}{}:{port}/{db}", host(name))
+            }
+            redis::ConnectionAddr::Unix(path) => {
+                format!("Redis at redis+unix://{}?db={db}", path.display())
+            }
+            other => format!("Redis at {other}, database {db}"),
+        }
+    }
+
+    fn ping(&self) -> StoreFuture<'_, ()> {
+        Box::pin(self.run(async |mut redis| redis::cmd("PING").query_async::<()>(&mut redis).await))
+    }
+}
+
+/// The longest wait between two attempts to listen for the store's messages.
+const RETRY_AT_MOST: Duration = Duration::from_secs(10);
+
+/// The first wait after a failure to listen.
+const RETRY_FIRST: Duration = Duration::from_millis(500);
+
+/// Whether listening for the store's messages fails, and how long to wait before trying again.
+#[derive(Default)]
+struct Outage {
+    /// The wait before the next attempt, while listening fails.
+    wait: Option<Duration>,
+}
+
+impl Outage {
+    /// Listening failed: the first failure of an outage is said, with what it means; the wait
+    /// before the next attempt doubles each time, up to [`RETRY_AT_MOST`].
+    fn failed(&mut self, place: &str, why: &str) -> Duration {
+        let wait = match self.wait {
+            None => {
+                tracing::warn!(
+                    "cannot listen for the store's messages from {place}: {why}; until it can, \
+                     a client's answer to a call on this replica that reaches another one, and \
+                     a cancellation, are lost. Trying again every {}s at most, saying so once \
+                     it listens",
+                    RETRY_AT_MOST.as_secs()
+                );
+                RETRY_FIRST
+            }
+            Some(wait) => {
+                tracing::debug!("still cannot listen for the store's messages: {why}");
+                (wait * 2).min(RETRY_AT_MOST)
+            }
+        };
+        self.wait = Some(wait);
+        wait
+    }
+
+    /// Listening again: said if it had failed.
+    fn over(&mut self, place: &str) {
+        if self.wait.take().is_some() {
+            tracing::info!("listening for the store's messages from {place} again");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+
+    #[test]
+    fn a_store_is_described_without_its_password() {
+        let place = |url: &str| RedisStore::new(url).unwrap().describe();
+        assert_eq!(
+            place("redis://127.0.0.1:6379/"),
+            "Redis at redis://127.0.0.1:6379/0"
+        );
+        assert_eq!(
+            place("redis://:hunter2@10.0.0.5/2"),
+            "Redis at redis://:***@10.0.0.5:6379/2"
+        );
+        assert_eq!(
+            place("redis://ops:hunter2@[::1]:7000"),
+            "Redis at redis://ops:***@[::1]:7000/0"
+        );
+        assert_eq!(
+            place("redis+unix:///run/redis.sock?db=4"),
+            "Redis at redis+unix:///run/redis.sock?db=4"
+        );
+        assert_eq!(masked("redis://hunter2@host/1"), "redis://***@host/1");
+        assert_eq!(
+            masked("redis://host:6379/1?x=a@b"),
+            "redis://host:6379/1?x=a@b"
+        );
+    }
+
+    /// What the warnings and notes of `f` say, one line each, without times.
+    fn said(f: impl FnOnce()) -> Vec<String> {
+        #[derive(Clone, Default)]
+        struct Lines(Arc<Mutex<Vec<u8>>>);
+        impl std::io::Write for Lines {
+            fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(bytes);
+                Ok(bytes.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let lines = Lines::default();
+        let writer = lines.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::INFO)
+            .without_time()
+            .with_target(false)
+            .with_ansi(false)
+            .with_writer(move || writer.clone())
+            .finish();
+        tracing::subscriber::with_default(subscriber, f);
+        let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+        text.lines().map(|line| line.trim().to_owned()).collect()
+    }
+
+    #[test]
+    fn an_outage_is_said_once_as_it_begins_and_once_as_it_ends() {
+        let place = "Redis at redis://127.0.0.1:6379/0";
+        let mut waits = Vec::new();
+        let lines = said(|| {
+            let mut outage = Outage::default();
+            for _ in 0..8 {
+                waits.push(outage.failed(place, "Connection refused (os error 111)"));
+            }
+            outage.over(place);
+            outage.over(place);
+            waits.push(outage.failed(place, "the connection closed"));
+        });
+        let ms = |ms: u64| Duration::from_millis(ms);
+        assert_eq!(
+            waits,
+            [
+                ms(500),
+                ms(1000),
+                ms(2000),
+                ms(4000),
+                ms(8000),
+                ms(10_000),
+                ms(10_000),
+                ms(10_000),
+                ms(500),
+            ]
+        );
+        assert_eq!(
+            lines,
+            [
+                format!(
+                    "WARN cannot listen for the store's messages from {place}: Connection \
+                     refused (os error 111); until it can, a client's answer to a call on this \
+                     replica that reaches another one, and a cancellation, are lost. Trying \
+                     again every 10s at most, saying so once it listens"
+                ),
+                format!("INFO listening for the store's messages from {place} again"),
+                format!(
+                    "WARN cannot listen for the store's messages from {place}: the connection \
+                     closed; until it can, a client's answer to a call on this replica that \
+                     reaches another one, and a cancellation, are lost. Trying again every 10s \
+                     at most, saying so once it listens"
+                ),
+            ]
+        );
     }
 }
