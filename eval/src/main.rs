@@ -335,7 +335,12 @@ mod tests {
     const BEFORE: usize = 2;
     const OURS: usize = 3;
 
+    // With the `semantic` feature, the evaluation ranks with the model too.
     #[test]
+    #[cfg_attr(
+        feature = "semantic",
+        ignore = "needs the embedding model in TOOLWRIGHT_EMBEDDING_MODEL"
+    )]
     fn on_the_own_set_without_tags_the_ranking_is_no_worse_than_before_and_beats_the_baselines() {
         let evaluation = evaluate(&own(false));
         let table = evaluation.table();
@@ -377,6 +382,7 @@ mod tests {
     /// more often than by words alone, and keyword queries no less often than before.
     #[cfg(feature = "semantic")]
     #[test]
+    #[ignore = "needs the embedding model in TOOLWRIGHT_EMBEDDING_MODEL"]
     fn on_the_own_set_without_tags_meaning_finds_paraphrases_and_keeps_keywords() {
         const SEMANTIC: usize = 4;
         let evaluation = evaluate(&own(false));

@@ -428,8 +428,3 @@ pub mod __private {
     pub use serde;
     pub use serde_json::Value;
 }
-
-/// The README's example compiles.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-struct ReadmeDoctests;

@@ -52,3 +52,9 @@ pub fn registration(name: &'static str, description: &'static str) -> ToolRegist
         },
     }
 }
+
+/// The README's examples compile. They are tested here rather than in `toolwright`, whose
+/// published crate holds the README but not where this path finds it.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;

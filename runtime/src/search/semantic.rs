@@ -243,18 +243,20 @@ mod tests {
     use super::*;
     use crate::search::SearchIndex;
 
-    /// The model the tests run, from `TOOLWRIGHT_EMBEDDING_MODEL` (a folder of all-MiniLM-L6-v2's
+    /// The folder of the model the tests run, from `TOOLWRIGHT_EMBEDDING_MODEL` (all-MiniLM-L6-v2's
     /// `config.json`, `model.safetensors` and `tokenizer.json`; `.ci/run` fetches it).
+    fn model_dir() -> String {
+        std::env::var("TOOLWRIGHT_EMBEDDING_MODEL").expect(
+            "the `semantic` feature's tests run a model: set TOOLWRIGHT_EMBEDDING_MODEL to the \
+             folder of all-MiniLM-L6-v2 (config.json, model.safetensors, tokenizer.json; \
+             `bash .ci/run` fetches it into target/embedding-model)",
+        )
+    }
+
     fn embedder() -> Arc<Embedder> {
         static EMBEDDER: OnceLock<Arc<Embedder>> = OnceLock::new();
         EMBEDDER
-            .get_or_init(|| {
-                let dir = std::env::var("TOOLWRIGHT_EMBEDDING_MODEL").expect(
-                    "the `semantic` feature's tests run a model: set TOOLWRIGHT_EMBEDDING_MODEL \
-                     to its folder",
-                );
-                Arc::new(Embedder::from_dir(dir).expect("the model loads"))
-            })
+            .get_or_init(|| Arc::new(Embedder::from_dir(model_dir()).expect("the model loads")))
             .clone()
     }
 
@@ -263,6 +265,7 @@ mod tests {
     }
 
     #[test]
+    #[ignore = "needs the embedding model in TOOLWRIGHT_EMBEDDING_MODEL"]
     fn texts_that_mean_alike_are_near() {
         let embedder = embedder();
         let vectors = embedder
@@ -290,6 +293,7 @@ mod tests {
     /// what candle-transformers' `f32` BERT gives for all-MiniLM-L6-v2 (`testdata/`, rounded to
     /// five decimals), alone and in a batch.
     #[test]
+    #[ignore = "needs the embedding model in TOOLWRIGHT_EMBEDDING_MODEL"]
     fn the_vectors_are_the_f32_models() {
         let reference: std::collections::BTreeMap<String, Vec<f32>> =
             serde_json::from_str(include_str!("testdata/all-minilm-l6-v2-f32.json")).unwrap();
@@ -310,6 +314,7 @@ mod tests {
     }
 
     #[test]
+    #[ignore = "needs the embedding model in TOOLWRIGHT_EMBEDDING_MODEL"]
     fn a_paraphrase_finds_a_tool_it_shares_no_word_with() {
         let tools = [
             json!({"name": "create_refund", "description": "Refund a charge to the customer's card."}),
@@ -328,6 +333,7 @@ mod tests {
     }
 
     #[test]
+    #[ignore = "needs the embedding model in TOOLWRIGHT_EMBEDDING_MODEL"]
     fn files_that_are_not_a_model_are_refused_saying_which() {
         let err = Embedder::from_dir("no/such/folder").unwrap_err();
         assert!(
@@ -341,7 +347,7 @@ mod tests {
                 .starts_with("`config.json` is not a BERT configuration: "),
             "{err}"
         );
-        let dir = std::env::var("TOOLWRIGHT_EMBEDDING_MODEL").unwrap();
+        let dir = model_dir();
         let weights = std::fs::read(Path::new(&dir).join("model.safetensors")).unwrap();
         let tokenizer = std::fs::read(Path::new(&dir).join("tokenizer.json")).unwrap();
         let config: serde_json::Value =
