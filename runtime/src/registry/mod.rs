@@ -420,7 +420,7 @@ mod tests {
             assert!(refused.is_ok());
             return;
         }
-        let text = refused.err().expect("refused").to_string();
+        let text = refused.expect_err("refused").to_string();
         let location = registration.location;
         assert_eq!(
             text,
