@@ -10,7 +10,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::validator::{Problem, Unsupported, Validator, What};
+use super::validator::{Problem, Unsupported, Validator, What, first_unsupported};
 #[cfg(feature = "validate")]
 use super::validator::{listed, shown};
 use crate::content::ToolResult;
@@ -79,6 +79,15 @@ impl ArgumentCheck {
         Ok(ArgumentCheck { engine })
     }
 
+    /// Why [`ArgumentCheck::new`] would refuse `schema` for asking what no check enforces, found
+    /// without compiling it (see [`first_unsupported`]).
+    pub(crate) fn refusal(schema: &Value) -> Option<CheckError> {
+        if cfg!(feature = "validate") {
+            return None;
+        }
+        first_unsupported(schema).map(CheckError::Unenforceable)
+    }
+
     /// `Ok` when the arguments are valid; otherwise every problem, one per line.
     pub(crate) fn check(&self, arguments: &Value) -> Result<(), String> {
         let problems: Vec<String> = match &self.engine {
@@ -137,7 +146,6 @@ impl ArgumentCheck {
 #[derive(Debug)]
 pub(crate) enum CheckError {
     /// It asks what toolwright's validator does not enforce, and the `validate` feature is off.
-    #[cfg_attr(feature = "validate", allow(dead_code))]
     Unenforceable(Unsupported),
     /// jsonschema does not compile it.
     #[cfg_attr(not(feature = "validate"), allow(dead_code))]

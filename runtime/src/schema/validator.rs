@@ -9,6 +9,7 @@
 //! `format` is an annotation in draft 2020-12 unless a schema opts into the format-assertion
 //! vocabulary, so it is not asserted, as jsonschema does not assert it either.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -825,6 +826,78 @@ impl Compiler<'_> {
     }
 }
 
+/// The first keyword of `schema` that [`Validator::new`] would refuse as one it does not enforce
+/// (a keyword of [`UNSUPPORTED`], a `$ref` out of the schema), found without compiling: what a
+/// release build checks of a derived schema at start, whose compiling waits for its first call.
+/// A value it cannot read (a `pattern` that does not compile, say) is found by compiling, as
+/// debug builds do at start.
+pub(crate) fn first_unsupported(schema: &Value) -> Option<Unsupported> {
+    /// Where the walk is: the tokens of a JSON pointer.
+    type Path<'a> = Vec<Cow<'a, str>>;
+    fn found(path: &Path<'_>, reason: String) -> Option<Unsupported> {
+        let mut at = String::new();
+        for token in path {
+            at.push('/');
+            at.push_str(&token.replace('~', "~0").replace('/', "~1"));
+        }
+        Some(Unsupported { at, reason })
+    }
+    fn walk<'a>(schema: &'a Value, path: &mut Path<'a>) -> Option<Unsupported> {
+        let Value::Object(object) = schema else {
+            return None;
+        };
+        for (key, value) in object {
+            path.push(Cow::Borrowed(key));
+            let result = match key.as_str() {
+                _ if UNSUPPORTED.contains(&key.as_str()) => found(
+                    path,
+                    format!("`{key}` is checked only with toolwright's `validate` feature"),
+                ),
+                "$ref" => match value.as_str() {
+                    Some(reference) if !reference.starts_with('#') => found(
+                        path,
+                        format!(
+                            "`$ref` to `{reference}`, which is not a place in this schema, is \
+                             checked only with toolwright's `validate` feature"
+                        ),
+                    ),
+                    _ => None,
+                },
+                // Values, not schemas.
+                "enum" | "const" | "default" | "examples" => None,
+                "properties" | "patternProperties" | "$defs" | "definitions" => {
+                    value.as_object().and_then(|schemas| {
+                        schemas.iter().find_map(|(name, schema)| {
+                            path.push(Cow::Borrowed(name));
+                            let result = walk(schema, path);
+                            path.pop();
+                            result
+                        })
+                    })
+                }
+                _ => match value {
+                    Value::Array(schemas) => schemas.iter().enumerate().find_map(|(i, schema)| {
+                        if !schema.is_object() {
+                            return None;
+                        }
+                        path.push(Cow::Owned(i.to_string()));
+                        let result = walk(schema, path);
+                        path.pop();
+                        result
+                    }),
+                    schema => walk(schema, path),
+                },
+            };
+            path.pop();
+            if result.is_some() {
+                return result;
+            }
+        }
+        None
+    }
+    walk(schema, &mut Vec::new())
+}
+
 /// A `pattern` or a `patternProperties` name as a regular expression.
 fn regex(source: &str, at: &str) -> Result<Regex, Unsupported> {
     Regex::new(source).map_err(|error| Unsupported {
@@ -986,6 +1059,22 @@ mod tests {
         assert_eq!(
             refused(json!({"properties": {"a": {"pattern": "(unclosed"}}})).at,
             "/properties/a/pattern"
+        );
+        // Found without compiling, at the same place.
+        for schema in [
+            json!({"properties": {"a": {"dependentRequired": {"a": ["b"]}}}}),
+            json!({"anyOf": [{"type": "null"}, {"items": {"if": {}}}]}),
+            json!({"properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {"$ref": "https://example.com/a"}}}),
+        ] {
+            assert_eq!(
+                first_unsupported(&schema),
+                Validator::new(&schema).err(),
+                "{schema}"
+            );
+        }
+        assert_eq!(
+            first_unsupported(&json!({"properties": {"if": {"enum": ["if"]}}})),
+            None
         );
         // `format` asserts in draft 7, and is an annotation in 2020-12.
         let email = json!({"properties": {"to": {"type": "string", "format": "email"}}});
