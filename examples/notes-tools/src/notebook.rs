@@ -417,11 +417,16 @@ pub struct Found {
 /// the update, its tags after one is added or removed, computed as they were before from the
 /// tags as they are now. A note's own deletion removes its text before it goes, while its tags
 /// are still there; the tags its deletion takes with it then find no note to index again.
+///
+/// Tags are joined in order by `group_concat` over an ordered subquery, which SQLite does not
+/// flatten into an aggregate, rather than by `group_concat(... ORDER BY ...)`: that syntax needs
+/// SQLite 3.44, and a database whose schema holds it cannot be opened by an older one (Python's
+/// `sqlite3`, Debian 12's `sqlite3` shell), since SQLite reads every view as it opens a file.
 const SEARCH_INDEX: &str = "
     CREATE VIEW IF NOT EXISTS note_text (id, title, body, tags) AS
         SELECT id, title, body,
-            coalesce((SELECT group_concat(tag, ' ' ORDER BY tag) FROM note_tags
-                      WHERE note_id = notes.id), '')
+            coalesce((SELECT group_concat(tag, ' ') FROM (
+                          SELECT tag FROM note_tags WHERE note_id = notes.id ORDER BY tag)), '')
         FROM notes;
     CREATE VIRTUAL TABLE IF NOT EXISTS notes_fts USING fts5 (
         title, body, tags, content = 'note_text', content_rowid = 'id'
@@ -443,8 +448,9 @@ const SEARCH_INDEX: &str = "
     CREATE TRIGGER IF NOT EXISTS note_tags_fts_insert AFTER INSERT ON note_tags BEGIN
         INSERT INTO notes_fts (notes_fts, rowid, title, body, tags)
             SELECT 'delete', id, title, body,
-                coalesce((SELECT group_concat(tag, ' ' ORDER BY tag) FROM note_tags
-                          WHERE note_id = new.note_id AND tag <> new.tag), '')
+                coalesce((SELECT group_concat(tag, ' ') FROM (
+                              SELECT tag FROM note_tags
+                              WHERE note_id = new.note_id AND tag <> new.tag ORDER BY tag)), '')
             FROM notes WHERE id = new.note_id;
         INSERT INTO notes_fts (rowid, title, body, tags)
             SELECT id, title, body, tags FROM note_text WHERE id = new.note_id;
@@ -452,9 +458,9 @@ const SEARCH_INDEX: &str = "
     CREATE TRIGGER IF NOT EXISTS note_tags_fts_delete AFTER DELETE ON note_tags BEGIN
         INSERT INTO notes_fts (notes_fts, rowid, title, body, tags)
             SELECT 'delete', id, title, body,
-                (SELECT group_concat(tag, ' ' ORDER BY tag) FROM (
+                (SELECT group_concat(tag, ' ') FROM (
                     SELECT tag FROM note_tags WHERE note_id = old.note_id
-                    UNION ALL SELECT old.tag))
+                    UNION ALL SELECT old.tag ORDER BY tag))
             FROM notes WHERE id = old.note_id;
         INSERT INTO notes_fts (rowid, title, body, tags)
             SELECT id, title, body, tags FROM note_text WHERE id = old.note_id;
