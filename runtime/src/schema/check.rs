@@ -287,7 +287,6 @@ fn problem(
     root: &str,
 ) -> String {
     use jsonschema::error::ValidationErrorKind as Kind;
-    let path = argument_path(error.instance_path().as_str());
     // An enum whose variants are documented is a `oneOf` of `const`s: say its values, as for an
     // `enum`, rather than that no branch matched.
     let allowed = match error.kind() {
@@ -296,25 +295,18 @@ fn problem(
         }
         _ => None,
     };
-    if let Some(allowed) = allowed {
-        let value = shown(error.instance());
-        return match path {
-            Some(path) => format!("{noun} `{path}`: {value} is not one of {allowed}"),
-            None => format!("{root}{value} is not one of {allowed}"),
-        };
-    }
-    match (error.kind(), path) {
-        (Kind::Required { property }, None) => format!(
-            "missing required {noun} `{}`",
-            property.as_str().unwrap_or("?")
-        ),
-        (Kind::Required { property }, Some(path)) => format!(
-            "{noun} `{path}`: missing required field `{}`",
-            property.as_str().unwrap_or("?")
-        ),
-        (_, Some(path)) => format!("{noun} `{path}`: {}", masked(error)),
-        (_, None) => format!("{root}{}", masked(error)),
-    }
+    let what = match (error.kind(), allowed) {
+        (_, Some(allowed)) => What::Said(format!(
+            "{} is not one of {allowed}",
+            shown(error.instance())
+        )),
+        (Kind::Required { property }, None) => {
+            What::Missing(property.as_str().unwrap_or("?").to_owned())
+        }
+        (_, None) => What::Said(masked(error)),
+    };
+    let at = error.instance_path().as_str().to_owned();
+    said(Problem { at, what }, noun, root)
 }
 
 /// The values a `oneOf` or `anyOf` at `pointer` allows, when each of its branches is one value
