@@ -189,12 +189,16 @@ pub struct OAuthArgs {
     pub oauth_introspection_endpoint: Option<String>,
 }
 
-#[cfg(feature = "http")]
 impl OAuthArgs {
-    /// Whether any option is set besides the issuer, which they all need.
-    fn any_without_issuer(&self) -> Option<&'static str> {
+    /// Each option with its flag, the issuer first, and whether it is set: an option of one
+    /// value when `given` says so, a list when `listed` does.
+    fn flags(
+        &self,
+        given: impl Fn(&Option<String>) -> bool,
+        listed: impl Fn(&[String]) -> bool,
+    ) -> [(bool, &'static str); 7] {
         let OAuthArgs {
-            oauth_issuer: _,
+            oauth_issuer,
             oauth_resource,
             oauth_audience,
             oauth_scope,
@@ -203,18 +207,26 @@ impl OAuthArgs {
             oauth_introspection_endpoint,
         } = self;
         [
-            (oauth_resource.is_some(), "--oauth-resource"),
-            (!oauth_audience.is_empty(), "--oauth-audience"),
-            (!oauth_scope.is_empty(), "--oauth-scope"),
-            (oauth_jwks_uri.is_some(), "--oauth-jwks-uri"),
-            (oauth_introspect.is_some(), "--oauth-introspect"),
+            (given(oauth_issuer), "--oauth-issuer"),
+            (given(oauth_resource), "--oauth-resource"),
+            (listed(oauth_audience), "--oauth-audience"),
+            (listed(oauth_scope), "--oauth-scope"),
+            (given(oauth_jwks_uri), "--oauth-jwks-uri"),
+            (given(oauth_introspect), "--oauth-introspect"),
             (
-                oauth_introspection_endpoint.is_some(),
+                given(oauth_introspection_endpoint),
                 "--oauth-introspection-endpoint",
             ),
         ]
-        .into_iter()
-        .find_map(|(set, name)| set.then_some(name))
+    }
+
+    /// Whether any option is set besides the issuer, which they all need.
+    #[cfg(feature = "http")]
+    fn any_without_issuer(&self) -> Option<&'static str> {
+        self.flags(Option::is_some, |values| !values.is_empty())
+            .into_iter()
+            .skip(1)
+            .find_map(|(set, name)| set.then_some(name))
     }
 }
 
@@ -235,32 +247,14 @@ impl ServerArgs {
         // An empty variable (`TOOLWRIGHT_TOKEN=`) is taken for none, as when serving.
         let given = |value: &Option<String>| value.as_deref().is_some_and(|v| !v.is_empty());
         let listed = |values: &[String]| values.iter().any(|v| !v.is_empty());
-        let OAuthArgs {
-            oauth_issuer,
-            oauth_resource,
-            oauth_audience,
-            oauth_scope,
-            oauth_jwks_uri,
-            oauth_introspect,
-            oauth_introspection_endpoint,
-        } = &self.oauth;
         [
             (given(&self.token), "--token"),
             (listed(&self.allow_origin), "--allow-origin"),
             (listed(&self.allow_host), "--allow-host"),
             (given(&self.redis), "--redis"),
-            (given(oauth_issuer), "--oauth-issuer"),
-            (given(oauth_resource), "--oauth-resource"),
-            (listed(oauth_audience), "--oauth-audience"),
-            (listed(oauth_scope), "--oauth-scope"),
-            (given(oauth_jwks_uri), "--oauth-jwks-uri"),
-            (given(oauth_introspect), "--oauth-introspect"),
-            (
-                given(oauth_introspection_endpoint),
-                "--oauth-introspection-endpoint",
-            ),
         ]
         .into_iter()
+        .chain(self.oauth.flags(given, listed))
         .find_map(|(set, flag)| set.then_some(flag))
     }
 }
