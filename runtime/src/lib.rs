@@ -127,6 +127,7 @@ pub mod state;
 pub mod stdio;
 #[cfg(feature = "http")]
 pub mod store;
+pub mod tasks;
 pub mod testing;
 
 pub use content::{Content, ToolResult};
