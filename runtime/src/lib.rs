@@ -125,7 +125,6 @@ pub mod server;
 mod sink;
 pub mod state;
 pub mod stdio;
-#[cfg(feature = "http")]
 pub mod store;
 pub mod tasks;
 pub mod testing;

@@ -8,12 +8,13 @@
 //! npx @modelcontextprotocol/conformance@0.2.0-alpha.12 server --url http://127.0.0.1:3001/mcp --suite all
 //! ```
 //!
-//! The scenarios this server is expected to fail are listed, each with its reason, in
-//! `.ci/conformance-expected-failures.yml` and `.ci/conformance-alpha-expected-failures.yml`.
+//! Every scenario of both passes, the tasks extension's included: its fixtures are in
+//! `tasks.rs`.
 //! Sampling and elicitation go through [`Context::sample_text`] and [`Context::elicit`].
 
 mod inputs;
 mod resources;
+mod tasks;
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -371,5 +372,12 @@ async fn elicit(ctx: &Context, message: &str, schema: Value, said: &str) -> Resu
 }
 
 fn main() -> ExitCode {
-    toolwright::server!().run()
+    use toolwright::pipeline::Next;
+    use tower::{layer::layer_fn, service_fn};
+
+    // Fails `protocol_error_job` in the pipeline, as a server refuses a call it cannot run.
+    let refuse = layer_fn(|next: Next| {
+        service_fn(move |call| tasks::refuse_protocol_errors(next.clone(), call))
+    });
+    toolwright::server!().layer(refuse).run()
 }

@@ -173,6 +173,20 @@ impl Principal {
             (None, None, None) => Owner::Nobody,
         }
     }
+
+    /// Who owns what this principal creates (a task), as text: the same rule as a session's
+    /// owner, written so that no two principals share one.
+    pub(crate) fn owner_key(&self) -> String {
+        match (&self.subject, &self.client_id, self.token) {
+            (Some(subject), _, _) => format!("subject\0{}\0{subject}", self.issuer),
+            (None, Some(client), _) => format!("client\0{}\0{client}", self.issuer),
+            (None, None, Some(token)) => {
+                let hex: String = token.iter().map(|b| format!("{b:02x}")).collect();
+                format!("token\0{hex}")
+            }
+            (None, None, None) => format!("nobody\0{}", self.issuer),
+        }
+    }
 }
 
 /// The claims are left out: they may hold what a log should not.

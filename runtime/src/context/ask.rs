@@ -8,10 +8,11 @@ use std::fmt;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 use super::input::Answered;
-use super::{ClientRequestError, Context};
+use super::{ClientRequestError, Context, Peer};
+use crate::tasks::{Job, Phase};
 use crate::content::{Content, Role};
 
 /// A request to the client, and the capability the client must have declared for it.
@@ -464,6 +465,27 @@ impl Context {
             let _ = peer.refused_capability.set(capability);
             return Err(ClientRequestError::MissingCapability { capability, method });
         }
+        if let Some(job) = &peer.task {
+            if job.asks_by_request() {
+                return self.request_in_task(peer, job, method, params).await;
+            }
+            if job.phase() == Phase::Task {
+                let key = match (key, &peer.inputs) {
+                    (Some(key), _) => key.to_owned(),
+                    (None, Some(inputs)) => inputs.next_key(method),
+                    (None, None) => format!("{method}-{}", crate::tasks::now_ms()),
+                };
+                let request = json!({ "method": method, "params": params });
+                return match job.ask(key, request).await {
+                    Ok(Some(answer)) => Ok(answer),
+                    Ok(None) => Err(ClientRequestError::Cancelled),
+                    Err(error) => Err(ClientRequestError::InvalidResult {
+                        method,
+                        problem: format!("the task's store failed: {error}"),
+                    }),
+                };
+            }
+        }
         if let Some(inputs) = &peer.inputs {
             let key = key.map_or_else(|| inputs.next_key(method), str::to_owned);
             return match inputs.ask(&key, method, params) {
@@ -488,6 +510,47 @@ impl Context {
                 &self.inner.cancellation,
             )
             .await
+    }
+}
+
+impl Context {
+    /// A request to the client from a task of the handshake era: it names the task
+    /// (`_meta["io.modelcontextprotocol/related-task"]`), and the task is `input_required`
+    /// until the client answers.
+    async fn request_in_task(
+        &self,
+        peer: &Peer,
+        job: &Job,
+        method: &'static str,
+        mut params: Value,
+    ) -> Result<Value, ClientRequestError> {
+        if let Value::Object(members) = &mut params {
+            let meta = members.entry("_meta").or_insert_with(|| json!({}));
+            if let Value::Object(meta) = meta {
+                meta.insert(
+                    crate::tasks::RELATED_TASK_KEY.to_owned(),
+                    json!({ "taskId": job.id() }),
+                );
+            }
+        }
+        let note = |error| tracing::warn!(task = job.id(), %error, "the task's status was not stored");
+        if let Err(error) = job.waiting(true).await {
+            note(error);
+        }
+        let answer = peer
+            .requests
+            .send(
+                &peer.outgoing,
+                method,
+                params,
+                peer.request_timeout,
+                &self.inner.cancellation,
+            )
+            .await;
+        if let Err(error) = job.waiting(false).await {
+            note(error);
+        }
+        answer
     }
 }
 

@@ -16,6 +16,7 @@ use crate::live::ServerHandle;
 use crate::protocol::LogLevel;
 use crate::sink::Sink;
 use crate::state::{SessionState, States};
+use crate::tasks::{Job, Phase};
 pub use ask::{CreateMessage, ElicitAction, Elicitation, Elicited, Keyed, Root, Sampled};
 pub(crate) use input::{Inputs, RequestStateKey, read as read_inputs, until_asked};
 pub use requests::ClientRequestError;
@@ -97,6 +98,9 @@ pub(crate) struct Peer {
     /// The first capability a request of the call needed and the client had not declared: a
     /// call that then fails is answered, in 2026-07-28, as needing it.
     pub(crate) refused_capability: OnceLock<&'static str>,
+    /// The task the call runs as, or may become (protocol 2026-07-28, where the server
+    /// decides).
+    pub(crate) task: Option<Arc<Job>>,
 }
 
 impl Context {
@@ -180,6 +184,97 @@ impl Context {
     /// The name of the tool being called.
     pub fn tool_name(&self) -> &str {
         &self.inner.tool
+    }
+
+    /// The id of the task the call runs as, when it runs as one (a tool with
+    /// `#[mcp_tool(task = "optional")]` or `"required"`, called by a client that asked for a
+    /// task, or in protocol 2026-07-28 one that declared the tasks extension): see
+    /// [`tasks`](crate::tasks). `None` in a plain call.
+    pub fn task_id(&self) -> Option<&str> {
+        let job = self.job()?;
+        (job.phase() == Phase::Task).then(|| job.id())
+    }
+
+    /// Says how the task is going, for people: the `statusMessage` the client reads with the
+    /// task's status. Nothing happens in a plain call. Returns whether the message was kept
+    /// (not once the task has ended, nor when its store failed, which is logged).
+    ///
+    /// ```
+    /// use toolwright::{Context, mcp_tool};
+    ///
+    /// /// Export every note, as a task when the client asks for one.
+    /// #[mcp_tool(task = "optional")]
+    /// async fn export(ctx: Context) -> String {
+    ///     for part in 1..=3 {
+    ///         ctx.set_status_message(format!("exporting part {part} of 3")).await;
+    ///     }
+    ///     "exported".to_owned()
+    /// }
+    /// ```
+    pub async fn set_status_message(&self, message: impl Into<String>) -> bool {
+        let Some(job) = self.job() else {
+            return false;
+        };
+        let message = message.into();
+        match job
+            .write(|record| {
+                record.status_message = Some(message);
+                record.updated_ms = crate::tasks::now_ms().max(record.updated_ms);
+            })
+            .await
+        {
+            Ok(kept) => kept,
+            Err(error) => {
+                tracing::warn!(task = job.id(), %error, "the task's status message was not stored");
+                false
+            }
+        }
+    }
+
+    /// Asks, under protocol 2026-07-28, for the task to begin only at
+    /// [`start_task`](Context::start_task): the tool's questions until then are asked within the
+    /// call (input-required results, the call run again with the answers), and the client gets
+    /// the task once the tool starts its long part. Call it first thing in the tool, before any
+    /// question. Without it, a call that may become a task becomes one as soon as it waits on
+    /// anything. In the handshake era, where the client asks for the task, and in a plain call,
+    /// nothing happens.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolwright::context::{ClientRequestError, Elicitation};
+    /// use toolwright::{Context, mcp_tool};
+    ///
+    /// /// Rebuild the index, once the user says which.
+    /// #[mcp_tool(task = "required")]
+    /// async fn rebuild(ctx: Context) -> Result<String, ClientRequestError> {
+    ///     ctx.defer_task();
+    ///     let form = json!({"type": "object", "properties": {"name": {"type": "string"}}});
+    ///     let answer = ctx
+    ///         .keyed("index")
+    ///         .elicit(Elicitation::with_schema("Which index?", form))
+    ///         .await?;
+    ///     ctx.start_task().await;
+    ///     // The long part: the client polls the task meanwhile.
+    ///     Ok(format!("rebuilt {:?}", answer.content()))
+    /// }
+    /// ```
+    pub fn defer_task(&self) {
+        if let Some(job) = self.job() {
+            job.defer();
+        }
+    }
+
+    /// Begins the task that [`defer_task`](Context::defer_task) put off: the client is answered
+    /// with it, and the tool goes on as the task. Nothing happens when the call is already a
+    /// task, or a plain call.
+    pub async fn start_task(&self) {
+        if let Some(job) = self.job() {
+            job.start().await;
+        }
+    }
+
+    fn job(&self) -> Option<&Arc<Job>> {
+        self.inner.peer.as_ref()?.task.as_ref()
     }
 
     /// Whether the client cancelled the call. Its answer will not be sent, so stop when it is.

@@ -22,10 +22,13 @@ const METHOD: HeaderName = HeaderName::from_static("mcp-method");
 const NAME: HeaderName = HeaderName::from_static("mcp-name");
 
 /// The methods whose target is mirrored in `Mcp-Name`, and the member of `params` it names.
-const NAMED: [(&str, &str); 3] = [
+const NAMED: [(&str, &str); 6] = [
     ("tools/call", "name"),
     ("prompts/get", "name"),
     ("resources/read", "uri"),
+    ("tasks/get", "taskId"),
+    ("tasks/update", "taskId"),
+    ("tasks/cancel", "taskId"),
 ];
 
 /// Whether a POST is of protocol 2026-07-28: its `MCP-Protocol-Version` header says so, or it is

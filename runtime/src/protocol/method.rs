@@ -20,11 +20,21 @@ pub(crate) enum Method {
     SetLogLevel,
     /// `subscriptions/listen`: 2026-07-28's stream of changes.
     Listen,
+    /// `tasks/get`: a task's status (and in 2026-07-28 its result).
+    TasksGet,
+    /// `tasks/result`: a task's result, once it has ended (2025-11-25).
+    TasksResult,
+    /// `tasks/list`: the caller's tasks (2025-11-25).
+    TasksList,
+    /// `tasks/cancel`.
+    TasksCancel,
+    /// `tasks/update`: answers to a task's questions (2026-07-28).
+    TasksUpdate,
 }
 
 impl Method {
     /// Every method, in the order of [`Method::name`]'s table.
-    const ALL: [Method; 15] = [
+    const ALL: [Method; 20] = [
         Method::Initialize,
         Method::Ping,
         Method::Discover,
@@ -40,6 +50,11 @@ impl Method {
         Method::Complete,
         Method::SetLogLevel,
         Method::Listen,
+        Method::TasksGet,
+        Method::TasksResult,
+        Method::TasksList,
+        Method::TasksCancel,
+        Method::TasksUpdate,
     ];
 
     /// The method a request names, if this server serves it in some era.
@@ -65,6 +80,11 @@ impl Method {
             Method::Complete => "completion/complete",
             Method::SetLogLevel => "logging/setLevel",
             Method::Listen => "subscriptions/listen",
+            Method::TasksGet => "tasks/get",
+            Method::TasksResult => "tasks/result",
+            Method::TasksList => "tasks/list",
+            Method::TasksCancel => "tasks/cancel",
+            Method::TasksUpdate => "tasks/update",
         }
     }
 }

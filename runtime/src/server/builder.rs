@@ -15,6 +15,7 @@ use crate::catalog::Catalog;
 use crate::handler::BoxFuture;
 use crate::live::ServerHandle;
 use crate::registry::Registry;
+use crate::tasks::TaskConfig;
 use crate::state::States;
 
 /// How long, by default, a tool waits for the client to answer a request of its own.
@@ -69,6 +70,8 @@ pub struct Server {
     pub(super) state_secret: Option<Vec<u8>>,
     /// The layers every call passes through, outermost first.
     pub(super) layers: Layers,
+    /// How tasks are kept and bounded.
+    pub(super) tasks: TaskConfig,
 }
 
 /// A state built at start, by [`Server::state_from`]: its type, and what builds it.
@@ -108,7 +111,24 @@ impl Server {
             handle: ServerHandle::default(),
             state_secret: None,
             layers: Layers::default(),
+            tasks: TaskConfig::new(),
         }
+    }
+
+    /// How the server keeps its [tasks](crate::tasks): their store, how long each is kept,
+    /// how often clients poll, how many one owner holds. By default in memory, an hour (a
+    /// client may ask for up to a day), every second, 100.
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use toolwright::tasks::TaskConfig;
+    ///
+    /// let server = toolwright::server!()
+    ///     .tasks(TaskConfig::new().ttl(Duration::from_secs(10 * 60)).max_per_owner(10));
+    /// ```
+    pub fn tasks(mut self, config: TaskConfig) -> Server {
+        self.tasks = config;
+        self
     }
 
     /// Seals the `requestState` of protocol 2026-07-28's input-required results (a tool's

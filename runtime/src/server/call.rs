@@ -14,6 +14,7 @@ use super::pipeline::{BoxError, Call, Outcome, Pipeline};
 use super::round::Round;
 use super::session::Session;
 use super::step::Step;
+use super::tasks::Tasks;
 use crate::auth::Principal;
 use crate::catalog::Progressive;
 use crate::context::{Inputs, Peer, RequestStateKey};
@@ -38,7 +39,9 @@ pub(super) struct Calls {
     /// Seals the state of input-required results.
     pub(super) state_key: RequestStateKey,
     /// What every call runs through.
-    pipeline: Pipeline,
+    pub(super) pipeline: Pipeline,
+    /// The tasks calls become.
+    pub(super) tasks: Arc<Tasks>,
 }
 
 /// A request run as a call of its session under its id: `notifications/cancelled` for it (or,
@@ -138,6 +141,7 @@ impl Calls {
         server: ServerHandle,
         state_key: RequestStateKey,
         pipeline: Pipeline,
+        tasks: Tasks,
     ) -> Calls {
         Calls {
             registry,
@@ -147,6 +151,7 @@ impl Calls {
             server,
             state_key,
             pipeline,
+            tasks: Arc::new(tasks),
         }
     }
 
@@ -173,6 +178,7 @@ impl Calls {
             // 2026-07-28 has no sessions: each request's session ends with it.
             session: (!wire.is_stateless()).then(|| Arc::clone(session.state())),
             refused_capability: OnceLock::new(),
+            task: None,
         }
     }
 

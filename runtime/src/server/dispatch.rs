@@ -13,6 +13,7 @@ use super::listing::ToolLists;
 use super::pipeline::{Layers, Run};
 use super::session::{Era, Session};
 use super::step::Step;
+use super::tasks::Tasks;
 use super::{completion, listen, prompts, resources};
 use crate::auth::Principal;
 use crate::catalog::{Catalog, Progressive, Ranking};
@@ -32,6 +33,7 @@ use crate::registry::Mirrored;
 use crate::registry::{Registry, Tool};
 use crate::sink::Sink;
 use crate::state::States;
+use crate::tasks::TaskConfig;
 
 /// What a server knows that does not change while it runs.
 pub(crate) struct Dispatcher {
@@ -81,6 +83,8 @@ pub(crate) struct ServerConfig {
     pub(crate) embedder: Option<Arc<crate::search::Embedder>>,
     /// The layers every call passes through.
     pub(crate) layers: Layers,
+    /// How tasks are kept.
+    pub(crate) tasks: TaskConfig,
 }
 
 impl Dispatcher {
@@ -100,6 +104,7 @@ impl Dispatcher {
             #[cfg(feature = "semantic")]
             embedder,
             layers,
+            tasks,
         } = config;
         let server_info = ServerInfo { name, version };
         let result_meta = json!({ SERVER_INFO_KEY: server_info });
@@ -114,11 +119,11 @@ impl Dispatcher {
             "resultType": "complete",
             "_meta": result_meta,
         });
-        let capabilities = Capabilities::of(&registry);
+        let capabilities = Capabilities::of(&registry, false);
         let discovered = Discovered {
             meta: &result_meta,
             cache_scope: "public",
-            capabilities: &capabilities,
+            capabilities: &Capabilities::of(&registry, true),
             instructions: instructions.as_deref(),
             result_type: "complete",
             supported_versions: &STATELESS_VERSIONS,
@@ -155,6 +160,7 @@ impl Dispatcher {
                 server,
                 state_key.clone(),
                 layers.around(Run::new(Arc::clone(&registry))),
+                Tasks::new(tasks),
             ),
             registry,
             server_info,
@@ -262,6 +268,17 @@ impl Dispatcher {
                 return self.calls.call_tool(origin, id, params);
             }
             (Method::SetLogLevel, Some(_)) => set_level(session, &id, &params),
+            (
+                Method::TasksGet
+                | Method::TasksResult
+                | Method::TasksList
+                | Method::TasksCancel
+                | Method::TasksUpdate,
+                Some(version),
+            ) => {
+                let origin = handshake_origin(session, from, version);
+                return self.calls.task_request(&origin, id, method, &params);
+            }
         };
         Step::Reply(reply)
     }
@@ -380,6 +397,14 @@ impl Dispatcher {
                 "method `logging/setLevel` was removed in protocol 2026-07-28: a request asks \
                  for log messages with `io.modelcontextprotocol/logLevel` in its `_meta`",
             ),
+            Method::TasksGet
+            | Method::TasksResult
+            | Method::TasksList
+            | Method::TasksCancel
+            | Method::TasksUpdate => {
+                let origin = stateless_origin(session, from, wire, envelope);
+                return self.calls.task_request(&origin, id, method, &params);
+            }
             // The handshake era's subscriptions; this one has `subscriptions/listen`.
             Method::Subscribe | Method::Unsubscribe | Method::Initialize => {
                 not_supported(&id, name)
@@ -636,6 +661,7 @@ mod tests {
                 #[cfg(feature = "semantic")]
                 embedder: None,
                 layers: Layers::default(),
+                tasks: TaskConfig::new(),
             },
         )
     }

@@ -3,7 +3,7 @@
 //! written as a map of its members would be, in the order of their names.
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::completion;
 use crate::apps;
@@ -17,7 +17,9 @@ pub(super) struct ServerInfo {
 }
 
 /// What the server offers: tools and logging always; resources, prompts, completions and the MCP
-/// Apps extension when it has them. Every list may change, through the server's handle.
+/// Apps extension when it has them; tasks when a tool runs as one, as each era has them (the
+/// handshake era's `tasks` capability, 2026-07-28's extension). Every list may change, through
+/// the server's handle.
 #[derive(Clone, Debug, Serialize)]
 pub(super) struct Capabilities {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -29,6 +31,8 @@ pub(super) struct Capabilities {
     prompts: Option<Lists>,
     #[serde(skip_serializing_if = "Option::is_none")]
     resources: Option<Lists>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tasks: Option<Value>,
     tools: Lists,
 }
 
@@ -55,14 +59,26 @@ impl Lists {
 impl Capabilities {
     /// What a server of these tools, prompts and resources offers: subscriptions to resources
     /// when one of them changes, the MCP Apps extension when it has views.
-    pub(super) fn of(registry: &Registry) -> Capabilities {
+    pub(super) fn of(registry: &Registry, stateless: bool) -> Capabilities {
         let resources = registry.resources();
+        let tasks = registry
+            .tools()
+            .iter()
+            .any(|tool| tool.task_support().allows_task());
+        let mut extensions = registry
+            .ui_resources()
+            .next()
+            .map(|_| apps::server_capability());
+        if tasks && stateless {
+            let extensions = extensions.get_or_insert_with(|| json!({}));
+            extensions[crate::tasks::EXTENSION_ID] = json!({});
+        }
         Capabilities {
             completions: completion::completes(registry).then_some(Empty {}),
-            extensions: registry
-                .ui_resources()
-                .next()
-                .map(|_| apps::server_capability()),
+            extensions,
+            tasks: (tasks && !stateless).then(|| {
+                json!({ "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } })
+            }),
             logging: Empty {},
             prompts: (!registry.prompts().is_empty()).then_some(Lists::CHANGING),
             resources: (!resources.is_empty()).then(|| Lists {

@@ -39,6 +39,7 @@ mod session;
 mod start;
 mod started;
 mod step;
+mod tasks;
 mod tools;
 
 pub use crate::live::{ChangeError, ServerHandle};

@@ -64,6 +64,19 @@ impl Round {
     ) -> Reply {
         let inputs = round.as_ref().map(Round::inputs);
         let made = until_asked(run, inputs.as_deref()).await;
+        Round::conclude(round, made, key, id, wire, reply)
+    }
+
+    /// The answer to a run that `made` its output (`None`: it stopped for questions), in
+    /// `round` when the request has one: `reply` of the output, or the round's answer.
+    pub(super) fn conclude<T>(
+        round: Option<Round>,
+        made: Option<T>,
+        key: &RequestStateKey,
+        id: &Id,
+        wire: &Wire,
+        reply: impl FnOnce(T) -> Reply,
+    ) -> Reply {
         if let Some(settled) = round.and_then(|r| r.settle(made.is_some(), key, id, wire)) {
             return settled;
         }

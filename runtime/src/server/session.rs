@@ -48,6 +48,8 @@ pub(crate) struct Session {
     closed: CancellationToken,
     /// What a session store keeps of it changed since the store last had it.
     changed: AtomicBool,
+    /// Who owns its tasks when the transport gave it no id.
+    task_owner: OnceLock<Arc<str>>,
 }
 
 /// The protocol era a connection speaks.
@@ -84,6 +86,7 @@ impl Session {
             listener: Arc::new(Listener::session()),
             closed: CancellationToken::new(),
             changed: AtomicBool::new(false),
+            task_owner: OnceLock::new(),
         }
     }
 
@@ -113,6 +116,15 @@ impl Session {
     /// The id the transport names the session by, if it gave one.
     pub(crate) fn id(&self) -> Option<Arc<str>> {
         self.id.get().cloned()
+    }
+
+    /// Who owns the tasks of the session's requests that name no principal: the id the
+    /// transport gave it, else one of its own for as long as it lives (a stdio connection).
+    pub(super) fn task_owner(&self) -> Arc<str> {
+        if let Some(id) = self.id() {
+            return id;
+        }
+        Arc::clone(self.task_owner.get_or_init(|| Arc::from(crate::tasks::new_id())))
     }
 
     /// What the session's calls keep between them.

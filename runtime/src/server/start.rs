@@ -123,6 +123,7 @@ impl Server {
             #[cfg(feature = "semantic")]
             embedder: self.embedder,
             layers: self.layers,
+            tasks: self.tasks,
         };
         let limits = Limits {
             max_message_size: self.max_message_size,

@@ -10,10 +10,11 @@ use super::call::{Calls, Origin, Registered};
 use super::pipeline::{BoxError, Call, Operation, Outcome, Refusal};
 use super::round::Round;
 use super::step::Step;
+use super::tasks::{Mode, Tasks, error_reply};
 use crate::apps;
 use crate::catalog::{CALL_TOOL, SEARCH_TOOL};
 use crate::content::ToolResult;
-use crate::context::Context;
+use crate::context::{Context, Peer};
 use crate::protocol::Wire;
 use crate::protocol::jsonrpc::{INVALID_PARAMS, Id, MISSING_CLIENT_CAPABILITY, Reply};
 use crate::registry::Tool;
@@ -52,6 +53,10 @@ impl Calls {
             }
             Err(NotRun::Answered(result)) => return Step::Reply(result_reply(result, &id, &wire)),
         };
+        let mode = match Tasks::mode(tool, &params, &wire, &caller.client) {
+            Ok(mode) => mode,
+            Err(refused) => return Step::Reply(error_reply(&id, refused)),
+        };
         let name = tool.wire_name();
         if let Err(problems) = tool.check_arguments(&arguments) {
             let text = problem_list(&format!("invalid arguments for tool `{name}`"), &problems);
@@ -75,6 +80,32 @@ impl Calls {
         };
         let peer = self.peer(&origin, round.as_ref().map(Round::inputs));
         let progress_token = params.pointer("/_meta/progressToken").cloned();
+        if !matches!(mode, Mode::Call) {
+            // Progress is not told of a task in 2026-07-28: its status is read instead.
+            let progress_token = progress_token.filter(|_| !wire.is_stateless());
+            let (states, server) = (Arc::clone(&self.states), self.server.clone());
+            let principal = origin.principal.clone();
+            let tool_name = tool.name();
+            let name = name.to_owned();
+            let called = name.clone();
+            let call = move |cancellation, job| {
+                let peer = Peer {
+                    task: Some(job),
+                    ..peer
+                };
+                let ctx = Context::new(
+                    tool_name,
+                    progress_token,
+                    cancellation,
+                    Some(peer),
+                    states,
+                    server,
+                    principal,
+                );
+                Call::new(Operation::CallTool, called, arguments, ctx)
+            };
+            return self.start_task(&origin, registered, mode, call, round, id, name);
+        }
         let ctx = Context::new(
             tool.name(),
             progress_token,
@@ -188,7 +219,7 @@ impl Calls {
 
 /// The reply to a tool call of `called` from what the pipeline gave: its result, or in
 /// 2026-07-28 the error that names a capability the tool needed and the client had not
-/// declared; a refusal as the error it describes; another error as a tool error the model reads.
+/// declared; a refusal as the error it describes.
 fn tool_reply(
     outcome: Result<Outcome, BoxError>,
     called: &Context,
@@ -196,22 +227,34 @@ fn tool_reply(
     wire: &Wire,
     name: &str,
 ) -> Reply {
-    let result = match outcome {
-        Ok(Outcome::Tool(result)) => result,
-        Ok(other) => ToolResult::error(format!(
-            "tool `{name}` failed: it was answered with the outcome of `{}`",
-            other.operation()
-        )),
-        Err(error) => match error.downcast::<Refusal>() {
-            Ok(refusal) => return refusal.reply(id, wire),
-            Err(error) => ToolResult::error(format!("tool `{name}` failed: {error}")),
-        },
+    let result = match tool_result(outcome, name) {
+        Ok(result) => result,
+        Err(refusal) => return refusal.reply(id, wire),
     };
     match called.refused_capability() {
         Some(capability) if wire.is_stateless() && result.is_error() => {
             missing_capability(id, name, capability)
         }
         _ => result_reply(result, id, wire),
+    }
+}
+
+/// What a tool call produced, from what the pipeline gave: its result, a refusal
+/// (a layer's, or the pipeline's), or another error as a tool error the model reads.
+pub(super) fn tool_result(
+    outcome: Result<Outcome, BoxError>,
+    name: &str,
+) -> Result<ToolResult, Refusal> {
+    match outcome {
+        Ok(Outcome::Tool(result)) => Ok(result),
+        Ok(other) => Ok(ToolResult::error(format!(
+            "tool `{name}` failed: it was answered with the outcome of `{}`",
+            other.operation()
+        ))),
+        Err(error) => match error.downcast::<Refusal>() {
+            Ok(refusal) => Err(*refusal),
+            Err(error) => Ok(ToolResult::error(format!("tool `{name}` failed: {error}"))),
+        },
     }
 }
 

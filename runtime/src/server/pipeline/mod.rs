@@ -295,14 +295,28 @@ impl Refusal {
 
     /// The error response to request `id`, as its era has it.
     pub(crate) fn reply(&self, id: &Id, wire: &Wire) -> Reply {
-        let code = match (self.code, wire) {
-            (Code::Given(code), _) => code,
-            (Code::ResourceNotFound, Wire::Handshake) => RESOURCE_NOT_FOUND,
-            (Code::ResourceNotFound, Wire::Stateless { .. }) => INVALID_PARAMS,
-        };
+        let code = self.code_in(wire);
         match &self.data {
             Some(data) => Reply::error_with_data(id, code, &self.message, data),
             None => Reply::error(id, code, &self.message),
+        }
+    }
+
+    /// The error object (`code`, `message`, `data`), as the request's era has it: what a task
+    /// that failed with it keeps.
+    pub(crate) fn error(&self, wire: &Wire) -> Value {
+        let mut error = json!({ "code": self.code_in(wire), "message": self.message });
+        if let Some(data) = &self.data {
+            error["data"] = data.clone();
+        }
+        error
+    }
+
+    fn code_in(&self, wire: &Wire) -> i64 {
+        match (self.code, wire) {
+            (Code::Given(code), _) => code,
+            (Code::ResourceNotFound, Wire::Handshake) => RESOURCE_NOT_FOUND,
+            (Code::ResourceNotFound, Wire::Stateless { .. }) => INVALID_PARAMS,
         }
     }
 }

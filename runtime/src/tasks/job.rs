@@ -1,0 +1,281 @@
+//! A task this process runs: its record as this process last wrote it, its cancellation, and
+//! the questions it waits on. Every change of status goes through [`Job::write`], one at a
+//! time, so that the store sees them in the order they happened.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde_json::{Map, Value};
+use tokio::sync::{oneshot, watch};
+use tokio_util::sync::CancellationToken;
+
+use super::{TaskRecord, TaskStatus, TaskStore};
+use crate::store::StoreError;
+
+/// The tasks this process runs, by id: what `tasks/cancel` and `tasks/update` reach.
+#[derive(Default)]
+pub(crate) struct Jobs {
+    running: Mutex<HashMap<String, Arc<Job>>>,
+}
+
+impl Jobs {
+    fn running(&self) -> MutexGuard<'_, HashMap<String, Arc<Job>>> {
+        self.running.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn insert(&self, job: &Arc<Job>) {
+        self.running().insert(job.id().to_owned(), Arc::clone(job));
+    }
+
+    pub(crate) fn remove(&self, id: &str) {
+        self.running().remove(id);
+    }
+
+    pub(crate) fn get(&self, id: &str) -> Option<Arc<Job>> {
+        self.running().get(id).cloned()
+    }
+}
+
+/// Where a run that may become a task stands (protocol 2026-07-28, where the server decides).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// The tool asked to ask its questions first ([`Context::defer_task`](crate::Context::defer_task)):
+    /// they are asked within the call, as input-required results.
+    Deferred,
+    /// The tool asked for its task to begin ([`Context::start_task`](crate::Context::start_task)).
+    Wanted,
+    /// It is a task: stored, answered with its id, its questions asked through `tasks/get`.
+    Task,
+}
+
+/// One task this process runs.
+pub(crate) struct Job {
+    id: String,
+    store: Arc<dyn TaskStore>,
+    /// The record as this process last wrote it, and whether it is in the store yet (a run of
+    /// protocol 2026-07-28 is stored once it becomes a task). Held across the store's write,
+    /// so that writes reach it in order.
+    record: tokio::sync::Mutex<Kept>,
+    cancellation: CancellationToken,
+    /// Questions waiting for the client's answer, by key: what was asked, and where the answer
+    /// goes.
+    questions: Mutex<BTreeMap<String, Question>>,
+    phase: watch::Sender<Phase>,
+    /// Asks its questions as requests to the client (the handshake era), rather than through
+    /// `tasks/get` and `tasks/update`.
+    requests: bool,
+}
+
+struct Kept {
+    record: TaskRecord,
+    stored: bool,
+}
+
+struct Question {
+    request: Value,
+    answer: oneshot::Sender<Value>,
+}
+
+/// What `tasks/update` did with the answers it carried.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Answered {
+    /// The task was waiting for input; the keys it knew were answered, the others ignored.
+    Taken,
+    /// The task waits for no input.
+    NotWaiting(TaskStatus),
+}
+
+impl Job {
+    /// A job for `record`, kept in `store`; `requests`: in the handshake era, whose questions
+    /// are requests to the client. It is a task from the start unless `phase` says otherwise.
+    pub(crate) fn new(
+        record: TaskRecord,
+        store: Arc<dyn TaskStore>,
+        cancellation: CancellationToken,
+        phase: Phase,
+        requests: bool,
+    ) -> Arc<Job> {
+        Arc::new(Job {
+            id: record.id.clone(),
+            store,
+            record: tokio::sync::Mutex::new(Kept {
+                record,
+                stored: false,
+            }),
+            cancellation,
+            questions: Mutex::new(BTreeMap::new()),
+            phase: watch::Sender::new(phase),
+            requests,
+        })
+    }
+
+    pub(crate) fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub(crate) fn cancellation(&self) -> &CancellationToken {
+        &self.cancellation
+    }
+
+    /// Whether its questions go to the client as requests (the handshake era).
+    pub(crate) fn asks_by_request(&self) -> bool {
+        self.requests
+    }
+
+    pub(crate) fn phase(&self) -> Phase {
+        *self.phase.borrow()
+    }
+
+    /// A run that asked to ask first: not a task until it says so.
+    pub(crate) fn defer(&self) {
+        self.phase.send_if_modified(|phase| {
+            let questions = self.questions().is_empty();
+            let deferred = *phase == Phase::Task && questions && !self.requests;
+            if deferred {
+                *phase = Phase::Deferred;
+            }
+            deferred
+        });
+    }
+
+    /// The run wants its task to begin: completes once it has.
+    pub(crate) async fn start(&self) {
+        self.phase.send_if_modified(|phase| {
+            let wanted = *phase == Phase::Deferred;
+            if wanted {
+                *phase = Phase::Wanted;
+            }
+            wanted
+        });
+        let mut phase = self.phase.subscribe();
+        let _ = phase.wait_for(|p| *p == Phase::Task).await;
+    }
+
+    /// Completes once the run wants its task to begin (at once unless it deferred it).
+    pub(crate) async fn wanted(&self) {
+        let mut phase = self.phase.subscribe();
+        let _ = phase.wait_for(|p| *p != Phase::Deferred).await;
+    }
+
+    /// Stores the task and makes the run one: `false` when its owner holds `cap` tasks
+    /// already. The record returned is what the client is answered with.
+    pub(crate) async fn store(&self, cap: usize) -> Result<Option<TaskRecord>, StoreError> {
+        let mut kept = self.record.lock().await;
+        if !self.store.create(&kept.record, cap).await? {
+            return Ok(None);
+        }
+        kept.stored = true;
+        self.phase.send_replace(Phase::Task);
+        Ok(Some(kept.record.clone()))
+    }
+
+    /// Changes the record with `change` and writes it, if the task has not ended; returns
+    /// whether it was written (or, before it is stored, kept for when it is).
+    pub(crate) async fn write(
+        &self,
+        change: impl FnOnce(&mut TaskRecord),
+    ) -> Result<bool, StoreError> {
+        let mut kept = self.record.lock().await;
+        if kept.record.status.is_final() {
+            return Ok(false);
+        }
+        change(&mut kept.record);
+        if !kept.stored {
+            return Ok(true);
+        }
+        let written = self.store.update(&kept.record).await?;
+        if !written {
+            // Ended elsewhere (cancelled through another process), or forgotten.
+            self.cancellation.cancel();
+        }
+        Ok(written)
+    }
+
+    fn questions(&self) -> MutexGuard<'_, BTreeMap<String, Question>> {
+        self.questions.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// What waits for the client: every question's request, by key.
+    fn asked(&self) -> Map<String, Value> {
+        self.questions()
+            .iter()
+            .map(|(key, q)| (key.clone(), q.request.clone()))
+            .collect()
+    }
+
+    /// Asks the client `request` (`{method, params}`) under `key` through `tasks/get`, and
+    /// waits for the answer `tasks/update` brings; `None` when the task is cancelled first.
+    pub(crate) async fn ask(&self, key: String, request: Value) -> Result<Option<Value>, StoreError> {
+        let (answer, answered) = oneshot::channel();
+        self.questions().insert(key, Question { request, answer });
+        let asked = self.asked();
+        self.write(|record| {
+            record.input_requests = asked;
+            record.moved(TaskStatus::InputRequired, None);
+        })
+        .await?;
+        Ok(tokio::select! {
+            answer = answered => answer.ok(),
+            () = self.cancellation.cancelled() => None,
+        })
+    }
+
+    /// The task waits on the client's answer to a request of ours (the handshake era) while
+    /// `waiting`, and works again after.
+    pub(crate) async fn waiting(&self, waiting: bool) -> Result<bool, StoreError> {
+        let status = if waiting {
+            TaskStatus::InputRequired
+        } else {
+            TaskStatus::Working
+        };
+        self.write(|record| record.moved(status, None)).await
+    }
+
+    /// Gives the answers of a `tasks/update` to the questions they name; answers to keys the
+    /// task did not ask are ignored. The record says what still waits before this returns.
+    pub(crate) async fn answer(&self, answers: Map<String, Value>) -> Result<Answered, StoreError> {
+        let mut kept = self.record.lock().await;
+        let status = kept.record.status;
+        if status != TaskStatus::InputRequired {
+            return Ok(Answered::NotWaiting(status));
+        }
+        let left: Map<String, Value> = {
+            let mut questions = self.questions();
+            for (key, answer) in answers {
+                if let Some(question) = questions.remove(&key) {
+                    let _ = question.answer.send(answer);
+                }
+            }
+            questions
+                .iter()
+                .map(|(key, q)| (key.clone(), q.request.clone()))
+                .collect()
+        };
+        let record = &mut kept.record;
+        let status = if left.is_empty() {
+            TaskStatus::Working
+        } else {
+            TaskStatus::InputRequired
+        };
+        record.input_requests = left;
+        record.moved(status, None);
+        if kept.stored {
+            self.store.update(&kept.record).await?;
+        }
+        Ok(Answered::Taken)
+    }
+
+    /// Ends the task with `status`, its result or error set by `end`, unless it ended already.
+    pub(crate) async fn finish(
+        &self,
+        status: TaskStatus,
+        end: impl FnOnce(&mut TaskRecord),
+    ) -> Result<bool, StoreError> {
+        self.write(|record| {
+            end(record);
+            record.input_requests.clear();
+            record.moved(status, None);
+        })
+        .await
+    }
+}
