@@ -29,8 +29,7 @@ async fn slow_compute(
     label: Option<String>,
 ) -> String {
     let label = label.unwrap_or_else(|| "computation".to_owned());
-    ctx.set_status_message(format!("computing {label} for {seconds} s"))
-        .await;
+    ctx.set_status_message(format!("computing {label} for {seconds} s"));
     tokio::time::sleep(Duration::from_secs_f64(seconds.clamp(0.0, 3600.0))).await;
     format!("{label}: done after {seconds} s")
 }

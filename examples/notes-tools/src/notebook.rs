@@ -82,6 +82,14 @@ pub enum NotesError {
          `untag_note` first"
     )]
     TooManyTags(usize),
+    /// No note was added that a waiting call was waiting for.
+    #[error("no note whose title contains {text:?} was added within {seconds} s")]
+    NotAdded {
+        /// What the title was to contain.
+        text: String,
+        /// How long the call waited.
+        seconds: u64,
+    },
     /// The database failed; the notebook is as it was before the call.
     #[error("the notebook could not be read or changed, so nothing changed: {0}")]
     Database(#[from] rusqlite::Error),
@@ -304,6 +312,27 @@ impl Notebook {
             .map(|id| note(&connection, id))
             .collect::<Result<_, _>>()?;
         Ok((total as u64, notes))
+    }
+
+    /// The newest note's id; 0 when there is none.
+    pub fn newest_id(&self) -> Result<u64, NotesError> {
+        let connection = self.lock();
+        let id: Option<i64> =
+            connection.query_row("SELECT max(id) FROM notes", [], |row| row.get(0))?;
+        Ok(id.map_or(0, |id| id as u64))
+    }
+
+    /// The oldest note added after note `after` whose title contains `text`, ignoring case.
+    pub fn added_after(&self, after: u64, text: &str) -> Result<Option<Note>, NotesError> {
+        let connection = self.lock();
+        let pattern = format!("%{}%", text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"));
+        let id: Option<i64> = connection
+            .query_row(
+                "SELECT min(id) FROM notes WHERE id > ?1 AND title LIKE ?2 ESCAPE '\\'",
+                params![after as i64, pattern],
+                |row| row.get(0),
+            )?;
+        id.map(|id| note(&connection, id as u64)).transpose()
     }
 
     /// Every note, newest first; with `tag`, those that carry it.

@@ -175,7 +175,13 @@ pub enum ExportFormat {
 }
 
 /// Export the whole notebook as one document, oldest note first.
-#[mcp_tool(read_only, open_world = false, tags = ["notes", "read", "export"], blocking)]
+#[mcp_tool(
+    read_only,
+    open_world = false,
+    tags = ["notes", "read", "export"],
+    blocking,
+    task = "optional"
+)]
 pub fn export_notes(
     ctx: &Context,
     notebook: State<Notebook>,
@@ -191,6 +197,7 @@ pub fn export_notes(
     let report = |done: usize| {
         let message = format!("{done} of {total} notes");
         ctx.progress(done as f64, Some(total as f64), Some(&message));
+        ctx.set_status_message(format!("exported {message}"));
     };
     Ok(match format {
         ExportFormat::Json => {
@@ -214,4 +221,41 @@ pub fn export_notes(
             out
         }
     })
+}
+
+/// Wait until a note whose title contains `text` is added (by this client or another), and
+/// return it: for work that waits on a person. Runs as a task when the client takes tasks, and
+/// stops when the task is cancelled.
+#[mcp_tool(read_only, open_world = false, tags = ["notes", "read", "wait"], task = "optional")]
+pub async fn wait_for_note(
+    ctx: Context,
+    notebook: State<Notebook>,
+    /// What the note's title must contain, ignoring case.
+    text: String,
+    /// How long to wait, in seconds.
+    #[arg(default = 600)]
+    timeout_seconds: u64,
+) -> Result<Note, NotesError> {
+    // The notebook's queries are quick: each check runs here rather than on another thread.
+    let after = notebook.newest_id()?;
+    let started = std::time::Instant::now();
+    let timeout = std::time::Duration::from_secs(timeout_seconds);
+    let mut ticks = tokio::time::interval(std::time::Duration::from_millis(200));
+    loop {
+        ticks.tick().await;
+        if let Some(note) = notebook.added_after(after, &text)? {
+            return Ok(note);
+        }
+        let waited = started.elapsed();
+        if waited >= timeout {
+            return Err(NotesError::NotAdded {
+                text,
+                seconds: timeout_seconds,
+            });
+        }
+        ctx.set_status_message(format!(
+            "waiting for a note titled like {text:?}: {} s so far",
+            waited.as_secs()
+        ));
+    }
 }

@@ -196,8 +196,9 @@ impl Context {
     }
 
     /// Says how the task is going, for people: the `statusMessage` the client reads with the
-    /// task's status. Nothing happens in a plain call. Returns whether the message was kept
-    /// (not once the task has ended, nor when its store failed, which is logged).
+    /// task's status. It is written in the background (the last one set is kept, once the task
+    /// ends too), so a blocking tool sets it as an async one does. Nothing happens in a plain
+    /// call, or once the task has ended.
     ///
     /// ```
     /// use toolwright::{Context, mcp_tool};
@@ -206,28 +207,14 @@ impl Context {
     /// #[mcp_tool(task = "optional")]
     /// async fn export(ctx: Context) -> String {
     ///     for part in 1..=3 {
-    ///         ctx.set_status_message(format!("exporting part {part} of 3")).await;
+    ///         ctx.set_status_message(format!("exporting part {part} of 3"));
     ///     }
     ///     "exported".to_owned()
     /// }
     /// ```
-    pub async fn set_status_message(&self, message: impl Into<String>) -> bool {
-        let Some(job) = self.job() else {
-            return false;
-        };
-        let message = message.into();
-        match job
-            .write(|record| {
-                record.status_message = Some(message);
-                record.updated_ms = crate::tasks::now_ms().max(record.updated_ms);
-            })
-            .await
-        {
-            Ok(kept) => kept,
-            Err(error) => {
-                tracing::warn!(task = job.id(), %error, "the task's status message was not stored");
-                false
-            }
+    pub fn set_status_message(&self, message: impl Into<String>) {
+        if let Some(job) = self.job() {
+            job.note(message.into());
         }
     }
 

@@ -191,25 +191,55 @@ fn created(record: &TaskRecord, wire: &Wire) -> Value {
 }
 
 /// How a task's run ended, as its record keeps it: `completed` with the tool's result, or
-/// `failed` with the error its call would have been answered with.
-fn ended(
-    outcome: Option<Result<Outcome, BoxError>>,
-    name: &str,
-    wire: &Wire,
-) -> (TaskStatus, Value) {
+/// `failed` with the error its call would have been answered with. A tool error (`isError`)
+/// completes the task in 2026-07-28, and fails it in 2025-11-25, as each has it; its result is
+/// kept either way, for `tasks/result` to answer with.
+fn ended(outcome: Option<Result<Outcome, BoxError>>, name: &str, wire: &Wire) -> Ended {
     let Some(outcome) = outcome else {
         let refusal = Refusal::internal(format!(
             "tool `{name}` asked the client a question as its task began, which it could not \
              ask: ask questions before `Context::start_task`, or after it"
         ));
-        return (TaskStatus::Failed, refusal.error(wire));
+        return Ended::Error(refusal.error(wire));
     };
     match tool_result(outcome, name) {
         Ok(result) => {
+            let failed = result.is_error() && !wire.is_stateless();
             let result = serde_json::to_value(result).expect("a tool result serialises");
-            (TaskStatus::Completed, wire.shape(result))
+            Ended::Result {
+                failed,
+                result: wire.shape(result),
+            }
         }
-        Err(refusal) => (TaskStatus::Failed, refusal.error(wire)),
+        Err(refusal) => Ended::Error(refusal.error(wire)),
+    }
+}
+
+/// How a task's run ended.
+enum Ended {
+    /// With the tool's result: a tool error `failed` the task in 2025-11-25.
+    Result { failed: bool, result: Value },
+    /// With the error its call would have been answered with.
+    Error(Value),
+}
+
+impl Ended {
+    /// Ends `job`'s task so.
+    async fn record(self, job: &Job) -> Result<bool, crate::store::StoreError> {
+        match self {
+            Ended::Result { failed, result } => {
+                let status = if failed {
+                    TaskStatus::Failed
+                } else {
+                    TaskStatus::Completed
+                };
+                job.finish(status, |record| record.result = Some(result)).await
+            }
+            Ended::Error(error) => {
+                job.finish(TaskStatus::Failed, |record| record.error = Some(error))
+                    .await
+            }
+        }
     }
 }
 
@@ -316,13 +346,7 @@ impl Calls {
                     made = run => Some(made),
                 };
                 if let Some(made) = outcome {
-                    let (status, value) = ended(made, &name, &task_wire);
-                    let finished = job
-                        .finish(status, |record| match status {
-                            TaskStatus::Completed => record.result = Some(value),
-                            _ => record.error = Some(value),
-                        })
-                        .await;
+                    let finished = ended(made, &name, &task_wire).record(&job).await;
                     if let Err(error) = finished {
                         tracing::error!(task = job.id(), %error, "the task's end was not stored");
                     }
@@ -467,13 +491,12 @@ impl TaskRequest<'_> {
                 .ok_or_else(|| invalid(format!("task `{}` was forgotten", record.id)))?;
         }
         let related = json!({ RELATED_TASK_KEY: { "taskId": record.id } });
-        match record.status {
-            TaskStatus::Completed => {
-                let mut result = record.result.unwrap_or_else(|| json!({"content": []}));
+        match (record.status, record.result) {
+            (TaskStatus::Completed | TaskStatus::Failed, Some(mut result)) => {
                 result["_meta"] = merged(result.get("_meta"), &related);
                 Ok(Reply::result(self.id, &result))
             }
-            TaskStatus::Failed => {
+            (TaskStatus::Failed, None) => {
                 let error = record.error.unwrap_or(Value::Null);
                 let code = error["code"].as_i64().unwrap_or(INTERNAL_ERROR);
                 let message = error["message"].as_str().unwrap_or("the task failed").to_owned();
@@ -483,9 +506,10 @@ impl TaskRequest<'_> {
                 }
                 Err((code, message, Some(data)))
             }
-            _ => Err(invalid(format!(
-                "task `{}` was cancelled: it has no result",
-                record.id
+            (status, _) => Err(invalid(format!(
+                "task `{}` was {}: it has no result",
+                record.id,
+                status.as_str()
             ))),
         }
     }

@@ -64,6 +64,9 @@ pub(crate) struct Job {
     /// Asks its questions as requests to the client (the handshake era), rather than through
     /// `tasks/get` and `tasks/update`.
     requests: bool,
+    /// The status message the tool set last and the store does not have yet: the next write
+    /// takes it.
+    message: Mutex<Option<String>>,
 }
 
 struct Kept {
@@ -106,6 +109,7 @@ impl Job {
             questions: Mutex::new(BTreeMap::new()),
             phase: watch::Sender::new(phase),
             requests,
+            message: Mutex::new(None),
         })
     }
 
@@ -179,6 +183,9 @@ impl Job {
         if kept.record.status.is_final() {
             return Ok(false);
         }
+        if let Some(message) = self.take_message() {
+            kept.record.status_message = Some(message);
+        }
         change(&mut kept.record);
         if !kept.stored {
             return Ok(true);
@@ -189,6 +196,28 @@ impl Job {
             self.cancellation.cancel();
         }
         Ok(written)
+    }
+
+    fn take_message(&self) -> Option<String> {
+        self.message.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+
+    /// Notes the tool's status message, and writes it in the background: a later write (the
+    /// task's end, say) takes it if this one has not yet, so the last message set is kept.
+    pub(crate) fn note(self: &Arc<Self>, message: String) {
+        *self.message.lock().unwrap_or_else(|e| e.into_inner()) = Some(message);
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let job = Arc::clone(self);
+        runtime.spawn(async move {
+            let written = job
+                .write(|record| record.updated_ms = super::now_ms().max(record.updated_ms))
+                .await;
+            if let Err(error) = written {
+                tracing::warn!(task = job.id(), %error, "the task's status message was not stored");
+            }
+        });
     }
 
     fn questions(&self) -> MutexGuard<'_, BTreeMap<String, Question>> {
@@ -251,7 +280,11 @@ impl Job {
                 .map(|(key, q)| (key.clone(), q.request.clone()))
                 .collect()
         };
+        let message = self.take_message();
         let record = &mut kept.record;
+        if message.is_some() {
+            record.status_message = message;
+        }
         let status = if left.is_empty() {
             TaskStatus::Working
         } else {
