@@ -15,6 +15,7 @@ use crate::handler::Handler;
 use crate::prompt::{ArgumentInfo, PromptHandler};
 use crate::resource::{ResourceAnnotations, ResourceHandler, VariableInfo};
 use crate::state::StateType;
+use crate::tasks::TaskSupport;
 
 /// One tool, as `#[mcp_tool]` registers it.
 #[derive(Debug)]
@@ -37,6 +38,9 @@ pub struct ToolRegistration {
     pub provider: &'static str,
     /// Its MCP Apps view and who may call it.
     pub ui: ToolUi,
+    /// Whether it may or must run as a task (`execution.taskSupport`): `Forbidden` unless
+    /// `#[mcp_tool(task = "...")]` says otherwise.
+    pub task: TaskSupport,
     /// The input schema: derived from the parameters, or written out by hand.
     pub input_schema: InputSchema,
     /// Derives the output schema, when the return type has one.

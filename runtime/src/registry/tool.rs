@@ -16,6 +16,7 @@ use crate::registration::{Annotations, Location, ToolRegistration};
 use crate::schema::check::{ArgumentCheck, OutputCheck};
 use crate::search::Described;
 use crate::state::StateType;
+use crate::tasks::TaskSupport;
 use toolwright_rules as rules;
 
 /// One tool, ready to list and call.
@@ -146,6 +147,12 @@ impl Tool {
     /// The provider in the canonical name.
     pub fn provider(&self) -> &'static str {
         self.registration.provider
+    }
+
+    /// Whether the tool may run as a task, or only as one (`#[mcp_tool(task = "...")]`): what
+    /// its `execution.taskSupport` tells clients, which a tool that is never a task leaves out.
+    pub fn task_support(&self) -> TaskSupport {
+        self.registration.task
     }
 
     /// The application state types it takes (`State<T>` parameters).
