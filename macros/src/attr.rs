@@ -25,6 +25,7 @@ const TOOL_KEYS: &[&str] = &[
     "scopes",
     "core",
     "blocking",
+    "task",
     "provider",
     "input_schema",
     "ui",
@@ -88,6 +89,8 @@ pub(crate) struct Options {
     pub(crate) ui: Option<LitStr>,
     /// Who may call the tool (`"model"`, `"app"`); `None` when not written.
     pub(crate) visibility: Option<Visibility>,
+    /// Whether the tool runs as an MCP task; `None` when not written, which is `Forbidden`.
+    pub(crate) task: Option<TaskSupport>,
 
     // A prompt's and a resource's.
     /// `complete(parameter = completer, ...)`: each parameter's name as written, and the path of
@@ -129,6 +132,15 @@ pub(crate) struct Visibility {
 pub(crate) enum Audience {
     User,
     Assistant,
+}
+
+/// Whether a tool runs as an MCP task, `task = "..."`: the runtime's `TaskSupport`, which this
+/// crate cannot name.
+#[derive(Clone, Copy)]
+pub(crate) enum TaskSupport {
+    Forbidden,
+    Optional,
+    Required,
 }
 
 /// The options of `#[arg(...)]` on one parameter.
@@ -271,6 +283,7 @@ impl Options {
             "provider" => self.provider = Some(string_value(meta, key)?),
             "input_schema" => self.input_schema = Some(string_value(meta, key)?),
             "ui" => self.ui = Some(string_value(meta, key)?),
+            "task" => self.task = Some(task(meta)?),
             "tags" => {
                 let usage = "`tags` takes a list of strings: `tags = [\"notes\", \"search\"]`";
                 self.tags = string_list(meta, usage)?.1;
@@ -418,6 +431,45 @@ fn audience(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<Audience>> {
             )),
         })
         .collect()
+}
+
+/// `task = "optional"`, `"required"` or `"forbidden"`.
+fn task(meta: &ParseNestedMeta<'_>) -> syn::Result<TaskSupport> {
+    let usage = "`task` takes a string, one of `\"optional\"`, `\"required\"` and \
+                 `\"forbidden\"`: `task = \"optional\"`";
+    let value = meta.value().map_err(|_| meta.error(usage))?;
+    let lit = match value.parse::<Expr>()? {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(lit), ..
+        }) => lit,
+        other => {
+            // `task = optional`: the value meant, without its quotes.
+            let unquoted = match &other {
+                Expr::Path(path) => path.path.get_ident().map(Ident::to_string),
+                _ => None,
+            };
+            let message = match unquoted {
+                Some(value) if ["optional", "required", "forbidden"].contains(&value.as_str()) => {
+                    format!("`task` takes a string: `task = \"{value}\"`")
+                }
+                _ => usage.to_owned(),
+            };
+            return Err(syn::Error::new_spanned(other, message));
+        }
+    };
+    match lit.value().as_str() {
+        "forbidden" => Ok(TaskSupport::Forbidden),
+        "optional" => Ok(TaskSupport::Optional),
+        "required" => Ok(TaskSupport::Required),
+        other => Err(syn::Error::new(
+            lit.span(),
+            format!(
+                "unknown `task` value `{other}`; expected `\"optional\"` (the tool runs as a \
+                 task when the client asks for one), `\"required\"` (only as a task) or \
+                 `\"forbidden\"` (never, the default)"
+            ),
+        )),
+    }
 }
 
 /// `priority = 0.5`: a number from 0 to 1, and where it was written.

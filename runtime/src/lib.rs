@@ -183,6 +183,7 @@ pub use state::State;
 /// | `tags = ["...", ...]` | words that group tools, for the catalog's search |
 /// | `core` | a tool the catalog always lists, for servers with many tools |
 /// | `blocking` | for a plain `fn` that blocks: run it on tokio's blocking thread pool, not on the runtime (see above) |
+/// | `task = "optional"` | whether the tool may (`"optional"`) or must (`"required"`) run as an MCP task: the server answers the call at once with the task's id and the client polls `tasks/get` for its status and result (see [`tasks`]); `"forbidden"`, the default, never. Listed as `execution.taskSupport`, left out when forbidden |
 /// | `provider = "..."` | the middle of the canonical name `mcp::<provider>::<tool>`; default: the package name |
 /// | `ui = "ui://..."` | the tool's MCP Apps view: a `ui://` resource declared with [`ui_resource!`](apps::ui_resource), shown by hosts with the extension next to the result (see [`apps`]). Checked at compile time to be a `ui://` URI naming something, and at start to be declared |
 /// | `visibility = ["model", "app"]` | whom hosts offer the tool to: the model, the server's views, or both (the default). A tool without `"model"` is listed only to clients that declared MCP Apps, and the progressive catalog never offers it. Hosts enforce it; it is not access control (see [`apps`]). Checked at compile time |
@@ -423,6 +424,7 @@ pub mod __private {
         VariableInfo, read_variable, resource_failed, take_resource_state,
     };
     pub use crate::state::{FromState, StateType};
+    pub use crate::tasks::TaskSupport;
     pub use inventory;
     pub use schemars::{self, Schema, SchemaGenerator};
     pub use serde;

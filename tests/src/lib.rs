@@ -7,6 +7,7 @@ use serde_json::Value;
 use toolwright::__private::{Annotations, Handler, InputSchema, Output, ToolRegistration};
 use toolwright::apps::ToolUi;
 use toolwright::registry::Location;
+use toolwright::tasks::TaskSupport;
 
 pub mod stdio;
 
@@ -27,8 +28,8 @@ pub fn tool_names(found: &Value) -> Vec<&str> {
 }
 
 /// A tool registration made by hand rather than by `#[mcp_tool]`: this name and description, no
-/// title, hints, tags or view, provider `tests`, any object as arguments, no output schema, and a
-/// handler that returns nothing. Change fields with struct update syntax.
+/// title, hints, tags or view, never a task, provider `tests`, any object as arguments, no output
+/// schema, and a handler that returns nothing. Change fields with struct update syntax.
 pub fn registration(name: &'static str, description: &'static str) -> ToolRegistration {
     ToolRegistration {
         name,
@@ -40,6 +41,7 @@ pub fn registration(name: &'static str, description: &'static str) -> ToolRegist
         core: false,
         provider: "tests",
         ui: ToolUi::NONE,
+        task: TaskSupport::Forbidden,
         input_schema: InputSchema::Literal(r#"{"type": "object"}"#),
         output_schema: |_| None,
         states: &[],

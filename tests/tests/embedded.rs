@@ -125,8 +125,8 @@ async fn a_tool_missing_from_either_side_is_named() {
 async fn a_changed_description_is_named() {
     let mut manifest = derived();
     tools(&mut manifest)[0]["description"] = json!("Add up.");
-    let expected = "tool `add`: its title, description, annotations or `_meta` differ \
-        from the embedded manifest's; the manifest embedded at build time was made from other tools than \
+    let expected = "tool `add`: its title, description, annotations, `execution` or `_meta` \
+        differ from the embedded manifest's; the manifest embedded at build time was made from other tools than \
         the ones linked in: build the tools crate with the same features under \
         [build-dependencies] as under [dependencies], and make the build script and the server \
         agree on namespacing (Guard::namespaced, Server::namespaced)";
@@ -154,6 +154,11 @@ async fn a_changed_description_is_named() {
             "`_meta`: {meta}"
         );
     }
+    // And its `execution`: a manifest cannot offer a task of a tool the binary runs only as a
+    // call.
+    let mut manifest = derived();
+    tools(&mut manifest)[0]["execution"] = json!({"taskSupport": "optional"});
+    assert_eq!(self::refusals(&manifest).await, [expected]);
 }
 
 #[tokio::test]
@@ -257,8 +262,8 @@ async fn an_index_made_from_other_tools_names_them() {
     assert_eq!(refusals.len(), 2, "{refusals:#?}");
     assert!(
         refusals[0].starts_with(
-            "tool `add`: its title, description, annotations or `_meta` differ from the \
-             embedded manifest's"
+            "tool `add`: its title, description, annotations, `execution` or `_meta` differ \
+             from the embedded manifest's"
         ),
         "{}",
         refusals[0]

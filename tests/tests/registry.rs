@@ -3,6 +3,7 @@
 
 use serde_json::{Value, json};
 use toolwright::registry::Registry;
+use toolwright::tasks::TaskSupport;
 
 /// Tools about files: flattened, borrowed, renamed and defaulted arguments; recursive types.
 mod files {
@@ -54,6 +55,19 @@ mod files {
             window.first,
             window.lines
         )]
+    }
+
+    /// Copy a file.
+    ///
+    /// A large file takes a while, so a client may run the copy as a task.
+    #[mcp_tool(blocking, task = "optional")]
+    fn copy_file(
+        /// The file to copy.
+        from: &Path,
+        /// Where to put the copy.
+        to: &Path,
+    ) -> std::io::Result<()> {
+        std::fs::copy(from, to).map(drop)
     }
 
     /// A tree of labels.
@@ -178,6 +192,7 @@ fn every_tool_of_both_modules_and_the_other_crate_is_listed_in_byte_order() {
         "Greet",
         "a.dotted",
         "add_note",
+        "copy_file",
         "count_nodes",
         "delete_note",
         "echo_tree",
@@ -368,6 +383,41 @@ fn a_text_output_has_no_output_schema_and_no_annotations_unless_set() {
             "annotations": {"idempotentHint": true}
         })
     );
+}
+
+#[test]
+fn a_tool_that_may_run_as_a_task_says_so_and_no_other_tool_says_anything() {
+    let registry = registry();
+    assert_eq!(
+        listed(&registry, "copy_file"),
+        json!({
+            "name": "copy_file",
+            "description": "Copy a file.\n\nA large file takes a while, so a client may run the \
+                            copy as a task.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "from": {"description": "The file to copy.", "type": "string"},
+                    "to": {"description": "Where to put the copy.", "type": "string"}
+                },
+                "required": ["from", "to"],
+                "additionalProperties": false
+            },
+            "execution": {"taskSupport": "optional"}
+        })
+    );
+    let copy = registry.get("copy_file").unwrap();
+    assert_eq!(copy.task_support(), TaskSupport::Optional);
+    // Absent is `forbidden` to clients: a tool that never runs as a task lists no `execution`.
+    for tool in registry.tools().iter().filter(|t| t.name() != "copy_file") {
+        assert_eq!(
+            tool.task_support(),
+            TaskSupport::Forbidden,
+            "{}",
+            tool.name()
+        );
+        assert_eq!(tool.descriptor().get("execution"), None, "{}", tool.name());
+    }
 }
 
 #[test]

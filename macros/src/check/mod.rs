@@ -252,6 +252,48 @@ mod tests {
     }
 
     #[test]
+    fn task_takes_one_of_three_strings() {
+        let task = |args: TokenStream| {
+            mistakes(
+                Primitive::Tool,
+                args,
+                quote! {
+                    /// Export.
+                    fn export() {}
+                },
+            )
+        };
+        for accepted in ["optional", "required", "forbidden"] {
+            assert_eq!(task(quote!(task = #accepted)), Vec::<String>::new());
+        }
+        assert_eq!(
+            task(quote!(task = "Optional")),
+            [
+                "unknown `task` value `Optional`; expected `\"optional\"` (the tool runs as a task \
+                 when the client asks for one), `\"required\"` (only as a task) or `\"forbidden\"` \
+                 (never, the default)"
+            ]
+        );
+        let usage = "`task` takes a string, one of `\"optional\"`, `\"required\"` and \
+                     `\"forbidden\"`: `task = \"optional\"`";
+        assert_eq!(task(quote!(task = true)), [usage]);
+        assert_eq!(task(quote!(task)), [usage]);
+        assert_eq!(task(quote!(task = sometimes)), [usage]);
+        assert_eq!(
+            task(quote!(task = required)),
+            ["`task` takes a string: `task = \"required\"`"]
+        );
+        // The options after a mistake are still read.
+        assert_eq!(
+            task(quote!(task = 1, tags = [2])),
+            [
+                usage,
+                "`tags` takes a list of strings: `tags = [\"notes\", \"search\"]`"
+            ]
+        );
+    }
+
+    #[test]
     fn a_default_is_for_a_tools_argument_alone() {
         let tool = mistakes(
             Primitive::Tool,

@@ -7,7 +7,7 @@ use syn::spanned::Spanned;
 
 use super::option;
 use crate::ast::{self, Function, Role};
-use crate::attr::Audience;
+use crate::attr::{Audience, TaskSupport};
 
 /// A tool's record; `input_schema` is the `InputSchema` from `schema::input`.
 pub(super) fn tool(
@@ -36,6 +36,11 @@ pub(super) fn tool(
         }
         None => quote!(::core::option::Option::None),
     };
+    let task = match options.task.unwrap_or(TaskSupport::Forbidden) {
+        TaskSupport::Forbidden => quote!(#tw::TaskSupport::Forbidden),
+        TaskSupport::Optional => quote!(#tw::TaskSupport::Optional),
+        TaskSupport::Required => quote!(#tw::TaskSupport::Required),
+    };
     let provider = match (&options.provider, &function.package) {
         (Some(lit), _) => quote!(#lit),
         (None, Some(package)) => quote!(#package),
@@ -62,6 +67,7 @@ pub(super) fn tool(
                 resource_uri: #ui_uri,
                 visibility: #visibility,
             },
+            task: #task,
             input_schema: #input_schema,
             output_schema: __toolwright_output_schema,
             states: #states,

@@ -148,6 +148,9 @@ fn descriptor(
     if let Some(schemes) = security_schemes(registration.scopes) {
         tool.insert("securitySchemes".into(), schemes);
     }
+    if let Some(execution) = execution(registration) {
+        tool.insert("execution".into(), execution);
+    }
     if let Some(meta) = meta(registration) {
         tool.insert("_meta".into(), meta);
     }
@@ -158,6 +161,15 @@ fn descriptor(
 /// SDK and SEP-1488 describe it (`[{"type": "oauth2", "scopes": [...]}]`).
 fn security_schemes(scopes: &[&str]) -> Option<Value> {
     (!scopes.is_empty()).then(|| json!([{ "type": "oauth2", "scopes": scopes }]))
+}
+
+/// The tool's `execution`, for a tool that may run as a task: `{"taskSupport": "optional"}` or
+/// `"required"`. A tool that never does has none, which clients read as `forbidden`, so that
+/// the manifest of a server without tasks stays as it was.
+pub(super) fn execution(registration: &ToolRegistration) -> Option<Value> {
+    let task = registration.task;
+    task.allows_task()
+        .then(|| json!({ "taskSupport": task.as_str() }))
 }
 
 /// The tool's `_meta`, if it has anything to say: its MCP Apps view and visibility, and its

@@ -216,8 +216,8 @@ impl Registry {
     /// fastest, as [`build::emit`](crate::build::emit) writes them for
     /// [`embedded_manifest!`](crate::build::embedded_manifest): the tools' compact JSON
     /// ([`Manifest::tools_list_bytes`]), then an index of its tools (where each tool's JSON lies, its
-    /// name, and its title, description, annotations and `_meta`), which start-up reads instead
-    /// of parsing the JSON. The index's layout is this version's own.
+    /// name, and its title, description, annotations, `execution` and `_meta`), which start-up
+    /// reads instead of parsing the JSON. The index's layout is this version's own.
     pub fn embedded_bytes(&self) -> Vec<u8> {
         embedded::indexed(self)
     }

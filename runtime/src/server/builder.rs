@@ -283,8 +283,8 @@ impl Server {
     /// Serves the tools as the manifest made at build time describes them
     /// ([`embedded_manifest!`](crate::build::embedded_manifest), see [`build`](crate::build)): `tools/list`
     /// is answered from those bytes and start-up derives no schema. Each linked tool must be in
-    /// the manifest with the same name, title, description, annotations and `_meta`, and each
-    /// tool of the manifest must be linked, or the server does not start
+    /// the manifest with the same name, title, description, annotations, `execution` and
+    /// `_meta`, and each tool of the manifest must be linked, or the server does not start
     /// ([`Conflict::EmbeddedMismatch`](crate::registry::Conflict::EmbeddedMismatch)); debug builds also derive every schema and compare.
     /// Ignored when [`registry`](Server::registry) gives the tools.
     ///

@@ -1,5 +1,6 @@
 use serde_json::json;
 use toolwright::registry::{Annotations, Registry};
+use toolwright::tasks::TaskSupport;
 use toolwright::mcp_tool;
 
 /// Not this text: `description` wins over the doc comment.
@@ -14,16 +15,23 @@ use toolwright::mcp_tool;
     tags = ["notes", "danger"],
     scopes = ["notes:write", "notes.admin"],
     core,
+    task = "required",
     provider = "notebook",
 )]
 fn delete_all() {}
 
 /// Every hint bare.
-#[mcp_tool(read_only, idempotent, open_world, core = false)]
+#[mcp_tool(read_only, idempotent, open_world, core = false, task = "optional")]
 fn all_bare() {}
 
 /// Every hint written out.
-#[mcp_tool(read_only = true, destructive = false, idempotent = false, open_world = true)]
+#[mcp_tool(
+    read_only = true,
+    destructive = false,
+    idempotent = false,
+    open_world = true,
+    task = "forbidden",
+)]
 fn all_written() {}
 
 /// No options at all.
@@ -54,6 +62,8 @@ fn main() {
     assert_eq!(tool.descriptor()["_meta"]["securitySchemes"], schemes);
     assert!(registry.get("all_bare").unwrap().descriptor().get("securitySchemes").is_none());
     assert!(tool.is_core());
+    assert_eq!(tool.task_support(), TaskSupport::Required);
+    assert_eq!(tool.descriptor()["execution"], json!({"taskSupport": "required"}));
     assert_eq!(tool.provider(), "notebook");
     assert_eq!(tool.descriptor()["title"], "Delete all notes");
     assert_eq!(
@@ -77,6 +87,8 @@ fn main() {
         }
     );
     assert!(!bare.is_core());
+    assert_eq!(bare.task_support(), TaskSupport::Optional);
+    assert_eq!(bare.descriptor()["execution"], json!({"taskSupport": "optional"}));
 
     let written = registry.get("all_written").unwrap();
     assert_eq!(
@@ -88,13 +100,18 @@ fn main() {
             open_world: Some(true),
         }
     );
+    // `forbidden` written out is the default: nothing is listed.
+    assert_eq!(written.task_support(), TaskSupport::Forbidden);
+    assert!(written.descriptor().get("execution").is_none());
 
-    // Without options: no title, no hints, no tags, the package as provider.
+    // Without options: no title, no hints, no tags, never a task, the package as provider.
     let plain = registry.get("no_options").unwrap();
     assert_eq!(plain.title(), None);
     assert_eq!(plain.annotations(), Annotations::default());
     assert!(plain.descriptor().get("annotations").is_none());
     assert_eq!(plain.tags(), [] as [&str; 0]);
     assert!(!plain.is_core());
+    assert_eq!(plain.task_support(), TaskSupport::Forbidden);
+    assert!(plain.descriptor().get("execution").is_none());
     assert_eq!(plain.provider(), env!("CARGO_PKG_NAME"));
 }

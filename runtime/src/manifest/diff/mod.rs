@@ -129,7 +129,14 @@ impl Change {
 /// | `securitySchemes` asks for a new OAuth scope | ``scope `notes:write` now required`` | breaking |
 /// | `securitySchemes` no longer asks for a scope | ``scope `notes:write` no longer required`` | additive |
 /// | any other `_meta` member, or of `_meta.ui` | `` `_meta` `anthropic/alwaysLoad` changed ``, `` `_meta` `ui.csp` added `` | cosmetic |
-/// | any other field | ``tool field `execution` changed`` | breaking |
+/// | `execution.taskSupport` becomes `optional` (from `forbidden` or `required`): each call that worked, as a task or not, still does | `` task support `forbidden` -> `optional` `` | additive |
+/// | `execution.taskSupport` becomes `required` (plain calls are refused) or `forbidden` (calls asking for a task are refused) | `` task support `optional` -> `required` `` | breaking |
+/// | any other member of `execution` | `` `execution` `x` changed `` | breaking |
+/// | any other field | ``tool field `x` changed`` | breaking |
+///
+/// A tool without `execution`, or without `taskSupport` in it, is `forbidden`, as the protocol
+/// has it. A `taskSupport` that is none of the three is compared as text, and any change to or
+/// from it is breaking; an `execution` that is not an object is any other field.
 ///
 /// Changes to prompts, at `prompt <name>`; the client sends the arguments, so what it may no
 /// longer send, or must now send, breaks it:
@@ -308,6 +315,7 @@ fn compare_tool(
             }
             "_meta" => compare_meta(name, o, n, changes),
             "securitySchemes" => compare_scopes(name, o, n, changes),
+            "execution" => compare_execution(name, o, n, changes),
             "inputSchema" => {
                 let (o, n) = (ranged(o.unwrap_or(&TRUE)), ranged(n.unwrap_or(&TRUE)));
                 Schemas::compare_roots(name, "input", &o, &n, Flow::Input, changes);
@@ -364,6 +372,61 @@ fn compare_scopes(name: &str, old: Option<&Value>, new: Option<&Value>, changes:
     for scope in o.difference(&n) {
         let detail = format!("scope `{scope}` no longer required");
         changes.push(change(Severity::Additive, name, detail));
+    }
+}
+
+/// A tool's `execution`: its `taskSupport` by its meaning, any other member as a field a call may
+/// depend on.
+fn compare_execution(
+    name: &str,
+    old: Option<&Value>,
+    new: Option<&Value>,
+    changes: &mut Vec<Change>,
+) {
+    if [old, new].into_iter().flatten().any(|e| !e.is_object()) {
+        if let Some(detail) = presence_change("tool field `execution`", old, new) {
+            changes.push(change(Severity::Breaking, name, detail));
+        }
+        return;
+    }
+    let (old, new) = (old.unwrap_or(&Value::Null), new.unwrap_or(&Value::Null));
+    // What clients read: absent is `forbidden`; a value that is not a string is shown as JSON.
+    let task_support = |execution: &Value| match execution.get("taskSupport") {
+        None => "forbidden".to_owned(),
+        Some(Value::String(support)) => support.clone(),
+        Some(other) => other.to_string(),
+    };
+    let (o, n) = (task_support(old), task_support(new));
+    if o != n {
+        // Only `optional` accepts both a plain call and a task: a tool that becomes it refuses
+        // no call that worked; one that leaves it refuses one kind or the other.
+        let severity = if n == "optional" && ["forbidden", "required"].contains(&o.as_str()) {
+            Severity::Additive
+        } else {
+            Severity::Breaking
+        };
+        changes.push(change(
+            severity,
+            name,
+            format!("task support `{o}` -> `{n}`"),
+        ));
+    }
+    let rest = |execution: &Value| -> BTreeMap<String, Value> {
+        execution
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter(|(key, _)| *key != "taskSupport")
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect()
+    };
+    let (o, n) = (rest(old), rest(new));
+    let keys: BTreeSet<&String> = o.keys().chain(n.keys()).collect();
+    for key in keys {
+        let what = format!("`execution` `{key}`");
+        if let Some(detail) = presence_change(&what, o.get(key), n.get(key)) {
+            changes.push(change(Severity::Breaking, name, detail));
+        }
     }
 }
 

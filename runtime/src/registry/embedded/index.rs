@@ -18,7 +18,7 @@ use serde_json::Value;
 use crate::manifest::{HEAD, TAIL};
 use crate::registration::{Annotations, ToolRegistration};
 use crate::registry::Registry;
-use crate::registry::derived::meta;
+use crate::registry::derived::{execution, meta};
 
 /// What start-up needs of one tool of an embedded manifest.
 #[derive(Debug, PartialEq, Eq)]
@@ -28,24 +28,25 @@ pub(super) struct IndexEntry {
     pub(super) range: Range<usize>,
     /// Whether it has an `outputSchema`.
     pub(super) structured: bool,
-    /// Its title, description, annotations and `_meta`, as [`head`] encodes them: a linked tool
-    /// is the one described when its [`registration_head`] is the same.
+    /// Its title, description, annotations, `execution` and `_meta`, as [`head`] encodes them: a
+    /// linked tool is the one described when its [`registration_head`] is the same.
     pub(super) head: Cow<'static, [u8]>,
 }
 
 /// How embedded bytes with an index end. Before it: the JSON's length and the number of tools,
 /// each a little-endian `u32`. JSON ends with `}`, so the JSON alone never ends so.
-pub(super) const MAGIC: &[u8] = b"\0toolwright-index-1";
+pub(super) const MAGIC: &[u8] = b"\0toolwright-index-2";
 
 /// Says what start-up compares of a tool, in one encoding for both sides: the index and the
 /// linked registration. Strings are their length (`u32`, little-endian) and UTF-8; an absent
-/// title or `_meta` is a 0 byte, a present one a 1 byte and its text; each hint is 0 (absent), 1
-/// (false) or 2 (true).
+/// title, `execution` or `_meta` is a 0 byte, a present one a 1 byte and its text (an object's
+/// as compact JSON, keys sorted); each hint is 0 (absent), 1 (false) or 2 (true).
 pub(super) fn head(
     out: &mut Vec<u8>,
     title: Option<&str>,
     description: &str,
     annotations: &Annotations,
+    execution: Option<&Value>,
     meta: Option<&Value>,
 ) {
     match title {
@@ -69,12 +70,15 @@ pub(super) fn head(
             Some(true) => 2,
         });
     }
-    match meta {
-        None => out.push(0),
-        Some(meta) => {
-            out.push(1);
-            let canonical = serde_json::to_vec(&sorted(meta)).expect("a JSON value serialises");
-            put(out, &canonical);
+    for object in [execution, meta] {
+        match object {
+            None => out.push(0),
+            Some(object) => {
+                out.push(1);
+                let canonical =
+                    serde_json::to_vec(&sorted(object)).expect("a JSON value serialises");
+                put(out, &canonical);
+            }
         }
     }
 }
@@ -105,6 +109,7 @@ pub(super) fn registration_head(out: &mut Vec<u8>, registration: &ToolRegistrati
         registration.title,
         registration.description,
         &registration.annotations,
+        execution(registration).as_ref(),
         meta(registration).as_ref(),
     );
 }
@@ -241,6 +246,8 @@ struct Fields<'a> {
     output_schema: Option<IgnoredAny>,
     #[serde(default)]
     annotations: Hints,
+    #[serde(default, deserialize_with = "present")]
+    execution: Option<Value>,
     #[serde(rename = "_meta", default, deserialize_with = "present")]
     meta: Option<Value>,
 }
@@ -296,6 +303,7 @@ fn read(manifest: &[u8]) -> Result<Vec<IndexEntry>, String> {
                 idempotent: hints.idempotent_hint,
                 open_world: hints.open_world_hint,
             },
+            fields.execution.as_ref(),
             fields.meta.as_ref(),
         );
         entries.push(IndexEntry {

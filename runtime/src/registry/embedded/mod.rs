@@ -3,9 +3,9 @@
 //! start-up derives no schema and parses no JSON.
 //!
 //! Start-up compares what it can without parsing: each linked tool must be in the manifest under
-//! its wire name with the same title, description, annotations and `_meta`, and each tool of the
-//! manifest must be linked. Debug builds also parse each tool's JSON, derive every tool and
-//! compare the two whole.
+//! its wire name with the same title, description, annotations, `execution` and `_meta`, and each
+//! tool of the manifest must be linked. Debug builds also parse each tool's JSON, derive every
+//! tool and compare the two whole.
 
 mod index;
 #[cfg(test)]
@@ -112,8 +112,8 @@ impl Registry {
                         conflicts.push(mismatch(
                             &wire,
                             format!(
-                                "its title, description, annotations or `_meta` differ \
-                                 from the embedded manifest's; {REBUILT_OTHERWISE}"
+                                "its title, description, annotations, `execution` or `_meta` \
+                                 differ from the embedded manifest's; {REBUILT_OTHERWISE}"
                             ),
                         ));
                         continue;

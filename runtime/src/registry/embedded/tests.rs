@@ -6,6 +6,7 @@ use super::index::{DAMAGED, MAGIC, head, open, registration_head};
 use crate::apps::{ToolUi, Visibility};
 use crate::registration::{Annotations, ToolRegistration};
 use crate::registry::{Conflict, Registry};
+use crate::tasks::TaskSupport;
 
 fn registration(
     name: &'static str,
@@ -13,12 +14,14 @@ fn registration(
     description: &'static str,
     annotations: Annotations,
     ui: ToolUi,
+    task: TaskSupport,
     structured: bool,
 ) -> &'static ToolRegistration {
     Box::leak(Box::new(ToolRegistration {
         title,
         annotations,
         ui,
+        task,
         output_schema: if structured {
             |_| Some(schemars::json_schema!({"type": "object"}))
         } else {
@@ -42,6 +45,7 @@ fn registry() -> Registry {
                 open_world: Some(false),
             },
             ToolUi::NONE,
+            TaskSupport::Optional,
             true,
         ),
         registration(
@@ -53,6 +57,7 @@ fn registry() -> Registry {
                 resource_uri: None,
                 visibility: Some(Visibility::APP_ONLY),
             },
+            TaskSupport::Required,
             false,
         ),
         registration(
@@ -61,6 +66,7 @@ fn registry() -> Registry {
             "",
             Annotations::default(),
             ToolUi::NONE,
+            TaskSupport::Forbidden,
             false,
         ),
     ])
@@ -98,6 +104,7 @@ fn the_index_says_what_a_parser_reads_in_the_json() {
         Some("Sum"),
         "Add two numbers.",
         &registry.tools()[2].registration.annotations,
+        Some(&json!({"taskSupport": "optional"})),
         None,
     );
     assert_ne!(*indexed[2].head, *other);
@@ -236,9 +243,9 @@ fn cut_or_changed_bytes_are_refused_or_read_never_panic() {
 #[test]
 fn each_member_of_a_head_counts() {
     let heads = [
-        (None, "A.", Annotations::default(), None),
-        (Some(""), "A.", Annotations::default(), None),
-        (None, "A!", Annotations::default(), None),
+        (None, "A.", Annotations::default(), None, None),
+        (Some(""), "A.", Annotations::default(), None, None),
+        (None, "A!", Annotations::default(), None, None),
         (
             None,
             "A.",
@@ -246,6 +253,7 @@ fn each_member_of_a_head_counts() {
                 read_only: Some(false),
                 ..Annotations::default()
             },
+            None,
             None,
         ),
         (
@@ -256,13 +264,36 @@ fn each_member_of_a_head_counts() {
                 ..Annotations::default()
             },
             None,
+            None,
         ),
-        (None, "A.", Annotations::default(), Some(Value::Null)),
-        (None, "A.", Annotations::default(), Some(json!({}))),
+        (
+            None,
+            "A.",
+            Annotations::default(),
+            Some(json!({"taskSupport": "optional"})),
+            None,
+        ),
+        (
+            None,
+            "A.",
+            Annotations::default(),
+            Some(json!({"taskSupport": "required"})),
+            None,
+        ),
+        (None, "A.", Annotations::default(), Some(json!({})), None),
+        (None, "A.", Annotations::default(), None, Some(Value::Null)),
+        (None, "A.", Annotations::default(), None, Some(json!({}))),
     ]
-    .map(|(title, description, annotations, meta)| {
+    .map(|(title, description, annotations, execution, meta)| {
         let mut out = Vec::new();
-        head(&mut out, title, description, &annotations, meta.as_ref());
+        head(
+            &mut out,
+            title,
+            description,
+            &annotations,
+            execution.as_ref(),
+            meta.as_ref(),
+        );
         out
     });
     for (i, a) in heads.iter().enumerate() {
@@ -310,7 +341,7 @@ fn the_json_alone_reads_as_its_tools_in_order() {
     );
     assert!(entries[0].structured && !entries[1].structured);
     let mut b = Vec::new();
-    head(&mut b, Some("B"), "", &Annotations::default(), None);
+    head(&mut b, Some("B"), "", &Annotations::default(), None, None);
     assert_eq!(*entries[1].head, *b);
     let unsorted = br#"{"tools":[{"name":"b"},{"name":"a"}]}"#;
     assert_eq!(

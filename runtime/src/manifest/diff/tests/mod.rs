@@ -228,6 +228,96 @@ fn a_scope_asked_for_breaks_and_one_no_longer_asked_for_adds() {
 }
 
 #[test]
+fn task_support_compares_by_what_each_call_may_ask() {
+    let with = |execution: Value| {
+        let mut t = tool("t", args(json!({}), &[]));
+        if !execution.is_null() {
+            t["execution"] = execution;
+        }
+        manifest(vec![t])
+    };
+    let support = |s: &str| with(json!({ "taskSupport": s }));
+    let none = || with(Value::Null);
+    let changed = |old: Value, new: Value| diff(&old, &new);
+    assert_eq!(
+        changed(none(), support("optional")),
+        vec![change(
+            Additive,
+            "t",
+            "task support `forbidden` -> `optional`"
+        )]
+    );
+    assert_eq!(
+        changed(support("optional"), support("required")),
+        vec![change(
+            Breaking,
+            "t",
+            "task support `optional` -> `required`"
+        )]
+    );
+    assert_eq!(
+        changed(none(), support("required")),
+        vec![change(
+            Breaking,
+            "t",
+            "task support `forbidden` -> `required`"
+        )]
+    );
+    assert_eq!(
+        changed(support("required"), support("optional")),
+        vec![change(
+            Additive,
+            "t",
+            "task support `required` -> `optional`"
+        )]
+    );
+    assert_eq!(
+        changed(support("optional"), none()),
+        vec![change(
+            Breaking,
+            "t",
+            "task support `optional` -> `forbidden`"
+        )]
+    );
+    assert_eq!(
+        changed(support("required"), support("forbidden")),
+        vec![change(
+            Breaking,
+            "t",
+            "task support `required` -> `forbidden`"
+        )]
+    );
+    // `forbidden` written out, or `execution` without `taskSupport`, is what absent means.
+    assert_eq!(changed(none(), support("forbidden")), vec![]);
+    assert_eq!(changed(with(json!({})), none()), vec![]);
+    // A value the protocol does not have: no way of knowing which calls still work.
+    assert_eq!(
+        changed(support("sometimes"), support("optional")),
+        vec![change(
+            Breaking,
+            "t",
+            "task support `sometimes` -> `optional`"
+        )]
+    );
+    assert_eq!(
+        changed(support("optional"), with(json!({ "taskSupport": true }))),
+        vec![change(Breaking, "t", "task support `optional` -> `true`")]
+    );
+    // Other members of `execution`, and an `execution` that is not an object, are fields.
+    assert_eq!(
+        changed(
+            support("optional"),
+            with(json!({ "taskSupport": "optional", "ttl": 60 }))
+        ),
+        vec![change(Breaking, "t", "`execution` `ttl` added")]
+    );
+    assert_eq!(
+        changed(none(), with(json!("tasks"))),
+        vec![change(Breaking, "t", "tool field `execution` added")]
+    );
+}
+
+#[test]
 fn changes_display_and_sort_breaking_first() {
     let old = manifest(vec![
         tool("b", args(json!({}), &[])),
