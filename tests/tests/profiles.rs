@@ -822,7 +822,8 @@ fn reports_are_made_exactly_where_a_meaning_could_not_be_kept() {
             "list_notes",
             "options",
             "pick",
-            "search_notes"
+            "search_notes",
+            "wait_for_note"
         ])
     );
     assert_eq!(with_reports(Profile::Anthropic), set(&["pick"]));

@@ -89,8 +89,8 @@ async fn the_list_holds_the_meta_tools_then_the_core_tools() {
     // Tags by use, then by first use in name order.
     assert!(
         description.starts_with(
-            "Search this server's tools. The server has 12 tools. Tags: notes (10), read (6), \
-             write (5), tags (4), demo (1), export (1), search (1). "
+            "Search this server's tools. The server has 13 tools. Tags: notes (11), read (7), \
+             write (5), tags (4), demo (1), export (1), search (1), wait (1). "
         ),
         "{description}"
     );
@@ -123,7 +123,7 @@ async fn search_finds_each_tool_by_its_own_name_words() {
         .map(|s| s.to_string())
         .collect::<Vec<_>>();
     // The notes tools and `count_steps`; not `move_note`, which only the board view calls.
-    assert_eq!(every["total"], 12);
+    assert_eq!(every["total"], 13);
     assert!(
         !all.iter()
             .any(|name| name == "search_tools" || name == "call_tool")
@@ -145,7 +145,7 @@ async fn an_empty_query_pages_through_the_catalog_in_name_order() {
     let first = search(&mut client, 1, json!({"query": "", "limit": 4})).await;
     let second = search(&mut client, 2, json!({"limit": 4, "offset": 4})).await;
     let past = search(&mut client, 3, json!({"offset": 400})).await;
-    assert_eq!(first["total"], 12);
+    assert_eq!(first["total"], 13);
     assert_eq!(
         names(&first),
         ["add_note", "count_steps", "delete_note", "export_notes"]
@@ -154,7 +154,7 @@ async fn an_empty_query_pages_through_the_catalog_in_name_order() {
         names(&second),
         ["get_note", "list_notes", "list_tags", "search_notes"]
     );
-    assert_eq!(past["total"], 12);
+    assert_eq!(past["total"], 13);
     assert_eq!(past["tools"], json!([]));
 }
 
@@ -359,7 +359,7 @@ async fn the_full_catalog_has_no_meta_tools() {
     client.initialize().await;
     let listed = client.result(1, "tools/list", json!({})).await;
     // Every tool but `move_note`, which only the board view calls: this client shows no views.
-    assert_eq!(listed["tools"].as_array().unwrap().len(), 12);
+    assert_eq!(listed["tools"].as_array().unwrap().len(), 13);
     let response = client
         .request(2, "tools/call", json!({"name": "search_tools"}))
         .await;

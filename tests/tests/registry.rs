@@ -207,6 +207,7 @@ fn every_tool_of_both_modules_and_the_other_crate_is_listed_in_byte_order() {
         "tag_note",
         "untag_note",
         "update_note",
+        "wait_for_note",
     ];
     assert_eq!(listed_names(&registry), expected);
     let names: Vec<&str> = registry.tools().iter().map(|t| t.name()).collect();
@@ -409,7 +410,13 @@ fn a_tool_that_may_run_as_a_task_says_so_and_no_other_tool_says_anything() {
     let copy = registry.get("copy_file").unwrap();
     assert_eq!(copy.task_support(), TaskSupport::Optional);
     // Absent is `forbidden` to clients: a tool that never runs as a task lists no `execution`.
-    for tool in registry.tools().iter().filter(|t| t.name() != "copy_file") {
+    // The notes tools' export and wait run as tasks too.
+    let tasks = ["copy_file", "export_notes", "wait_for_note"];
+    for tool in registry
+        .tools()
+        .iter()
+        .filter(|t| !tasks.contains(&t.name()))
+    {
         assert_eq!(
             tool.task_support(),
             TaskSupport::Forbidden,
@@ -533,7 +540,8 @@ fn notes_tools_as_listed() {
                 },
                 "additionalProperties": false
             },
-            "annotations": {"readOnlyHint": true, "openWorldHint": false}
+            "annotations": {"readOnlyHint": true, "openWorldHint": false},
+            "execution": {"taskSupport": "optional"}
         })
     );
     assert_eq!(

@@ -79,7 +79,11 @@ async fn until(client: &mut Client, id: &mut i64, task: &str, status: &str, meta
 async fn a_handshake_task_is_created_at_once_then_polled_to_its_result() {
     let mut client = Client::with(Server::new("test-server", "0.0.1"));
     let opened = client
-        .request(0, "initialize", toolwright_tests::stdio::initialize_params("2025-11-25"))
+        .request(
+            0,
+            "initialize",
+            toolwright_tests::stdio::initialize_params("2025-11-25"),
+        )
         .await;
     assert_eq!(
         opened["result"]["capabilities"]["tasks"],
@@ -115,8 +119,14 @@ async fn a_handshake_task_is_created_at_once_then_polled_to_its_result() {
     assert_eq!(task["status"], "working");
     assert_eq!(task["ttl"], 60000);
     assert_eq!(task["pollInterval"], 1000);
-    assert!(task["createdAt"].as_str().unwrap().ends_with('Z'), "{created}");
-    assert!(created.get("content").is_none(), "not the tool's result: {created}");
+    assert!(
+        task["createdAt"].as_str().unwrap().ends_with('Z'),
+        "{created}"
+    );
+    assert!(
+        created.get("content").is_none(),
+        "not the tool's result: {created}"
+    );
 
     // `tasks/result` waits for the end, and answers as the call would have, naming the task.
     let result = client
@@ -127,10 +137,15 @@ async fn a_handshake_task_is_created_at_once_then_polled_to_its_result() {
         result["_meta"]["io.modelcontextprotocol/related-task"],
         json!({"taskId": task_id})
     );
-    let got = client.result(4, "tasks/get", json!({"taskId": task_id})).await;
+    let got = client
+        .result(4, "tasks/get", json!({"taskId": task_id}))
+        .await;
     assert_eq!(got["status"], "completed");
     assert_eq!(got["statusMessage"], "waiting 100 ms");
-    assert!(got.get("result").is_none(), "2025-11-25 has tasks/result: {got}");
+    assert!(
+        got.get("result").is_none(),
+        "2025-11-25 has tasks/result: {got}"
+    );
     let listed = client.result(5, "tasks/list", json!({})).await;
     assert_eq!(listed["tasks"][0]["taskId"], task_id.as_str());
     assert!(listed.get("nextCursor").is_none());
@@ -146,7 +161,9 @@ async fn a_handshake_task_is_created_at_once_then_polled_to_its_result() {
         .await;
     assert_eq!(failed["isError"], true);
     assert_eq!(failed["content"][0]["text"], "the job was doomed");
-    let got = client.result(8, "tasks/get", json!({"taskId": doomed_id})).await;
+    let got = client
+        .result(8, "tasks/get", json!({"taskId": doomed_id}))
+        .await;
     assert_eq!(got["status"], "failed");
 }
 
@@ -154,7 +171,11 @@ async fn a_handshake_task_is_created_at_once_then_polled_to_its_result() {
 async fn a_handshake_client_is_refused_what_a_tool_does_not_allow() {
     let mut client = handshake(TaskConfig::new()).await;
     let forbidden = client
-        .request(1, "tools/call", json!({"name": "instant", "task": {"ttl": 1000}}))
+        .request(
+            1,
+            "tools/call",
+            json!({"name": "instant", "task": {"ttl": 1000}}),
+        )
         .await;
     assert_eq!(forbidden["error"]["code"], -32601);
     assert_eq!(
@@ -162,7 +183,9 @@ async fn a_handshake_client_is_refused_what_a_tool_does_not_allow() {
         "tool `instant` does not run as a task (its `execution.taskSupport` is `forbidden`): \
          call it without `task`"
     );
-    let plain = client.request(2, "tools/call", json!({"name": "doomed"})).await;
+    let plain = client
+        .request(2, "tools/call", json!({"name": "doomed"}))
+        .await;
     assert_eq!(plain["error"]["code"], -32601);
     assert_eq!(
         plain["error"]["message"],
@@ -170,7 +193,11 @@ async fn a_handshake_client_is_refused_what_a_tool_does_not_allow() {
          with `task: {\"ttl\": <milliseconds>}`"
     );
     let unknown = client
-        .request(3, "tasks/get", json!({"taskId": "0123456789abcdef0123456789abcdef"}))
+        .request(
+            3,
+            "tasks/get",
+            json!({"taskId": "0123456789abcdef0123456789abcdef"}),
+        )
         .await;
     assert_eq!(unknown["error"]["code"], -32602);
     assert_eq!(
@@ -179,7 +206,11 @@ async fn a_handshake_client_is_refused_what_a_tool_does_not_allow() {
          after its TTL, or it is not yours"
     );
     let update = client
-        .request(4, "tasks/update", json!({"taskId": "x", "inputResponses": {}}))
+        .request(
+            4,
+            "tasks/update",
+            json!({"taskId": "x", "inputResponses": {}}),
+        )
         .await;
     assert_eq!(update["error"]["code"], -32601);
     // The plain call of an optional tool still runs as a call.
@@ -223,7 +254,11 @@ async fn a_cancelled_task_stays_cancelled_and_cannot_be_cancelled_again() {
 async fn a_handshake_task_asks_the_client_naming_the_task() {
     let mut client = handshake(TaskConfig::new()).await;
     let created = client
-        .result(1, "tools/call", json!({"name": "ask_name", "task": {"ttl": 60000}}))
+        .result(
+            1,
+            "tools/call",
+            json!({"name": "ask_name", "task": {"ttl": 60000}}),
+        )
         .await;
     let task_id = created["task"]["taskId"].as_str().unwrap().to_owned();
     let asked = client.recv().await;
@@ -233,7 +268,14 @@ async fn a_handshake_task_asks_the_client_naming_the_task() {
         json!({"taskId": task_id})
     );
     let mut id = 1;
-    until(&mut client, &mut id, &task_id, "input_required", &Value::Null).await;
+    until(
+        &mut client,
+        &mut id,
+        &task_id,
+        "input_required",
+        &Value::Null,
+    )
+    .await;
     client
         .send(json!({"jsonrpc": "2.0", "id": asked["id"],
                      "result": {"action": "accept", "content": {"name": "Ada"}}}))
@@ -252,9 +294,16 @@ async fn an_owner_holds_at_most_its_cap_and_a_task_is_forgotten_after_its_ttl() 
     let mut client = handshake(config).await;
     for id in 1..=2 {
         let created = client
-            .result(id, "tools/call", json!({"name": "doomed", "task": {"ttl": 60000}}))
+            .result(
+                id,
+                "tools/call",
+                json!({"name": "doomed", "task": {"ttl": 60000}}),
+            )
             .await;
-        assert_eq!(created["task"]["ttl"], 300, "bounded by the server's maximum");
+        assert_eq!(
+            created["task"]["ttl"], 300,
+            "bounded by the server's maximum"
+        );
     }
     let third = client
         .request(3, "tools/call", json!({"name": "doomed", "task": {}}))
@@ -299,7 +348,10 @@ async fn a_2026_task_is_the_servers_choice_for_a_client_that_declared_the_extens
         discovered["capabilities"]["extensions"],
         json!({"io.modelcontextprotocol/tasks": {}})
     );
-    assert!(discovered["capabilities"].get("tasks").is_none(), "{discovered}");
+    assert!(
+        discovered["capabilities"].get("tasks").is_none(),
+        "{discovered}"
+    );
 
     // A client without the extension: an optional tool runs as a call, a required one is
     // refused, and the tasks methods are too.
@@ -338,7 +390,9 @@ async fn a_2026_task_is_the_servers_choice_for_a_client_that_declared_the_extens
     assert_eq!(done["result"]["content"][0]["text"], "waited 100 ms");
     assert_eq!(done["result"]["resultType"], "complete");
     assert!(
-        done["result"]["_meta"].get("io.modelcontextprotocol/related-task").is_none(),
+        done["result"]["_meta"]
+            .get("io.modelcontextprotocol/related-task")
+            .is_none(),
         "{done}"
     );
     let list = client
@@ -347,7 +401,11 @@ async fn a_2026_task_is_the_servers_choice_for_a_client_that_declared_the_extens
     assert_eq!(list["error"]["code"], -32601);
     // Cancelling an ended task is acknowledged.
     let ack = client
-        .result(51, "tasks/cancel", json!({"taskId": task_id, "_meta": meta(true)}))
+        .result(
+            51,
+            "tasks/cancel",
+            json!({"taskId": task_id, "_meta": meta(true)}),
+        )
         .await;
     assert_eq!(ack["resultType"], "complete");
     assert!(ack.get("status").is_none(), "{ack}");
@@ -361,10 +419,16 @@ async fn a_2026_task_asks_through_tasks_get_and_is_answered_by_tasks_update() {
         .await;
     let task_id = created["taskId"].as_str().unwrap().to_owned();
     let mut id = 1;
-    let waiting = until(&mut client, &mut id, &task_id, "input_required", &meta(true)).await;
+    let waiting = until(
+        &mut client,
+        &mut id,
+        &task_id,
+        "input_required",
+        &meta(true),
+    )
+    .await;
     assert_eq!(
-        waiting["inputRequests"]["name"]["method"],
-        "elicitation/create",
+        waiting["inputRequests"]["name"]["method"], "elicitation/create",
         "{waiting}"
     );
     let early = client
@@ -385,7 +449,10 @@ async fn a_2026_task_asks_through_tasks_get_and_is_answered_by_tasks_update() {
             }}),
         )
         .await;
-    assert_eq!(ack, json!({"resultType": "complete", "_meta": ack["_meta"]}));
+    assert_eq!(
+        ack,
+        json!({"resultType": "complete", "_meta": ack["_meta"]})
+    );
     let mut id = 61;
     let done = until(&mut client, &mut id, &task_id, "completed", &meta(true)).await;
     assert_eq!(done["result"]["content"][0]["text"], "hello \"Ada\"");

@@ -51,11 +51,16 @@ async fn protocol_error_job() -> String {
 
 /// The pipeline's step that fails `protocol_error_job` with an internal error, as a server that
 /// cannot run a call refuses it.
-pub(crate) async fn refuse_protocol_errors(mut next: Next, call: Call) -> Result<Outcome, BoxError> {
+pub(crate) async fn refuse_protocol_errors(
+    mut next: Next,
+    call: Call,
+) -> Result<Outcome, BoxError> {
     use toolwright::pipeline::Service as _;
     if call.target() == "protocol_error_job" {
         tokio::time::sleep(Duration::from_millis(500)).await;
-        return Err(Refusal::internal("protocol_error_job failed: the server could not run it").into());
+        return Err(
+            Refusal::internal("protocol_error_job failed: the server could not run it").into(),
+        );
     }
     next.call(call).await
 }
@@ -92,7 +97,8 @@ async fn confirm_delete(
 async fn multi_input(ctx: Context) -> Result<String, ClientRequestError> {
     let properties = json!({"name": {"type": "string"}, "confirm": {"type": "boolean"}});
     let (first, second) = tokio::join!(
-        ctx.keyed("first").elicit(form("First?", properties.clone())),
+        ctx.keyed("first")
+            .elicit(form("First?", properties.clone())),
         ctx.keyed("second").elicit(form("Second?", properties)),
     );
     let (first, second) = (first?, second?);

@@ -213,12 +213,12 @@ fn search_prints_the_tools_best_first() {
     let text = stdout(&output);
     let first = text.lines().next().unwrap();
     assert!(
-        first.starts_with(" 1  ") && first.ends_with("delete_note   Delete a note for good."),
+        first.starts_with(" 1  ") && first.ends_with("delete_note    Delete a note for good."),
         "{text}"
     );
     assert_eq!(
         text.lines().count(),
-        11,
+        12,
         "every tool the model may call has the word `note`; `move_note` is the board view's: \
          {text}"
     );

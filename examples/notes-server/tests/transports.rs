@@ -60,7 +60,7 @@ fn check(mut responses: Vec<Value>) {
         .as_array()
         .expect("a tool list");
     // Every tool but `move_note`, which only the board view calls: this client shows no views.
-    assert_eq!(tools.len(), 11);
+    assert_eq!(tools.len(), 12);
     assert_eq!(
         responses[2]["result"]["structuredContent"]["title"],
         "Socket"

@@ -325,13 +325,17 @@ impl Notebook {
     /// The oldest note added after note `after` whose title contains `text`, ignoring case.
     pub fn added_after(&self, after: u64, text: &str) -> Result<Option<Note>, NotesError> {
         let connection = self.lock();
-        let pattern = format!("%{}%", text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"));
-        let id: Option<i64> = connection
-            .query_row(
-                "SELECT min(id) FROM notes WHERE id > ?1 AND title LIKE ?2 ESCAPE '\\'",
-                params![after as i64, pattern],
-                |row| row.get(0),
-            )?;
+        let pattern = format!(
+            "%{}%",
+            text.replace('\\', "\\\\")
+                .replace('%', "\\%")
+                .replace('_', "\\_")
+        );
+        let id: Option<i64> = connection.query_row(
+            "SELECT min(id) FROM notes WHERE id > ?1 AND title LIKE ?2 ESCAPE '\\'",
+            params![after as i64, pattern],
+            |row| row.get(0),
+        )?;
         id.map(|id| note(&connection, id as u64)).transpose()
     }
 

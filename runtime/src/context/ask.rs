@@ -12,8 +12,8 @@ use serde_json::{Map, Value, json};
 
 use super::input::Answered;
 use super::{ClientRequestError, Context, Peer};
-use crate::tasks::{Job, Phase};
 use crate::content::{Content, Role};
+use crate::tasks::{Job, Phase};
 
 /// A request to the client, and the capability the client must have declared for it.
 #[derive(Clone, Copy)]
@@ -533,7 +533,8 @@ impl Context {
                 );
             }
         }
-        let note = |error| tracing::warn!(task = job.id(), %error, "the task's status was not stored");
+        let note =
+            |error| tracing::warn!(task = job.id(), %error, "the task's status was not stored");
         if let Err(error) = job.waiting(true).await {
             note(error);
         }

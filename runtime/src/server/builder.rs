@@ -15,8 +15,8 @@ use crate::catalog::Catalog;
 use crate::handler::BoxFuture;
 use crate::live::ServerHandle;
 use crate::registry::Registry;
-use crate::tasks::TaskConfig;
 use crate::state::States;
+use crate::tasks::TaskConfig;
 
 /// How long, by default, a tool waits for the client to answer a request of its own.
 const DEFAULT_CLIENT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);

@@ -33,7 +33,7 @@ pub(super) struct Calls {
     /// The progressive catalog's search, in that mode.
     pub(super) progressive: Option<Progressive>,
     /// How long a call waits for the client to answer a request of its own.
-    client_request_timeout: Duration,
+    pub(super) client_request_timeout: Duration,
     /// Which tools are disabled, and the handle tools reach the server by.
     pub(super) server: ServerHandle,
     /// Seals the state of input-required results.
@@ -133,28 +133,6 @@ pub(super) struct Caller {
 }
 
 impl Calls {
-    pub(super) fn new(
-        registry: Arc<Registry>,
-        states: Arc<States>,
-        progressive: Option<Progressive>,
-        client_request_timeout: Duration,
-        server: ServerHandle,
-        state_key: RequestStateKey,
-        pipeline: Pipeline,
-        tasks: Tasks,
-    ) -> Calls {
-        Calls {
-            registry,
-            states,
-            progressive,
-            client_request_timeout,
-            server,
-            state_key,
-            pipeline,
-            tasks: Arc::new(tasks),
-        }
-    }
-
     /// The way back to the client for a request from `origin`: its sink, what it declared, its
     /// session's requests, and under 2026-07-28 the `inputs` its questions are answered from.
     pub(super) fn peer(&self, origin: &Origin<'_>, inputs: Option<Arc<Inputs>>) -> Peer {

@@ -152,16 +152,16 @@ impl Dispatcher {
             &live,
         );
         Dispatcher {
-            calls: Calls::new(
-                Arc::clone(&registry),
-                Arc::clone(&states),
+            calls: Calls {
+                registry: Arc::clone(&registry),
+                states: Arc::clone(&states),
                 progressive,
                 client_request_timeout,
                 server,
-                state_key.clone(),
-                layers.around(Run::new(Arc::clone(&registry))),
-                Tasks::new(tasks),
-            ),
+                state_key: state_key.clone(),
+                pipeline: layers.around(Run::new(Arc::clone(&registry))),
+                tasks: Arc::new(Tasks::new(tasks)),
+            },
             registry,
             server_info,
             instructions,

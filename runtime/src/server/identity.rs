@@ -76,9 +76,9 @@ impl Capabilities {
         Capabilities {
             completions: completion::completes(registry).then_some(Empty {}),
             extensions,
-            tasks: (tasks && !stateless).then(|| {
-                json!({ "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } })
-            }),
+            tasks: (tasks && !stateless).then(
+                || json!({ "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } }),
+            ),
             logging: Empty {},
             prompts: (!registry.prompts().is_empty()).then_some(Lists::CHANGING),
             resources: (!resources.is_empty()).then(|| Lists {

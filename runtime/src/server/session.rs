@@ -124,7 +124,10 @@ impl Session {
         if let Some(id) = self.id() {
             return id;
         }
-        Arc::clone(self.task_owner.get_or_init(|| Arc::from(crate::tasks::new_id())))
+        Arc::clone(
+            self.task_owner
+                .get_or_init(|| Arc::from(crate::tasks::new_id())),
+        )
     }
 
     /// What the session's calls keep between them.

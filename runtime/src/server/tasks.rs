@@ -29,8 +29,8 @@ use crate::protocol::method::Method;
 use crate::protocol::{Client, Wire};
 use crate::registry::Tool;
 use crate::tasks::{
-    Answered, EXTENSION_ID, Job, Jobs, Phase, RELATED_TASK_KEY, TaskConfig, TaskRecord,
-    TaskStatus, TaskSupport, iso8601, new_id,
+    Answered, EXTENSION_ID, Job, Jobs, Phase, RELATED_TASK_KEY, TaskConfig, TaskRecord, TaskStatus,
+    TaskSupport, iso8601, new_id,
 };
 
 /// A server's tasks: how they are kept, and those this process runs.
@@ -233,7 +233,8 @@ impl Ended {
                 } else {
                     TaskStatus::Completed
                 };
-                job.finish(status, |record| record.result = Some(result)).await
+                job.finish(status, |record| record.result = Some(result))
+                    .await
             }
             Ended::Error(error) => {
                 job.finish(TaskStatus::Failed, |record| record.error = Some(error))
@@ -434,7 +435,10 @@ impl TaskRequest<'_> {
             return self.list(params).await;
         }
         let Some(task_id) = params.get("taskId").and_then(Value::as_str) else {
-            return Err(invalid(format!("`{}` needs a `taskId` string", method.name())));
+            return Err(invalid(format!(
+                "`{}` needs a `taskId` string",
+                method.name()
+            )));
         };
         let record = self.find(task_id).await?;
         match method {
@@ -448,7 +452,13 @@ impl TaskRequest<'_> {
 
     /// The task `task_id` of this owner: anyone else's is unknown.
     async fn find(&self, task_id: &str) -> Result<TaskRecord, Refused> {
-        let found = self.tasks.config.store.get(task_id).await.map_err(store_failed)?;
+        let found = self
+            .tasks
+            .config
+            .store
+            .get(task_id)
+            .await
+            .map_err(store_failed)?;
         found
             .filter(|record| record.owner == self.owner)
             .ok_or_else(|| {
@@ -499,7 +509,10 @@ impl TaskRequest<'_> {
             (TaskStatus::Failed, None) => {
                 let error = record.error.unwrap_or(Value::Null);
                 let code = error["code"].as_i64().unwrap_or(INTERNAL_ERROR);
-                let message = error["message"].as_str().unwrap_or("the task failed").to_owned();
+                let message = error["message"]
+                    .as_str()
+                    .unwrap_or("the task failed")
+                    .to_owned();
                 let mut data = error.get("data").cloned().unwrap_or_else(|| json!({}));
                 if let Value::Object(data) = &mut data {
                     data.insert("_meta".into(), related);
@@ -601,7 +614,13 @@ impl TaskRequest<'_> {
                 .and_then(|n| n.parse::<usize>().ok())
                 .ok_or_else(|| invalid(format!("`cursor` {cursor} is not one this server gave")))?,
         };
-        let records = self.tasks.config.store.list(self.owner).await.map_err(store_failed)?;
+        let records = self
+            .tasks
+            .config
+            .store
+            .list(self.owner)
+            .await
+            .map_err(store_failed)?;
         let page: Vec<Value> = records
             .iter()
             .skip(start)

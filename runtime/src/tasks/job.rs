@@ -199,7 +199,10 @@ impl Job {
     }
 
     fn take_message(&self) -> Option<String> {
-        self.message.lock().unwrap_or_else(|e| e.into_inner()).take()
+        self.message
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
     }
 
     /// Notes the tool's status message, and writes it in the background: a later write (the
@@ -234,7 +237,11 @@ impl Job {
 
     /// Asks the client `request` (`{method, params}`) under `key` through `tasks/get`, and
     /// waits for the answer `tasks/update` brings; `None` when the task is cancelled first.
-    pub(crate) async fn ask(&self, key: String, request: Value) -> Result<Option<Value>, StoreError> {
+    pub(crate) async fn ask(
+        &self,
+        key: String,
+        request: Value,
+    ) -> Result<Option<Value>, StoreError> {
         let (answer, answered) = oneshot::channel();
         self.questions().insert(key, Question { request, answer });
         let asked = self.asked();

@@ -146,7 +146,13 @@ mod tests {
         assert!(!store.create(&task("c", "ada", hour), 2).await.unwrap());
         assert!(store.create(&task("d", "bob", hour), 2).await.unwrap());
         assert_eq!(store.get("c").await.unwrap(), None);
-        let listed: Vec<String> = store.list("ada").await.unwrap().into_iter().map(|t| t.id).collect();
+        let listed: Vec<String> = store
+            .list("ada")
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|t| t.id)
+            .collect();
         assert_eq!(listed, ["a", "b"]);
     }
 
@@ -156,7 +162,10 @@ mod tests {
         let mut running = task("a", "ada", Duration::from_secs(3600));
         store.create(&running, 10).await.unwrap();
         let mut cancelled = running.clone();
-        cancelled.moved(TaskStatus::Cancelled, Some("cancelled by the client".into()));
+        cancelled.moved(
+            TaskStatus::Cancelled,
+            Some("cancelled by the client".into()),
+        );
         assert!(store.update(&cancelled).await.unwrap());
         running.moved(TaskStatus::Completed, None);
         assert!(!store.update(&running).await.unwrap());
@@ -169,11 +178,26 @@ mod tests {
     #[tokio::test]
     async fn a_task_is_forgotten_after_its_ttl_and_frees_its_place() {
         let store = MemoryTaskStore::new();
-        assert!(store.create(&task("a", "ada", Duration::from_millis(30)), 1).await.unwrap());
-        assert!(!store.create(&task("b", "ada", Duration::from_secs(60)), 1).await.unwrap());
+        assert!(
+            store
+                .create(&task("a", "ada", Duration::from_millis(30)), 1)
+                .await
+                .unwrap()
+        );
+        assert!(
+            !store
+                .create(&task("b", "ada", Duration::from_secs(60)), 1)
+                .await
+                .unwrap()
+        );
         tokio::time::sleep(Duration::from_millis(40)).await;
         assert_eq!(store.get("a").await.unwrap(), None);
-        assert!(store.create(&task("b", "ada", Duration::from_secs(60)), 1).await.unwrap());
+        assert!(
+            store
+                .create(&task("b", "ada", Duration::from_secs(60)), 1)
+                .await
+                .unwrap()
+        );
         store.sweep();
         assert_eq!(store.len(), 1);
     }

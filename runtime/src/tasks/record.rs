@@ -179,6 +179,10 @@ mod tests {
         let read: TaskRecord = serde_json::from_slice(&bytes).unwrap();
         assert_eq!(read, record);
         assert_eq!(read.expires_ms(), read.created_ms + 60_000);
-        assert!(String::from_utf8(bytes).unwrap().contains(r#""status":"input_required""#));
+        assert!(
+            String::from_utf8(bytes)
+                .unwrap()
+                .contains(r#""status":"input_required""#)
+        );
     }
 }
