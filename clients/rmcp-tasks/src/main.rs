@@ -263,11 +263,15 @@ async fn run(c: &mut Checks, command: &[String]) -> Result<(), Failed> {
         t.status != TaskStatus::Working
     })
     .await?;
-    let message = exported.status_message.clone().unwrap_or_default();
+    // "exported N of N notes": the last tenth's message is kept once the export has ended.
+    let counts = exported
+        .status_message
+        .as_deref()
+        .and_then(|m| m.strip_prefix("exported "))
+        .and_then(|m| m.strip_suffix(" notes"))
+        .and_then(|m| m.split_once(" of "));
     c.ok(
-        exported.status == TaskStatus::Completed
-            && message.starts_with("exported ")
-            && message.ends_with(" notes"),
+        exported.status == TaskStatus::Completed && counts.is_some_and(|(done, all)| done == all),
         "export_notes: completed, statusMessage \"exported N of N notes\"",
         (&exported.status, &exported.status_message),
     )?;
