@@ -51,22 +51,19 @@ structuredContent of successful (non-isError) results against the listed outputS
 RuntimeError on a mismatch; such an exception is reported as a failure of the check that made it.
 """
 
-import contextlib
 import json
 import re
-import signal
-import socket
-import subprocess
 import sys
 import uuid
 
 import anyio
 from jsonschema import Draft202012Validator
-from mcp import Client, MCPError, StdioServerParameters
+from mcp import Client, MCPError
 from mcp.client.extension import ClientExtension
 from mcp.types import INVALID_PARAMS, CallToolResult, TextContent
 
-from mcp_checks import TIMEOUT, CheckFailed, Checks, reported, server_command, stdio_params, text_of
+from mcp_checks import (TIMEOUT, CheckFailed, Checks, reported, server_command, serving,
+                        stdio_params, text_of)
 
 EXPECTED_ERA = {  # mode -> (protocol version, how it was negotiated), on stdio and over HTTP
     "auto": ("2026-07-28", "server/discover"),
@@ -302,40 +299,6 @@ async def run_apps_host(c: Checks, client: Client) -> None:
     c.ok(not moved.is_error and any(card.get("id") == added["id"] for card in done[0]["notes"])
          if done else False, "move_note moves the card to the `done` column", text_of(moved)[:300])
     await client.call_tool("delete_note", {"id": added["id"]})
-
-
-@contextlib.asynccontextmanager
-async def serving(c: Checks, transport: str, command: list[str], params: StdioServerParameters):
-    """What `Client` connects to: the stdio parameters, or the URL of `command --http` started on a
-    free port of 127.0.0.1, which is stopped with SIGTERM afterwards and must exit with 0."""
-    if transport == "stdio":
-        yield params
-        return
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen([*command, "--http", f"127.0.0.1:{port}"], stdin=subprocess.DEVNULL)
-    try:
-        with anyio.fail_after(TIMEOUT):
-            while True:
-                if server.poll() is not None:
-                    raise CheckFailed(f"[{c.label}] the server exited with status "
-                                      f"{server.returncode} before listening on port {port}")
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                    break
-                except OSError:
-                    await anyio.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        if server.poll() is None:
-            server.send_signal(signal.SIGTERM)
-        try:
-            status = server.wait(timeout=TIMEOUT)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            status = server.wait()
-    c.ok(status == 0, "the server stopped on SIGTERM with status 0", f"status {status}")
 
 
 async def main(command: list[str], transport: str = "stdio") -> int:

@@ -1,12 +1,21 @@
 """What the scripts that drive an MCP server with the official Python SDK client share: the
-count of passed checks, the report that ends a run, the server's command from the arguments.
+count of passed checks, the report that ends a run, the server's command from the arguments,
+the server to connect to over stdio or Streamable HTTP.
 
-`client_check.py` and `catalog_check.py` import it; it is not run on its own.
+`client_check.py`, `catalog_check.py`, `replicas_check.py` and `tasks_client_check.py` (on
+mcp 1.x, the others on 2.x: only what both have is imported here) import it; it is not run on
+its own.
 """
 
+import contextlib
 import os
+import signal
+import socket
+import subprocess
 import sys
 from collections.abc import Awaitable, Callable
+
+import anyio
 
 from mcp import StdioServerParameters
 from mcp.types import CallToolResult, TextContent
@@ -66,3 +75,37 @@ def server_command(argv: list[str], usage: str) -> list[str]:
         print(usage, file=sys.stdout if argv else sys.stderr)
         sys.exit(0 if argv else 2)
     return argv
+
+
+@contextlib.asynccontextmanager
+async def serving(c: Checks, transport: str, command: list[str], params: StdioServerParameters):
+    """What the client connects to: the stdio parameters, or the URL of `command --http` started
+    on a free port of 127.0.0.1, which is stopped with SIGTERM afterwards and must exit with 0."""
+    if transport == "stdio":
+        yield params
+        return
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([*command, "--http", f"127.0.0.1:{port}"], stdin=subprocess.DEVNULL)
+    try:
+        with anyio.fail_after(TIMEOUT):
+            while True:
+                if server.poll() is not None:
+                    raise CheckFailed(f"[{c.label}] the server exited with status "
+                                      f"{server.returncode} before listening on port {port}")
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                    break
+                except OSError:
+                    await anyio.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        if server.poll() is None:
+            server.send_signal(signal.SIGTERM)
+        try:
+            status = server.wait(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            status = server.wait()
+    c.ok(status == 0, "the server stopped on SIGTERM with status 0", f"status {status}")
