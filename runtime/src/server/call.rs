@@ -14,7 +14,6 @@ use super::pipeline::{BoxError, Call, Outcome, Pipeline};
 use super::round::Round;
 use super::session::Session;
 use super::step::Step;
-use super::tasks::Tasks;
 use crate::auth::Principal;
 use crate::catalog::Progressive;
 use crate::context::{Inputs, Peer, RequestStateKey};
@@ -24,6 +23,7 @@ use crate::protocol::{Client, Wire};
 use crate::registry::Registry;
 use crate::sink::{self, Answer, Sink};
 use crate::state::States;
+use crate::tasks::Tasks;
 
 /// What running calls needs, set up once at start.
 pub(super) struct Calls {

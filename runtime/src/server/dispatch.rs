@@ -13,7 +13,6 @@ use super::listing::ToolLists;
 use super::pipeline::{Layers, Run};
 use super::session::{Era, Session};
 use super::step::Step;
-use super::tasks::Tasks;
 use super::{completion, listen, prompts, resources};
 use crate::auth::Principal;
 use crate::catalog::{Catalog, Progressive, Ranking};
@@ -34,6 +33,7 @@ use crate::registry::{Registry, Tool};
 use crate::sink::Sink;
 use crate::state::States;
 use crate::tasks::TaskConfig;
+use crate::tasks::Tasks;
 
 /// What a server knows that does not change while it runs.
 pub(crate) struct Dispatcher {

@@ -17,10 +17,9 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::call::{Calls, Origin, Registered};
-use super::pipeline::{BoxError, Call, Outcome, Refusal};
+use super::pipeline::{BoxError, Call, Outcome, Refusal, tool_result};
 use super::round::Round;
 use super::step::Step;
-use super::tools::tool_result;
 use crate::context::until_asked;
 use crate::protocol::jsonrpc::{
     INTERNAL_ERROR, INVALID_PARAMS, Id, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY, Reply,
@@ -29,15 +28,9 @@ use crate::protocol::method::Method;
 use crate::protocol::{Client, Wire};
 use crate::registry::Tool;
 use crate::tasks::{
-    Answered, EXTENSION_ID, Job, Jobs, Phase, RELATED_TASK_KEY, TaskConfig, TaskRecord, TaskStatus,
-    TaskSupport, iso8601, new_id,
+    Answered, EXTENSION_ID, Job, Phase, RELATED_TASK_KEY, TaskRecord, TaskStatus, TaskSupport,
+    Tasks, iso8601, new_id,
 };
-
-/// A server's tasks: how they are kept, and those this process runs.
-pub(super) struct Tasks {
-    config: TaskConfig,
-    jobs: Jobs,
-}
 
 /// How a `tools/call` runs.
 pub(super) enum Mode {
@@ -55,68 +48,59 @@ const LIST_PAGE: usize = 100;
 /// How often `tasks/result` reads a task that runs on another process.
 const RESULT_POLL: Duration = Duration::from_millis(250);
 
-impl Tasks {
-    pub(super) fn new(config: TaskConfig) -> Tasks {
-        Tasks {
-            config,
-            jobs: Jobs::default(),
-        }
+/// How a call of `tool` with these `params` runs, or the error that refuses it: a task the
+/// tool forbids, a plain call of a tool that requires a task.
+pub(super) fn mode(
+    tool: &Tool,
+    params: &Value,
+    wire: &Wire,
+    client: &Client,
+) -> Result<Mode, (i64, String, Option<Value>)> {
+    let support = tool.task_support();
+    let name = tool.wire_name();
+    if wire.is_stateless() {
+        // `task` is the handshake era's: ignored here.
+        return match (support, declares_extension(client)) {
+            (TaskSupport::Forbidden, _) => Ok(Mode::Call),
+            (_, true) => Ok(Mode::MayBecomeTask),
+            (TaskSupport::Optional, false) => Ok(Mode::Call),
+            (TaskSupport::Required, false) => Err(missing_extension(&format!(
+                "tool `{name}` runs only as a task, and this request's \
+                 `io.modelcontextprotocol/clientCapabilities` does not declare the tasks \
+                 extension (`extensions[\"{EXTENSION_ID}\"]`)"
+            ))),
+        };
     }
-
-    /// How a call of `tool` with these `params` runs, or the error that refuses it: a task the
-    /// tool forbids, a plain call of a tool that requires a task.
-    pub(super) fn mode(
-        tool: &Tool,
-        params: &Value,
-        wire: &Wire,
-        client: &Client,
-    ) -> Result<Mode, (i64, String, Option<Value>)> {
-        let support = tool.task_support();
-        let name = tool.wire_name();
-        if wire.is_stateless() {
-            // `task` is the handshake era's: ignored here.
-            return match (support, declares_extension(client)) {
-                (TaskSupport::Forbidden, _) => Ok(Mode::Call),
-                (_, true) => Ok(Mode::MayBecomeTask),
-                (TaskSupport::Optional, false) => Ok(Mode::Call),
-                (TaskSupport::Required, false) => Err(missing_extension(&format!(
-                    "tool `{name}` runs only as a task, and this request's \
-                     `io.modelcontextprotocol/clientCapabilities` does not declare the tasks \
-                     extension (`extensions[\"{EXTENSION_ID}\"]`)"
-                ))),
-            };
-        }
-        let asked = params.get("task").filter(|task| !task.is_null());
-        match (support, asked) {
-            (TaskSupport::Forbidden, Some(_)) => Err((
-                METHOD_NOT_FOUND,
-                format!(
-                    "tool `{name}` does not run as a task (its `execution.taskSupport` is \
-                     `forbidden`): call it without `task`"
-                ),
-                None,
-            )),
-            (TaskSupport::Required, None) => Err((
-                METHOD_NOT_FOUND,
-                format!(
-                    "tool `{name}` runs only as a task (its `execution.taskSupport` is \
-                     `required`): call it with `task: {{\"ttl\": <milliseconds>}}`"
-                ),
-                None,
-            )),
-            (_, None) => Ok(Mode::Call),
-            (_, Some(task)) => match task.get("ttl") {
-                None | Some(Value::Null) => Ok(Mode::Task(None)),
-                Some(ttl) => match ttl.as_u64() {
-                    Some(ms) => Ok(Mode::Task(Some(Duration::from_millis(ms)))),
-                    None => Err((
-                        INVALID_PARAMS,
-                        format!("`task.ttl` must be a whole number of milliseconds, not {ttl}"),
-                        None,
-                    )),
-                },
+    let asked = params.get("task").filter(|task| !task.is_null());
+    match (support, asked) {
+        (TaskSupport::Forbidden, Some(_)) => Err((
+            METHOD_NOT_FOUND,
+            format!(
+                "tool `{name}` does not run as a task (its `execution.taskSupport` is \
+                 `forbidden`): call it without `task`"
+            ),
+            None,
+        )),
+        (TaskSupport::Required, None) => Err((
+            METHOD_NOT_FOUND,
+            format!(
+                "tool `{name}` runs only as a task (its `execution.taskSupport` is \
+                 `required`): call it with `task: {{\"ttl\": <milliseconds>}}`"
+            ),
+            None,
+        )),
+        (_, None) => Ok(Mode::Call),
+        (_, Some(task)) => match task.get("ttl") {
+            None | Some(Value::Null) => Ok(Mode::Task(None)),
+            Some(ttl) => match ttl.as_u64() {
+                Some(ms) => Ok(Mode::Task(Some(Duration::from_millis(ms)))),
+                None => Err((
+                    INVALID_PARAMS,
+                    format!("`task.ttl` must be a whole number of milliseconds, not {ttl}"),
+                    None,
+                )),
             },
-        }
+        },
     }
 }
 

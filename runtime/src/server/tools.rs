@@ -7,10 +7,10 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::call::{Calls, Origin, Registered};
-use super::pipeline::{BoxError, Call, Operation, Outcome, Refusal};
+use super::pipeline::{BoxError, Call, Operation, Outcome, tool_result};
 use super::round::Round;
 use super::step::Step;
-use super::tasks::{Mode, Tasks, error_reply};
+use super::tasks::{self, Mode, error_reply};
 use crate::apps;
 use crate::catalog::{CALL_TOOL, SEARCH_TOOL};
 use crate::content::ToolResult;
@@ -53,7 +53,7 @@ impl Calls {
             }
             Err(NotRun::Answered(result)) => return Step::Reply(result_reply(result, &id, &wire)),
         };
-        let mode = match Tasks::mode(tool, &params, &wire, &caller.client) {
+        let mode = match tasks::mode(tool, &params, &wire, &caller.client) {
             Ok(mode) => mode,
             Err(refused) => return Step::Reply(error_reply(&id, refused)),
         };
@@ -236,25 +236,6 @@ fn tool_reply(
             missing_capability(id, name, capability)
         }
         _ => result_reply(result, id, wire),
-    }
-}
-
-/// What a tool call produced, from what the pipeline gave: its result, a refusal
-/// (a layer's, or the pipeline's), or another error as a tool error the model reads.
-pub(super) fn tool_result(
-    outcome: Result<Outcome, BoxError>,
-    name: &str,
-) -> Result<ToolResult, Refusal> {
-    match outcome {
-        Ok(Outcome::Tool(result)) => Ok(result),
-        Ok(other) => Ok(ToolResult::error(format!(
-            "tool `{name}` failed: it was answered with the outcome of `{}`",
-            other.operation()
-        ))),
-        Err(error) => match error.downcast::<Refusal>() {
-            Ok(refusal) => Err(*refusal),
-            Err(error) => Ok(ToolResult::error(format!("tool `{name}` failed: {error}"))),
-        },
     }
 }
 

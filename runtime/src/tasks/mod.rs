@@ -148,6 +148,21 @@ impl fmt::Debug for TaskConfig {
     }
 }
 
+/// A server's tasks: how they are kept, and those this process runs.
+pub(crate) struct Tasks {
+    pub(crate) config: TaskConfig,
+    pub(crate) jobs: Jobs,
+}
+
+impl Tasks {
+    pub(crate) fn new(config: TaskConfig) -> Tasks {
+        Tasks {
+            config,
+            jobs: Jobs::default(),
+        }
+    }
+}
+
 /// A new task id: 32 hex digits from the system's randomness.
 pub(crate) fn new_id() -> String {
     let mut bytes = [0u8; 16];

@@ -329,6 +329,25 @@ impl fmt::Display for Refusal {
 
 impl std::error::Error for Refusal {}
 
+/// What a tool call produced, from what the pipeline gave: its result, a refusal
+/// (a layer's, or the pipeline's), or another error as a tool error the model reads.
+pub(crate) fn tool_result(
+    outcome: Result<Outcome, BoxError>,
+    name: &str,
+) -> Result<ToolResult, Refusal> {
+    match outcome {
+        Ok(Outcome::Tool(result)) => Ok(result),
+        Ok(other) => Ok(ToolResult::error(format!(
+            "tool `{name}` failed: it was answered with the outcome of `{}`",
+            other.operation()
+        ))),
+        Err(error) => match error.downcast::<Refusal>() {
+            Ok(refusal) => Err(*refusal),
+            Err(error) => Ok(ToolResult::error(format!("tool `{name}` failed: {error}"))),
+        },
+    }
+}
+
 /// The rest of the pipeline, as a layer sees it: the layers inside it, then the call run.
 #[derive(Clone)]
 pub struct Next {
