@@ -118,6 +118,25 @@ mod tools {
         }
     }
 
+    /// Sleep `ms` milliseconds, as a task when the client asks for one.
+    #[mcp_tool(task = "optional")]
+    async fn nap(ms: u64) -> String {
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+        format!("slept {ms} ms")
+    }
+
+    /// Ask the user's name, as a task when the client asks for one.
+    #[mcp_tool(task = "optional")]
+    async fn ask_name(ctx: Context) -> Result<String, toolwright::context::ClientRequestError> {
+        let form =
+            serde_json::json!({"type": "object", "properties": {"name": {"type": "string"}}});
+        let answer = ctx
+            .elicit(toolwright::context::Elicitation::with_schema("Name?", form))
+            .await?;
+        let name = answer.content().and_then(|c| c.get("name")).cloned();
+        Ok(format!("hello {}", name.unwrap_or_default()))
+    }
+
     /// The session's id, as the call's context has it.
     #[mcp_tool]
     fn session_id(ctx: &Context) -> String {
@@ -455,9 +474,11 @@ async fn initialize_opens_a_session_that_later_requests_name() {
         names,
         [
             "add",
+            "ask_name",
             "count_up",
             "forecast",
             "hold",
+            "nap",
             "poll_later",
             "session_id",
             "slow",
@@ -1261,7 +1282,7 @@ async fn a_2026_request_is_served_without_a_session() {
     assert_eq!(answer.json()["result"]["cacheScope"], "public");
     assert_eq!(
         answer.json()["result"]["tools"].as_array().unwrap().len(),
-        8
+        10
     );
 
     let call = enveloped(
@@ -1933,5 +1954,142 @@ async fn a_client_keeps_at_most_its_streams_and_its_sessions() {
         "the ended session's place is free"
     );
     drop((again, two, listening, third));
+    http.stop().await;
+}
+
+/// A request of a session at 2025-11-25.
+fn rpc(id: i64, method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+#[tokio::test]
+async fn a_task_is_its_sessions_alone() {
+    let http = Http::start().await;
+    let mine = http.initialize().await;
+    let theirs = http.initialize().await;
+    let created = http
+        .call(
+            &mine,
+            1,
+            json!({"name": "nap", "arguments": {"ms": 50}, "task": {"ttl": 60000}}),
+        )
+        .await
+        .json();
+    let task = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for (id, method) in [(2, "tasks/get"), (3, "tasks/result"), (4, "tasks/cancel")] {
+        let refused = http
+            .in_session(&theirs, &rpc(id, method, json!({"taskId": task})))
+            .await
+            .json();
+        assert_eq!(refused["error"]["code"], -32602, "{method}: {refused}");
+        assert_eq!(
+            refused["error"]["message"],
+            format!(
+                "unknown task `{task}`: it does not exist, it was forgotten after its TTL, or \
+                 it is not yours"
+            )
+        );
+    }
+    let listed = http
+        .in_session(&theirs, &rpc(5, "tasks/list", json!({})))
+        .await
+        .json();
+    assert_eq!(listed["result"]["tasks"], json!([]));
+    let result = http
+        .in_session(&mine, &rpc(6, "tasks/result", json!({"taskId": task})))
+        .await;
+    let answer = result.json();
+    assert_eq!(
+        answer["result"]["content"][0]["text"], "slept 50 ms",
+        "{answer}"
+    );
+    http.stop().await;
+}
+
+#[tokio::test]
+async fn a_tasks_question_goes_out_on_the_stream_of_its_tasks_result() {
+    let http = Http::start().await;
+    let mut opening = initialize();
+    opening["params"]["capabilities"] = json!({"elicitation": {}});
+    let answer = http.post(&opening, &[]).await;
+    let session = answer.header("mcp-session-id").unwrap().to_owned();
+    let created = http
+        .call(
+            &session,
+            1,
+            json!({"name": "ask_name", "arguments": {}, "task": {"ttl": 60000}}),
+        )
+        .await
+        .json();
+    let task = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // The call's own stream ended with the task's creation: the question waits for a stream.
+    let mut status = Value::Null;
+    for id in 2..100 {
+        let got = http
+            .in_session(&session, &rpc(id, "tasks/get", json!({"taskId": task})))
+            .await
+            .json();
+        status = got["result"]["status"].clone();
+        if status == "input_required" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(status, "input_required");
+    // `tasks/result` opens one: the question comes on it, naming the task.
+    let waiting = http
+        .client
+        .post(&http.url)
+        .header(ACCEPT, ACCEPT_BOTH)
+        .header(CONTENT_TYPE, "application/json")
+        .header("mcp-session-id", session.as_str())
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(rpc(100, "tasks/result", json!({"taskId": task})).to_string())
+        .send()
+        .await
+        .unwrap();
+    let mut waiting = waiting;
+    let mut text = String::new();
+    let question = loop {
+        let chunk = waiting.chunk().await.unwrap().expect("the question comes");
+        text.push_str(std::str::from_utf8(&chunk).unwrap());
+        let found = text
+            .split("\n\n")
+            .filter_map(|event| event.lines().find_map(|l| l.strip_prefix("data: ")))
+            .filter_map(|data| serde_json::from_str::<Value>(data).ok())
+            .find(|message| message["method"] == "elicitation/create");
+        if let Some(found) = found {
+            break found;
+        }
+    };
+    assert_eq!(
+        question["params"]["_meta"]["io.modelcontextprotocol/related-task"],
+        json!({"taskId": task})
+    );
+    let answered = http
+        .in_session(
+            &session,
+            &json!({"jsonrpc": "2.0", "id": question["id"],
+                    "result": {"action": "accept", "content": {"name": "Ada"}}}),
+        )
+        .await;
+    assert_eq!(answered.status, StatusCode::ACCEPTED);
+    let rest = waiting.text().await.unwrap();
+    let result = rest
+        .split("\n\n")
+        .filter_map(|event| event.lines().find_map(|l| l.strip_prefix("data: ")))
+        .filter_map(|data| serde_json::from_str::<Value>(data).ok())
+        .find(|message| message["id"] == 100)
+        .expect("tasks/result answers once the task ends");
+    assert_eq!(
+        result["result"]["content"][0]["text"], "hello \"Ada\"",
+        "{result}"
+    );
     http.stop().await;
 }

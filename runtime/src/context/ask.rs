@@ -538,16 +538,34 @@ impl Context {
         if let Err(error) = job.waiting(true).await {
             note(error);
         }
-        let answer = peer
-            .requests
-            .send(
-                &peer.outgoing,
-                method,
-                params,
-                peer.request_timeout,
-                &self.inner.cancellation,
-            )
-            .await;
+        // The stream of the call that created the task may be closed (over HTTP it ends with
+        // the task's creation): the request then waits for the client's `tasks/result`, on
+        // whose stream it goes, as 2025-11-25 has it.
+        let deadline = tokio::time::Instant::now() + peer.request_timeout;
+        let answer = loop {
+            let sink = job.outgoing().unwrap_or_else(|| peer.outgoing.clone());
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            let sent = peer
+                .requests
+                .send(
+                    &sink,
+                    method,
+                    params.clone(),
+                    left,
+                    &self.inner.cancellation,
+                )
+                .await;
+            if !matches!(sent, Err(ClientRequestError::Disconnected)) {
+                break sent;
+            }
+            tokio::select! {
+                () = job.outgoing_changed() => {}
+                () = tokio::time::sleep_until(deadline) => {
+                    break Err(ClientRequestError::Timeout(peer.request_timeout));
+                }
+                () = self.inner.cancellation.cancelled() => break Err(ClientRequestError::Cancelled),
+            }
+        };
         if let Err(error) = job.waiting(false).await {
             note(error);
         }

@@ -27,6 +27,7 @@ use crate::protocol::jsonrpc::{
 use crate::protocol::method::Method;
 use crate::protocol::{Client, Wire};
 use crate::registry::Tool;
+use crate::sink::Sink;
 use crate::tasks::{
     Answered, EXTENSION_ID, Job, Phase, RELATED_TASK_KEY, TaskRecord, TaskStatus, TaskSupport,
     Tasks, iso8601, new_id,
@@ -388,12 +389,14 @@ impl Calls {
         let owner = owner(origin);
         let tasks = Arc::clone(&self.tasks);
         let params = params.clone();
+        let sink = origin.sink.clone();
         registered.run(async move {
             let asked = TaskRequest {
                 tasks: &tasks,
                 owner: &owner,
                 id: &id,
                 wire: &wire,
+                sink: &sink,
             };
             match asked.answer(method, &params).await {
                 Ok(reply) => reply,
@@ -409,6 +412,9 @@ struct TaskRequest<'a> {
     owner: &'a str,
     id: &'a Id,
     wire: &'a Wire,
+    /// The request's stream: where a `tasks/result` has the task's requests to the client
+    /// sent while it waits.
+    sink: &'a Sink,
 }
 
 type Refused = (i64, String, Option<Value>);
@@ -476,6 +482,9 @@ impl TaskRequest<'_> {
     /// the task.
     async fn result(&self, mut record: TaskRecord) -> Result<Reply, Refused> {
         let store = &self.tasks.config.store;
+        if let Some(job) = self.tasks.jobs.get(&record.id) {
+            job.set_outgoing(self.sink.clone());
+        }
         while !record.status.is_final() {
             tokio::time::sleep(RESULT_POLL).await;
             record = store

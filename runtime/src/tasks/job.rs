@@ -10,6 +10,7 @@ use tokio::sync::{oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::{TaskRecord, TaskStatus, TaskStore};
+use crate::sink::Sink;
 use crate::store::StoreError;
 
 /// The tasks this process runs, by id: what `tasks/cancel` and `tasks/update` reach.
@@ -67,6 +68,10 @@ pub(crate) struct Job {
     /// The status message the tool set last and the store does not have yet: the next write
     /// takes it.
     message: Mutex<Option<String>>,
+    /// Where its requests to the client go (the handshake era), once the client has a stream
+    /// open for them: the latest `tasks/result` that waits for it. Before, the stream of the
+    /// call that created it.
+    outgoing: watch::Sender<Option<Sink>>,
 }
 
 struct Kept {
@@ -110,6 +115,7 @@ impl Job {
             phase: watch::Sender::new(phase),
             requests,
             message: Mutex::new(None),
+            outgoing: watch::Sender::new(None),
         })
     }
 
@@ -196,6 +202,23 @@ impl Job {
             self.cancellation.cancel();
         }
         Ok(written)
+    }
+
+    /// The client's stream for the task's requests, from a `tasks/result` that waits for it.
+    pub(crate) fn set_outgoing(&self, sink: Sink) {
+        self.outgoing.send_replace(Some(sink));
+    }
+
+    /// The stream the task's requests go to now, if a `tasks/result` gave one.
+    pub(crate) fn outgoing(&self) -> Option<Sink> {
+        self.outgoing.borrow().clone()
+    }
+
+    /// Completes when a `tasks/result` gives the task another stream.
+    pub(crate) async fn outgoing_changed(&self) {
+        let mut outgoing = self.outgoing.subscribe();
+        outgoing.borrow_and_update();
+        let _ = outgoing.changed().await;
     }
 
     fn take_message(&self) -> Option<String> {
