@@ -645,6 +645,11 @@ mod tests {
             ..crate::fixtures::tool("wait", "Waits to be cancelled.")
         }));
         let registry = Registry::from_registrations([&*echo, &*wait]).unwrap();
+        dispatcher_of(registry, catalog)
+    }
+
+    /// A dispatcher of these tools.
+    fn dispatcher_of(registry: Registry, catalog: Catalog) -> Dispatcher {
         Dispatcher::new(
             registry,
             ServerConfig {
@@ -988,5 +993,63 @@ mod tests {
                 .handle(&connection.session, message, &connection.sink, None);
         assert!(matches!(step, Step::Nothing));
         assert_eq!(asked.await.unwrap().unwrap(), json!({"ok": true}));
+    }
+
+    #[tokio::test]
+    async fn a_task_is_its_principals_alone() {
+        let wait = Box::leak(Box::new(ToolRegistration {
+            handler: Handler::Async(|_, ctx| {
+                Box::pin(async move {
+                    ctx.cancelled().await;
+                    Output::Empty
+                })
+            }),
+            task: crate::tasks::TaskSupport::Optional,
+            ..crate::fixtures::tool("wait", "Waits to be cancelled.")
+        }));
+        let registry = Registry::from_registrations([&*wait]).unwrap();
+        let connection = TestConnection::new(dispatcher_of(registry, Catalog::Full));
+        let ada = Arc::new(Principal::new("https://issuer").with_subject("ada"));
+        let bob = Arc::new(Principal::new("https://issuer").with_subject("bob"));
+        let ask = |id: u64, method: &str, mut params: Value, who: &Arc<Principal>| {
+            params["_meta"] = json!({
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {
+                    "extensions": {"io.modelcontextprotocol/tasks": {}}
+                },
+            });
+            let bytes = serde_json::to_vec(&request(id, method, params)).unwrap();
+            let message = jsonrpc::parse(&bytes).unwrap();
+            let step = connection.dispatcher.handle(
+                &connection.session,
+                message,
+                &connection.sink,
+                Some(Arc::clone(who)),
+            );
+            async move {
+                match step {
+                    Step::Reply(reply) => {
+                        serde_json::from_slice::<Value>(&reply.into_bytes()).unwrap()
+                    }
+                    Step::Call(call) => {
+                        let reply = call.await.and_then(crate::sink::Answer::take).unwrap();
+                        serde_json::from_slice(&reply.into_bytes()).unwrap()
+                    }
+                    _ => panic!("not an answer"),
+                }
+            }
+        };
+        let created = ask(1, "tools/call", json!({"name": "wait"}), &ada).await;
+        let task = created["result"]["taskId"].as_str().unwrap().to_owned();
+        let theirs = ask(2, "tasks/get", json!({"taskId": task}), &bob).await;
+        assert_eq!(theirs["error"]["code"], INVALID_PARAMS, "{theirs}");
+        let cancel = ask(3, "tasks/cancel", json!({"taskId": task}), &bob).await;
+        assert_eq!(cancel["error"]["code"], INVALID_PARAMS, "{cancel}");
+        let mine = ask(4, "tasks/get", json!({"taskId": task}), &ada).await;
+        assert_eq!(mine["result"]["status"], "working", "{mine}");
+        let cancelled = ask(5, "tasks/cancel", json!({"taskId": task}), &ada).await;
+        assert_eq!(cancelled["result"]["resultType"], "complete", "{cancelled}");
+        let after = ask(6, "tasks/get", json!({"taskId": task}), &ada).await;
+        assert_eq!(after["result"]["status"], "cancelled");
     }
 }
