@@ -22,6 +22,9 @@
 //!   answers) and `tasks/cancel`. A client that did not declare the extension never gets a task,
 //!   and a tool that requires one refuses it (-32021).
 //!
+//! `notifications/tasks/status` is not sent: clients poll, as both eras let them (a client must
+//! not rely on the notification).
+//!
 //! A task belongs to whoever created it: the principal of the request's access token, else the
 //! session (the handshake era); anyone else is told it does not exist. A 2026-07-28 request
 //! without an access token has no session to belong to: its tasks are any such caller's who
