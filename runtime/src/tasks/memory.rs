@@ -127,6 +127,21 @@ impl TaskStore for MemoryTaskStore {
         Box::pin(std::future::ready(Ok(written)))
     }
 
+    fn replace<'a>(&'a self, task: &'a TaskRecord, seen: u64) -> TaskFuture<'a, bool> {
+        let now = now_ms();
+        let mut inner = self.inner();
+        let written = match inner.tasks.get_mut(&task.id) {
+            Some(kept)
+                if !kept.expired_at(now) && !kept.status.is_final() && kept.updated_ms == seen =>
+            {
+                *kept = task.clone();
+                true
+            }
+            _ => false,
+        };
+        Box::pin(std::future::ready(Ok(written)))
+    }
+
     fn list<'a>(&'a self, owner: &'a str) -> TaskFuture<'a, Vec<TaskRecord>> {
         let now = now_ms();
         let inner = self.inner();
@@ -235,6 +250,34 @@ mod tests {
         store.sweep();
         assert_eq!(store.len(), 0);
         assert!(store.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_write_after_another_since_it_read_is_refused() {
+        let store = MemoryTaskStore::new();
+        let read = task("a", "ada", Duration::from_secs(3600));
+        store.create(&read, 10).await.unwrap();
+        let mut answered = read.clone();
+        answered
+            .input_responses
+            .insert("name".into(), serde_json::json!("Ada"));
+        answered.touched();
+        assert!(store.replace(&answered, read.updated_ms).await.unwrap());
+        let mut stale = read.clone();
+        stale.moved(TaskStatus::InputRequired, Some("asking".into()));
+        assert!(!store.replace(&stale, read.updated_ms).await.unwrap());
+        let kept = store.get("a").await.unwrap().unwrap();
+        assert_eq!(kept.input_responses["name"], "Ada");
+        assert!(kept.updated_ms > read.updated_ms);
+        stale.updated_ms = kept.updated_ms;
+        stale.moved(TaskStatus::Completed, None);
+        assert!(store.replace(&stale, kept.updated_ms).await.unwrap());
+        let mut late = stale.clone();
+        late.moved(TaskStatus::Cancelled, None);
+        assert!(
+            !store.replace(&late, stale.updated_ms).await.unwrap(),
+            "it ended"
+        );
     }
 
     #[tokio::test]
