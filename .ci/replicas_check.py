@@ -6,7 +6,10 @@ Checks: the session opened on one replica serves tools/list and tools/call on ev
 HAProxy's own counters show); the notes added through all three are in the one database; the
 session ended (DELETE) is unknown to every replica; Redis restarted under a live session: the
 requests meanwhile are refused with 503 and a JSON-RPC error naming them, and the same session
-goes on once Redis is back. Then 16 clients add notes for 30 seconds while one replica is
+goes on once Redis is back. Tasks (protocol 2026-07-28, raw HTTP) shared in Redis: one polled
+through several replicas and cancelled through one that does not run it; one completed by a
+note added through HAProxy, its result read back whole from every replica; one whose replica is
+killed (SIGKILL), which turns failed within the heartbeat's lifetime. Then 16 clients add notes for 30 seconds while one replica is
 killed (SIGKILL) after 10: every client keeps its session, no call hangs (those in flight on the
 dead replica end with an error), and every note whose add_note was answered is in the database.
 
@@ -184,6 +187,8 @@ async def main(command: list[str]) -> int:
                             "mcp-protocol-version": "2025-11-25"})
                         c.ok(answer.status_code == 404, "the ended session is unknown to a replica",
                              f"{answer.status_code} {answer.text[:200]}")
+            # Last, as it kills a replica.
+            await tasks_across_replicas(c, url, directory, int(env["DEPLOY_PORT"]))
 
         await load_with_a_kill(c, command[0])
 
@@ -247,6 +252,137 @@ async def resumed_elsewhere(c: Checks, base: int) -> None:
         final = rest[-1][1] if rest else None
         c.ok(final is not None and final.get("id") == 1 and "result" in final,
              "the call's answer came last, on replica 3", final)
+
+
+# How long a replica's heartbeat lasts in the task store: a task whose replica is silent that
+# long turns failed.
+HEARTBEAT_LIFETIME = 5.0
+
+
+async def tasks_across_replicas(c: Checks, url: str, directory: str, base: int) -> None:
+    """Tasks of protocol 2026-07-28 through HAProxy, each request to the next replica: a
+    wait_for_note task polled through several replicas and cancelled through one that does not
+    run it; another completed by a note added through HAProxy, its result read back whole from
+    every replica; a third whose replica is killed (SIGKILL), which turns failed within the
+    heartbeat's lifetime saying why. The replica that runs a task is the one its record in Redis
+    names, as each replica says its name at start."""
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {
+                "extensions": {"io.modelcontextprotocol/tasks": {}}},
+            "io.modelcontextprotocol/clientInfo": {"name": "replicas-tasks", "version": "1"}}
+    names: dict[str, int] = {}
+    for n in (1, 2, 3):
+        with open(os.path.join(directory, f"replica{n}.log")) as f:
+            for line in f:
+                if " tasks: in Redis at " in line and "(replica " in line:
+                    names[line.rsplit("(replica ", 1)[1].split(")")[0]] = n
+    c.ok(len(names) == 3, f"each replica says at start that it keeps tasks in Redis, and its "
+         f"name: {names}", names)
+
+    async with httpx2.AsyncClient(timeout=TIMEOUT) as http:
+        ids = iter(range(100, 10_000))
+
+        async def request(method: str, params: dict, to: str = url) -> dict:
+            name = params.get("name") or params.get("taskId")
+            headers = {"accept": "application/json, text/event-stream",
+                       "mcp-protocol-version": "2026-07-28", "mcp-method": method,
+                       **({"mcp-name": name} if name else {})}
+            answer = await http.post(to, headers=headers, json={
+                "jsonrpc": "2.0", "id": next(ids), "method": method,
+                "params": {**params, "_meta": meta}})
+            if answer.headers.get("content-type", "").startswith("text/event-stream"):
+                datas = [line[6:] for line in answer.text.splitlines()
+                         if line.startswith("data: ") and line[6:].strip()]
+                return json.loads(datas[-1])
+            return answer.json()
+
+        async def result(method: str, params: dict, to: str = url) -> dict:
+            answer = await request(method, params, to)
+            if "result" not in answer:
+                raise RuntimeError(f"{method}: {json.dumps(answer)[:300]}")
+            return answer["result"]
+
+        async def wait_task(text: str) -> str:
+            created = await result("tools/call", {"name": "wait_for_note", "arguments": {
+                "text": text, "timeout_seconds": 120}})
+            c.ok(created.get("resultType") == "task" and created.get("status") == "working",
+                 f"wait_for_note for {text!r} became a task", created)
+            return created["taskId"]
+
+        def runner(task_id: str) -> int:
+            stored = subprocess.run(["redis-cli", "-p", str(base + 10), "GET",
+                                     f"toolwright:task:{task_id}"],
+                                    capture_output=True, text=True, check=True).stdout
+            replica = json.loads(stored)["replica"]
+            if replica not in names:
+                raise RuntimeError(f"task {task_id} names replica {replica}, none of {names}")
+            return names[replica]
+
+        async def until(task_id: str, status: str, limit: float) -> tuple[dict, float]:
+            started = time.monotonic()
+            got: dict = {}
+            while time.monotonic() - started < limit:
+                got = await result("tasks/get", {"taskId": task_id})
+                if got.get("status") == status:
+                    return got, time.monotonic() - started
+                await anyio.sleep(0.1)
+            raise RuntimeError(f"task {task_id} not {status} within {limit} s: {got}")
+
+        # Polled through the replicas in turn, cancelled through one that does not run it.
+        task_id = await wait_task("never-written-title")
+        running = runner(task_id)
+        before = served(directory)
+        statuses = [(await result("tasks/get", {"taskId": task_id}))["status"] for _ in range(6)]
+        after = served(directory)
+        answering = sorted(name for name in after if after[name] > before.get(name, 0))
+        c.ok(statuses == ["working"] * 6 and len(answering) >= 2,
+             f"six tasks/get through HAProxy, answered by {', '.join(answering)}: working "
+             f"(replica{running} runs it)", statuses)
+        other = 1 if running != 1 else 2
+        ack = await result("tasks/cancel", {"taskId": task_id},
+                           f"http://127.0.0.1:{base + other}/mcp")
+        c.ok(ack.get("resultType") == "complete",
+             f"tasks/cancel through replica{other} acknowledged", ack)
+        seen = [(await result("tasks/get", {"taskId": task_id}))["status"] for _ in range(3)]
+        c.ok(seen == ["cancelled"] * 3, "the task is cancelled, as every replica says", seen)
+
+        # Completed by a note added through HAProxy; its result read back whole.
+        title = f"replica task note {os.getpid()}"
+        task_id = await wait_task(title)
+        await anyio.sleep(0.5)
+        added = await result("tools/call", {"name": "add_note", "arguments": {
+            "title": title, "body": "what the task waited for", "tags": ["tasks"]}})
+        note = added.get("structuredContent") or {}
+        c.ok(note.get("title") == title, f"add_note through HAProxy: note {note.get('id')}", added)
+        done, took = await until(task_id, "completed", 10)
+        waited = done.get("result") or {}
+        c.ok(waited.get("structuredContent") == note,
+             f"the task completed in {took:.1f} s with the note it waited for, whole",
+             json.dumps(done)[:500])
+        c.ok(title in json.dumps(waited.get("content")),
+             "the result's text names the note", waited.get("content"))
+        reads = [(await result("tasks/get", {"taskId": task_id},
+                               f"http://127.0.0.1:{base + n}/mcp")).get("result")
+                 for n in (1, 2, 3)]
+        c.ok(all(read == waited for read in reads),
+             "every replica reads back the same result, whole", reads)
+
+        # The replica that runs a task killed: the task fails, saying why, within the heartbeat's
+        # lifetime.
+        task_id = await wait_task("another-never-written-title")
+        running = runner(task_id)
+        with open(os.path.join(directory, f"replica{running}.pid")) as f:
+            os.kill(int(f.read()), signal.SIGKILL)
+        failed, took = await until(task_id, "failed", HEARTBEAT_LIFETIME + 10)
+        error = failed.get("error") or {}
+        c.ok(error.get("code") == -32603
+             and "the replica that ran it stopped" in error.get("message", ""),
+             f"the task of the killed replica{running} failed: {error.get('message')}", failed)
+        c.ok(took <= HEARTBEAT_LIFETIME + 1.5,
+             f"{took:.1f} s after the kill (the heartbeat lasts {HEARTBEAT_LIFETIME:.0f} s)", took)
+        again = await result("tasks/get", {"taskId": task_id})
+        c.ok(again.get("status") == "failed" and again.get("error") == error,
+             "and stays failed", again)
 
 
 async def load_with_a_kill(c: Checks, binary: str) -> None:

@@ -113,10 +113,10 @@ pub struct ServerArgs {
     #[arg(long, value_name = "HOST")]
     pub allow_host: Vec<String>,
 
-    /// With --http, keep sessions in the Redis server at this URL
+    /// With --http, keep sessions and tasks in the Redis server at this URL
     /// (`redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]`, or `redis+unix:///PATH[?db=DB]`), so that
-    /// replicas behind a load balancer serve each other's sessions. The server does not start
-    /// while Redis does not answer.
+    /// replicas behind a load balancer serve each other's sessions and tasks. The server does
+    /// not start while Redis does not answer.
     #[arg(
         long,
         value_name = "URL",
@@ -406,7 +406,8 @@ impl Server {
 impl Server {
     /// Serves over HTTP at `addr`, with the access options of `args`.
     #[cfg(feature = "http")]
-    fn run_http_with(self, addr: &str, args: &ServerArgs, mut http: HttpBase) -> ExitCode {
+    #[cfg_attr(not(feature = "redis"), allow(unused_mut))]
+    fn run_http_with(mut self, addr: &str, args: &ServerArgs, mut http: HttpBase) -> ExitCode {
         // An empty token (`TOOLWRIGHT_TOKEN=`) is taken for none, as an unset variable is.
         if let Some(token) = args.token.as_deref().filter(|t| !t.is_empty()) {
             if !token.bytes().all(|b| b.is_ascii_graphic()) {
@@ -424,8 +425,13 @@ impl Server {
         // An empty variable (`TOOLWRIGHT_REDIS_URL=`) is taken for none.
         if let Some(url) = args.redis.as_deref().filter(|u| !u.is_empty()) {
             #[cfg(feature = "redis")]
-            match crate::store::RedisStore::new(url) {
-                Ok(store) => http = http.session_store(store),
+            match crate::store::RedisStore::new(url)
+                .and_then(|sessions| Ok((sessions, crate::tasks::RedisTaskStore::new(url)?)))
+            {
+                Ok((sessions, tasks)) => {
+                    http = http.session_store(sessions);
+                    self = self.task_store(tasks);
+                }
                 Err(err) => {
                     eprintln!("error: --redis: {err}");
                     return ExitCode::from(2);
@@ -435,9 +441,9 @@ impl Server {
             {
                 let _ = url;
                 eprintln!(
-                    "error: --redis would keep sessions in Redis, but this server was built \
-                     without toolwright's `redis` feature; build it with that feature to share \
-                     sessions between replicas"
+                    "error: --redis would keep sessions and tasks in Redis, but this server was \
+                     built without toolwright's `redis` feature; build it with that feature to \
+                     share them between replicas"
                 );
                 return ExitCode::from(2);
             }

@@ -1,7 +1,8 @@
 //! Integration and compile-time tests of toolwright; nothing here is published.
 //!
 //! The library holds what the test files share: [`stdio::Client`], which drives a server over
-//! in-memory pipes as a stdio client would, [`tool_names`], and [`registration`].
+//! in-memory pipes as a stdio client would, [`redis::Redis`], a Redis server of a test's own,
+//! [`tool_names`], and [`registration`].
 
 use serde_json::Value;
 use toolwright::__private::{Annotations, Handler, InputSchema, Output, ToolRegistration};
@@ -9,6 +10,7 @@ use toolwright::apps::ToolUi;
 use toolwright::registry::Location;
 use toolwright::tasks::TaskSupport;
 
+pub mod redis;
 pub mod stdio;
 
 pub use stdio::Client;

@@ -8,9 +8,6 @@
 //! `cargo test -p toolwright-tests --test replicas -- --include-ignored` (without it they fail
 //! saying what to install).
 
-use std::net::TcpListener;
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use reqwest::StatusCode;
@@ -20,6 +17,7 @@ use toolwright::Server;
 use toolwright::http::Http;
 use toolwright::registry::Registry;
 use toolwright::store::{MemoryStore, RedisStore, SessionStore};
+use toolwright_tests::redis::Redis;
 
 mod tools {
     use std::time::Duration;
@@ -491,80 +489,10 @@ async fn a_session_id_that_is_none_of_ours_is_unknown() {
     }
 }
 
-/// A Redis server of its own on a free port of 127.0.0.1, keeping what it is told in an
-/// append-only file so that a restart loses nothing; stopped when dropped.
-struct Redis {
-    port: u16,
-    dir: PathBuf,
-    child: Option<Child>,
-}
-
-impl Redis {
-    fn start() -> Redis {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("redis-{port}"));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let mut redis = Redis {
-            port,
-            dir,
-            child: None,
-        };
-        redis.run();
-        redis
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/", self.port)
-    }
-
-    /// Starts the server, and waits until it answers.
-    fn run(&mut self) {
-        let binary =
-            std::env::var("TOOLWRIGHT_REDIS_SERVER").unwrap_or_else(|_| "redis-server".to_owned());
-        let child = Command::new(&binary)
-            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--appendonly", "yes", "--save", ""])
-            .arg("--dir")
-            .arg(&self.dir)
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|err| {
-                panic!(
-                    "these tests start `{binary}`: install Redis (Debian: apt-get install \
-                     redis-server) or name the binary in TOOLWRIGHT_REDIS_SERVER ({err})"
-                )
-            });
-        self.child = Some(child);
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
-            assert!(Instant::now() < deadline, "redis-server did not start");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    fn stop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
-
 #[tokio::test]
 #[ignore = "needs redis-server"]
 async fn replicas_sharing_redis_serve_each_others_sessions() {
-    let redis = Redis::start();
+    let redis = Redis::start(env!("CARGO_TARGET_TMPDIR"));
     let store = RedisStore::new(&redis.url()).unwrap().prefix("test:");
     let mut replicas = Vec::new();
     for _ in 0..3 {
@@ -602,7 +530,7 @@ async fn replicas_sharing_redis_serve_each_others_sessions() {
 #[tokio::test]
 #[ignore = "needs redis-server"]
 async fn without_redis_requests_are_refused_with_503_and_served_again_when_it_returns() {
-    let mut redis = Redis::start();
+    let mut redis = Redis::start(env!("CARGO_TARGET_TMPDIR"));
     let one = Replica::start(RedisStore::new(&redis.url()).unwrap().prefix("test:"), None).await;
     let two = Replica::start(RedisStore::new(&redis.url()).unwrap().prefix("test:"), None).await;
     let session = initialize(&one).await;

@@ -363,6 +363,18 @@ fn a_redis_that_does_not_answer_at_start_stops_the_server_saying_where() {
             .any(|line| line.ends_with(&format!("sessions: in {place}"))),
         "{stderr}"
     );
+    // Tasks are kept there too, each stamped with this replica's name.
+    let tasks: Vec<&str> = stderr.lines().filter(|l| l.contains("tasks:")).collect();
+    assert_eq!(tasks.len(), 1, "{stderr}");
+    let (said, replica) = tasks[0]
+        .rsplit_once(" (replica ")
+        .expect("the replica named");
+    assert!(said.ends_with(&format!(" tasks: in {place}")), "{stderr}");
+    let replica = replica.strip_suffix(')').unwrap();
+    assert!(
+        replica.len() == 8 && replica.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{stderr}"
+    );
     let error = stderr.lines().last().unwrap();
     let (start, end) = (
         format!("error: the session store, {place}, does not answer: "),
@@ -379,7 +391,7 @@ fn a_redis_that_does_not_answer_at_start_stops_the_server_saying_where() {
 }
 
 #[test]
-fn the_server_says_where_it_keeps_sessions() {
+fn the_server_says_where_it_keeps_sessions_and_tasks() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_notes-server"))
         .args(["--http", "127.0.0.1:0"])
         .env_remove("TOOLWRIGHT_REDIS_URL")
@@ -404,4 +416,7 @@ fn the_server_says_where_it_keeps_sessions() {
     let sessions: Vec<&String> = said.iter().filter(|l| l.contains("sessions:")).collect();
     assert_eq!(sessions.len(), 1, "{said:#?}");
     assert!(sessions[0].ends_with(" sessions: in memory"), "{said:#?}");
+    let tasks: Vec<&String> = said.iter().filter(|l| l.contains("tasks:")).collect();
+    assert_eq!(tasks.len(), 1, "{said:#?}");
+    assert!(tasks[0].ends_with(" tasks: in memory"), "{said:#?}");
 }

@@ -199,7 +199,7 @@ impl Endpoint {
             sessions: Mutex::new(HashMap::new()),
             store,
             session_lifetime,
-            replica: Arc::from(replicas::replica_name()),
+            replica: Arc::from(crate::store::replica_name()),
             calls: TaskTracker::new(),
             stop: CancellationToken::new(),
             ending: CancellationToken::new(),

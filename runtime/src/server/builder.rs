@@ -131,6 +131,13 @@ impl Server {
         self
     }
 
+    /// Keeps the tasks in `store`, their other settings as they were: what `--redis` does.
+    #[cfg(all(feature = "redis", feature = "cli"))]
+    pub(crate) fn task_store(mut self, store: impl crate::tasks::TaskStore) -> Server {
+        self.tasks = std::mem::take(&mut self.tasks).store(store);
+        self
+    }
+
     /// Seals the `requestState` of protocol 2026-07-28's input-required results (a tool's
     /// questions to the client, see [`Context::keyed`](crate::context::Keyed)) with this secret
     /// instead of one the process draws at start: replicas behind a load balancer given the same

@@ -106,6 +106,20 @@ impl Server {
             HANDSHAKE_VERSIONS[0],
             HANDSHAKE_VERSIONS[HANDSHAKE_VERSIONS.len() - 1],
         );
+        // Where tasks are kept matters to a server that runs any.
+        if registry
+            .tools()
+            .iter()
+            .any(|tool| tool.task_support().allows_task())
+        {
+            let store = &self.tasks.store;
+            match store.replica() {
+                Some(replica) => {
+                    tracing::info!("tasks: in {} (replica {replica})", store.describe())
+                }
+                None => tracing::info!("tasks: in {}", store.describe()),
+            }
+        }
         let config = ServerConfig {
             name: self.name,
             version: self.version,

@@ -46,6 +46,10 @@ pub(super) enum Mode {
 /// The most tasks one `tasks/list` page holds.
 const LIST_PAGE: usize = 100;
 
+/// How many times answers for a task another process runs are written, while that one writes
+/// the task too.
+const ANSWER_TRIES: usize = 8;
+
 /// How often `tasks/result` reads a task that runs on another process.
 const RESULT_POLL: Duration = Duration::from_millis(250);
 
@@ -250,13 +254,14 @@ impl Calls {
             Mode::Task(asked) => asked,
             Mode::Call | Mode::MayBecomeTask => None,
         };
-        let record = TaskRecord::new(
+        let mut record = TaskRecord::new(
             new_id(),
             owner(origin),
             name.clone(),
             config.ttl_for(asked),
             config.poll_interval,
         );
+        record.replica = config.store.replica().map(str::to_owned);
         let cancellation = CancellationToken::new();
         let handshake = !wire.is_stateless();
         let job = Job::new(
@@ -325,11 +330,20 @@ impl Calls {
             tasks.jobs.insert(&job);
             let finishing = Arc::clone(&tasks);
             let task_wire = wire.clone();
+            // Other processes sharing the store may cancel the task or answer its questions.
+            let shared = tasks.config.store.replica().is_some();
             tokio::spawn(async move {
+                let watched = async {
+                    if shared {
+                        job.watch().await;
+                    }
+                    std::future::pending::<()>().await;
+                };
                 let outcome = tokio::select! {
                     biased;
                     () = job.cancellation().cancelled() => None,
                     made = run => Some(made),
+                    () = watched => None,
                 };
                 if let Some(made) = outcome {
                     let finished = ended(made, &name, &task_wire).record(&job).await;
@@ -561,7 +575,7 @@ impl TaskRequest<'_> {
         Ok(self.get(now))
     }
 
-    async fn update(&self, record: TaskRecord, params: &Value) -> Result<Reply, Refused> {
+    async fn update(&self, mut record: TaskRecord, params: &Value) -> Result<Reply, Refused> {
         let answers = match params.get("inputResponses") {
             Some(Value::Object(answers)) => answers.clone(),
             None | Some(Value::Null) => Map::new(),
@@ -571,17 +585,23 @@ impl TaskRequest<'_> {
                 )));
             }
         };
+        let task_id = record.id.clone();
         let not_waiting = |status: TaskStatus| {
             invalid(format!(
-                "task `{}` is not waiting for input: it is `{}`",
-                record.id,
+                "task `{task_id}` is not waiting for input: it is `{}`",
                 status.as_str()
             ))
         };
         if record.status != TaskStatus::InputRequired {
             return Err(not_waiting(record.status));
         }
-        let Some(job) = self.tasks.jobs.get(&record.id) else {
+        if let Some(job) = self.tasks.jobs.get(&record.id) {
+            return match job.answer(answers).await.map_err(store_failed)? {
+                Answered::Taken => Ok(self.ack()),
+                Answered::NotWaiting(status) => Err(not_waiting(status)),
+            };
+        }
+        if self.tasks.config.store.replica().is_none() {
             return Err((
                 INTERNAL_ERROR,
                 format!(
@@ -590,11 +610,37 @@ impl TaskRequest<'_> {
                 ),
                 None,
             ));
-        };
-        match job.answer(answers).await.map_err(store_failed)? {
-            Answered::Taken => Ok(self.ack()),
-            Answered::NotWaiting(status) => Err(not_waiting(status)),
         }
+        // Another process runs it: the answers are left in its record for that one to take.
+        let store = &self.tasks.config.store;
+        for _ in 0..ANSWER_TRIES {
+            if record.status != TaskStatus::InputRequired {
+                return Err(not_waiting(record.status));
+            }
+            let seen = record.updated_ms;
+            let asked: Map<String, Value> = answers
+                .iter()
+                .filter(|(key, _)| record.input_requests.contains_key(*key))
+                .map(|(key, answer)| (key.clone(), answer.clone()))
+                .collect();
+            if asked.is_empty() {
+                return Ok(self.ack());
+            }
+            record.input_responses.extend(asked);
+            record.touched();
+            if store.replace(&record, seen).await.map_err(store_failed)? {
+                return Ok(self.ack());
+            }
+            record = self.find(&task_id).await?;
+        }
+        Err((
+            INTERNAL_ERROR,
+            format!(
+                "task `{task_id}` changed each of the {ANSWER_TRIES} times its answers were \
+                 written: send them again"
+            ),
+            None,
+        ))
     }
 
     /// `tasks/list`: this owner's tasks, oldest first, a page at a time.

@@ -48,7 +48,7 @@
 
 mod memory;
 #[cfg(feature = "redis")]
-mod redis;
+pub(crate) mod redis;
 
 use std::error::Error as StdError;
 use std::fmt;
@@ -59,6 +59,25 @@ use std::time::Duration;
 pub use memory::MemoryStore;
 #[cfg(feature = "redis")]
 pub use redis::RedisStore;
+
+/// A random name for this process among those sharing a store: 8 hex digits. Each HTTP
+/// endpoint and each task store in Redis draws its own, so that several in one process are told
+/// apart too.
+#[cfg(feature = "http")]
+pub(crate) fn replica_name() -> String {
+    format!("{:08x}", random_u32())
+}
+
+/// 32 random bits; without randomness, the process's id, which still tells processes of one
+/// machine apart.
+#[cfg(feature = "http")]
+pub(crate) fn random_u32() -> u32 {
+    let mut bytes = [0u8; 4];
+    match getrandom::fill(&mut bytes) {
+        Ok(()) => u32::from_be_bytes(bytes),
+        Err(_) => std::process::id(),
+    }
+}
 
 /// What a [`SessionStore`] method returns: a future of its outcome, borrowing the store.
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;

@@ -1,16 +1,18 @@
 //! Sessions in Redis, shared by every replica that names the same server and prefix.
 
 use std::fmt;
-use std::sync::Mutex;
 use std::time::Duration;
 
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{AsyncCommands, SetExpiry, SetOptions};
 
 use futures_util::StreamExt;
 use tokio::sync::mpsc;
 
 use super::{Messages, SessionStore, StoreError, StoreFuture, StoredEvents};
+
+mod server;
+
+pub(crate) use server::{DEFAULT_PREFIX, RedisServer, alive_key, millis};
 
 /// An entry of a Redis stream: its id, and its fields and values in turn.
 type StreamEntry = (String, Vec<Vec<u8>>);
@@ -20,10 +22,6 @@ const POLL: Duration = Duration::from_millis(100);
 
 /// The most events one stream keeps (about: Redis trims whole nodes).
 const MAX_EVENTS: usize = 1024;
-
-/// How long a command may take, connecting included, before the request that needed it is
-/// answered `503`.
-const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Sessions kept in Redis, so that replicas behind a load balancer share them: any replica
 /// serves any request of a session. Each session is one string key, `<prefix>session:<id>`,
@@ -38,10 +36,8 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2);
 /// Redis must keep what it is told across its own restarts for sessions to survive them:
 /// `appendonly yes` (as `deploy/` starts it), or snapshots on shutdown.
 pub struct RedisStore {
-    client: redis::Client,
+    redis: RedisServer,
     prefix: String,
-    timeout: Duration,
-    connection: Mutex<Option<ConnectionManager>>,
 }
 
 impl RedisStore {
@@ -54,12 +50,9 @@ impl RedisStore {
     /// When `url` is not a Redis URL: the error says the forms it may take, with any password
     /// in it masked.
     pub fn new(url: &str) -> Result<RedisStore, StoreError> {
-        let client = redis::Client::open(url).map_err(|err| url_refusal(url, &err))?;
         Ok(RedisStore {
-            client,
-            prefix: "toolwright:".to_owned(),
-            timeout: DEFAULT_TIMEOUT,
-            connection: Mutex::new(None),
+            redis: RedisServer::open(url)?,
+            prefix: DEFAULT_PREFIX.to_owned(),
         })
     }
 
@@ -74,7 +67,7 @@ impl RedisStore {
     /// How long a command may take, connecting included (2 seconds by default).
     #[must_use]
     pub fn timeout(mut self, timeout: Duration) -> RedisStore {
-        self.timeout = timeout;
+        self.redis.set_timeout(timeout);
         self
     }
 
@@ -97,103 +90,14 @@ impl RedisStore {
     fn key(&self, id: &str) -> String {
         format!("{}session:{id}", self.prefix)
     }
-
-    /// The connection, made on first use (inside the server's runtime, which the connection
-    /// manager needs). Opening it again after a failure is the connection manager's business:
-    /// commands fail meanwhile.
-    fn connection(&self) -> Result<ConnectionManager, StoreError> {
-        let mut connection = self.connection.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(connection) = &*connection {
-            return Ok(connection.clone());
-        }
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(self.timeout))
-            .set_response_timeout(Some(self.timeout))
-            .set_number_of_retries(2)
-            .set_max_delay(Duration::from_millis(500));
-        let made = ConnectionManager::new_lazy_with_config(self.client.clone(), config)
-            .map_err(StoreError::new)?;
-        *connection = Some(made.clone());
-        Ok(made)
-    }
-
-    /// Runs one command within the timeout.
-    async fn run<T>(
-        &self,
-        command: impl AsyncFnOnce(ConnectionManager) -> redis::RedisResult<T>,
-    ) -> Result<T, StoreError> {
-        let connection = self.connection()?;
-        match tokio::time::timeout(self.timeout, command(connection)).await {
-            Ok(outcome) => outcome.map_err(StoreError::new),
-            Err(_) => Err(StoreError::new(format!(
-                "Redis did not answer within {:?}",
-                self.timeout
-            ))),
-        }
-    }
-}
-
-/// The forms of URL a [`RedisStore`] reads. The `redis` crate is built without TLS here, so
-/// `rediss://` is not one of them.
-const URL_FORMS: &str = "redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], or \
-                         redis+unix:///PATH[?db=DB] for a Unix socket";
-
-/// Why `url` cannot be read, naming it with its password masked, and the forms it may take.
-fn url_refusal(url: &str, err: &redis::RedisError) -> StoreError {
-    let shown = masked(url);
-    let detail = err
-        .detail()
-        .map(|detail| format!(" ({detail})"))
-        .unwrap_or_default();
-    StoreError::new(
-        if url.starts_with("rediss:") || url.starts_with("valkeys:") {
-            format!(
-                "`{shown}` asks for Redis over TLS, which this server was built without; expected \
-             {URL_FORMS}"
-            )
-        } else {
-            format!("`{shown}` is not a Redis URL{detail}: expected {URL_FORMS}")
-        },
-    )
-}
-
-/// `url` with the password of its user information, if any, replaced by `***`.
-fn masked(url: &str) -> String {
-    let Some(start) = url.find("://").map(|at| at + 3) else {
-        return url.to_owned();
-    };
-    let end = url[start..]
-        .find(['/', '?'])
-        .map_or(url.len(), |at| start + at);
-    let Some(at) = url[start..end].rfind('@').map(|at| start + at) else {
-        return url.to_owned();
-    };
-    let user = match url[start..at].split_once(':') {
-        Some((user, _)) => format!("{user}:***"),
-        // `redis://SECRET@host` is read as a password by some clients: mask it too.
-        None => "***".to_owned(),
-    };
-    format!("{}{user}{}", &url[..start], &url[at..])
 }
 
 impl fmt::Debug for RedisStore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // The URL may hold a password: only where it leads is shown.
-        let info = self.client.get_connection_info();
-        f.debug_struct("RedisStore")
-            .field("addr", &info.addr().to_string())
-            .field("db", &info.redis_settings().db())
-            .field("prefix", &self.prefix)
-            .field("timeout", &self.timeout)
-            .finish()
+        let mut f = f.debug_struct("RedisStore");
+        self.redis.debug_fields(&mut f);
+        f.field("prefix", &self.prefix).finish()
     }
-}
-
-/// Milliseconds for an expiry: at least one.
-fn millis(lifetime: Duration) -> u64 {
-    u64::try_from(lifetime.as_millis())
-        .unwrap_or(u64::MAX)
-        .max(1)
 }
 
 /// Milliseconds for `PEXPIRE`.
@@ -213,14 +117,14 @@ impl SessionStore for RedisStore {
         record: &'a [u8],
         lifetime: Duration,
     ) -> StoreFuture<'a, ()> {
-        Box::pin(self.run(async move |mut redis| {
+        Box::pin(self.redis.run(async move |mut redis| {
             let options = SetOptions::default().with_expiration(SetExpiry::EX(seconds(lifetime)));
             redis.set_options(self.key(id), record, options).await
         }))
     }
 
     fn load<'a>(&'a self, id: &'a str, lifetime: Duration) -> StoreFuture<'a, Option<Vec<u8>>> {
-        Box::pin(self.run(async move |mut redis| {
+        Box::pin(self.redis.run(async move |mut redis| {
             redis
                 .get_ex(self.key(id), redis::Expiry::EX(seconds(lifetime)))
                 .await
@@ -233,7 +137,7 @@ impl SessionStore for RedisStore {
         record: &'a [u8],
         lifetime: Duration,
     ) -> StoreFuture<'a, bool> {
-        Box::pin(self.run(async move |mut redis| {
+        Box::pin(self.redis.run(async move |mut redis| {
             // Only if it still exists (`XX`): a session removed meanwhile stays removed.
             let options = SetOptions::default()
                 .conditional_set(redis::ExistenceCheck::XX)
@@ -251,7 +155,7 @@ impl SessionStore for RedisStore {
         lifetime: Duration,
     ) -> StoreFuture<'a, ()> {
         let (meta, events) = self.stream_keys(session, stream);
-        Box::pin(self.run(async move |mut redis| {
+        Box::pin(self.redis.run(async move |mut redis| {
             redis::pipe()
                 .del(&events)
                 .ignore()
@@ -274,7 +178,7 @@ impl SessionStore for RedisStore {
         lifetime: Duration,
     ) -> StoreFuture<'a, ()> {
         let (meta, key) = self.stream_keys(session, stream);
-        Box::pin(self.run(async move |mut redis| {
+        Box::pin(self.redis.run(async move |mut redis| {
             let mut pipe = redis::pipe();
             // Event n is entry `n+1-0`: Redis refuses the id 0-0. The end takes the id the
             // next event would have had.
@@ -314,6 +218,7 @@ impl SessionStore for RedisStore {
             let deadline = tokio::time::Instant::now() + wait;
             loop {
                 let (origin, entries): (Option<Vec<u8>>, Vec<StreamEntry>) = self
+                    .redis
                     .run(async |mut redis| {
                         redis::pipe()
                             .hget(&meta, "origin")
@@ -354,24 +259,30 @@ impl SessionStore for RedisStore {
 
     fn forget_stream<'a>(&'a self, session: &'a str, stream: u64) -> StoreFuture<'a, ()> {
         let (meta, events) = self.stream_keys(session, stream);
-        Box::pin(self.run(async move |mut redis| redis.del(&[meta, events]).await))
+        Box::pin(
+            self.redis
+                .run(async move |mut redis| redis.del(&[meta, events]).await),
+        )
     }
 
     fn heartbeat<'a>(&'a self, me: &'a str, ttl: Duration) -> StoreFuture<'a, ()> {
-        let key = format!("{}alive:{me}", self.prefix);
-        Box::pin(self.run(async move |mut redis| {
+        let key = alive_key(&self.prefix, me);
+        Box::pin(self.redis.run(async move |mut redis| {
             let options = SetOptions::default().with_expiration(SetExpiry::PX(millis(ttl)));
             redis.set_options(&key, 1, options).await
         }))
     }
 
     fn alive<'a>(&'a self, replica: &'a str) -> StoreFuture<'a, bool> {
-        let key = format!("{}alive:{replica}", self.prefix);
-        Box::pin(self.run(async move |mut redis| redis.exists(&key).await))
+        let key = alive_key(&self.prefix, replica);
+        Box::pin(
+            self.redis
+                .run(async move |mut redis| redis.exists(&key).await),
+        )
     }
 
     fn publish<'a>(&'a self, to: Option<&'a str>, message: &'a [u8]) -> StoreFuture<'a, ()> {
-        Box::pin(self.run(async move |mut redis| {
+        Box::pin(self.redis.run(async move |mut redis| {
             let _listeners: u64 = redis.publish(self.channel(to), message).await?;
             Ok(())
         }))
@@ -379,9 +290,9 @@ impl SessionStore for RedisStore {
 
     fn messages(&self, me: &str) -> Messages {
         let (sender, mut receiver) = mpsc::unbounded_channel();
-        let client = self.client.clone();
+        let client = self.redis.client().clone();
         let channels = [self.channel(Some(me)), self.channel(None)];
-        let timeout = self.timeout;
+        let timeout = self.redis.timeout();
         let place = self.describe();
         tokio::spawn(async move {
             // Listens until the stream is dropped, again after each failure. An outage is said
@@ -425,47 +336,21 @@ impl SessionStore for RedisStore {
     }
 
     fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool> {
-        Box::pin(self.run(async move |mut redis| {
+        Box::pin(self.redis.run(async move |mut redis| {
             let removed: u64 = redis.del(self.key(id)).await?;
             Ok(removed > 0)
         }))
     }
 
     fn describe(&self) -> String {
-        let info = self.client.get_connection_info();
-        let settings = info.redis_settings();
-        let db = settings.db();
-        let user = match (settings.username(), settings.password()) {
-            (Some(user), Some(_)) => format!("{user}:***@"),
-            (None, Some(_)) => ":***@".to_owned(),
-            (Some(user), None) => format!("{user}@"),
-            (None, None) => String::new(),
-        };
-        let host = |host: &str| {
-            if host.contains(':') {
-                format!("[{host}]")
-            } else {
-                host.to_owned()
-            }
-        };
-        match info.addr() {
-            redis::ConnectionAddr::Tcp(name, port) => {
-                format!("Redis at redis://{user}{}:{port}/{db}", host(name))
-            }
-            redis::ConnectionAddr::TcpTls {
-                host: name, port, ..
-            } => {
-                format!("Redis at rediss://{user}{}:{port}/{db}", host(name))
-            }
-            redis::ConnectionAddr::Unix(path) => {
-                format!("Redis at redis+unix://{}?db={db}", path.display())
-            }
-            other => format!("Redis at {other}, database {db}"),
-        }
+        self.redis.describe()
     }
 
     fn ping(&self) -> StoreFuture<'_, ()> {
-        Box::pin(self.run(async |mut redis| redis::cmd("PING").query_async::<()>(&mut redis).await))
+        Box::pin(
+            self.redis
+                .run(async |mut redis| redis::cmd("PING").query_async::<()>(&mut redis).await),
+        )
     }
 }
 
@@ -519,32 +404,6 @@ mod tests {
     use std::sync::{Arc, Mutex};
 
     use super::*;
-
-    #[test]
-    fn a_store_is_described_without_its_password() {
-        let place = |url: &str| RedisStore::new(url).unwrap().describe();
-        assert_eq!(
-            place("redis://127.0.0.1:6379/"),
-            "Redis at redis://127.0.0.1:6379/0"
-        );
-        assert_eq!(
-            place("redis://:hunter2@10.0.0.5/2"),
-            "Redis at redis://:***@10.0.0.5:6379/2"
-        );
-        assert_eq!(
-            place("redis://ops:hunter2@[::1]:7000"),
-            "Redis at redis://ops:***@[::1]:7000/0"
-        );
-        assert_eq!(
-            place("redis+unix:///run/redis.sock?db=4"),
-            "Redis at redis+unix:///run/redis.sock?db=4"
-        );
-        assert_eq!(masked("redis://hunter2@host/1"), "redis://***@host/1");
-        assert_eq!(
-            masked("redis://host:6379/1?x=a@b"),
-            "redis://host:6379/1?x=a@b"
-        );
-    }
 
     /// What the warnings and notes of `f` say, one line each, without times.
     fn said(f: impl FnOnce()) -> Vec<String> {

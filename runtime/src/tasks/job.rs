@@ -1,9 +1,17 @@
 //! A task this process runs: its record as this process last wrote it, its cancellation, and
 //! the questions it waits on. Every change of status goes through [`Job::write`], one at a
 //! time, so that the store sees them in the order they happened.
+//!
+//! Each write replaces the record only if no other process wrote it since this one last did
+//! ([`TaskStore::replace`]). Another process writes a task it does not run for two reasons: to
+//! end it (a cancellation, or its replica taken for dead), which stops the run; or to hand it a
+//! client's answers (`input_responses`), which go to the questions they name before the write is
+//! tried again. A store that other processes share is also read every [`WATCH`], for a run that
+//! writes nothing meanwhile.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 use serde_json::{Map, Value};
 use tokio::sync::{oneshot, watch};
@@ -12,6 +20,13 @@ use tokio_util::sync::CancellationToken;
 use super::{TaskRecord, TaskStatus, TaskStore};
 use crate::sink::Sink;
 use crate::store::StoreError;
+
+/// How often a task that runs here is read from a store other processes share, for what they
+/// wrote to it.
+pub(crate) const WATCH: Duration = Duration::from_millis(500);
+
+/// How many times a write is tried while other processes write the same task.
+const TRIES: usize = 8;
 
 /// The tasks this process runs, by id: what `tasks/cancel` and `tasks/update` reach.
 #[derive(Default)]
@@ -77,6 +92,9 @@ pub(crate) struct Job {
 struct Kept {
     record: TaskRecord,
     stored: bool,
+    /// The `updated_ms` of the record as the store holds it, as far as this process knows:
+    /// what the next write expects to replace.
+    seen: u64,
 }
 
 struct Question {
@@ -107,6 +125,7 @@ impl Job {
             id: record.id.clone(),
             store,
             record: tokio::sync::Mutex::new(Kept {
+                seen: record.updated_ms,
                 record,
                 stored: false,
             }),
@@ -175,6 +194,7 @@ impl Job {
             return Ok(None);
         }
         kept.stored = true;
+        kept.seen = kept.record.updated_ms;
         self.phase.send_replace(Phase::Task);
         Ok(Some(kept.record.clone()))
     }
@@ -196,12 +216,84 @@ impl Job {
         if !kept.stored {
             return Ok(true);
         }
-        let written = self.store.update(&kept.record).await?;
-        if !written {
-            // Ended elsewhere (cancelled through another process), or forgotten.
-            self.cancellation.cancel();
+        self.save(&mut kept).await
+    }
+
+    /// Writes the record, unless another process ended the task or it is forgotten: then the
+    /// run is cancelled, and `false`. A write that another came before takes what that one
+    /// brought (a client's answers), and is tried again.
+    async fn save(&self, kept: &mut Kept) -> Result<bool, StoreError> {
+        for _ in 0..TRIES {
+            if self.store.replace(&kept.record, kept.seen).await? {
+                kept.seen = kept.record.updated_ms;
+                return Ok(true);
+            }
+            match self.store.get(&self.id).await? {
+                Some(stored) if !stored.status.is_final() => self.absorb(kept, stored),
+                // Ended elsewhere (cancelled through another process), or forgotten.
+                _ => {
+                    self.cancellation.cancel();
+                    return Ok(false);
+                }
+            }
         }
-        Ok(written)
+        Err(StoreError::new(format!(
+            "task `{}` was written by other processes each of the {TRIES} times this one tried \
+             to write it",
+            self.id
+        )))
+    }
+
+    /// Takes what another process wrote to the task, as `stored`: the client's answers it
+    /// carries go to the questions they name, which stop waiting; the next write replaces it.
+    fn absorb(&self, kept: &mut Kept, stored: TaskRecord) {
+        kept.seen = stored.updated_ms;
+        let record = &mut kept.record;
+        record.updated_ms = record.updated_ms.max(stored.updated_ms);
+        record.touched();
+        if stored.input_responses.is_empty() || record.status.is_final() {
+            return;
+        }
+        let left = self.deliver(stored.input_responses);
+        if record.status == TaskStatus::InputRequired && left.is_empty() {
+            record.status = TaskStatus::Working;
+        }
+        record.input_requests = left;
+    }
+
+    /// Reads the task from the store every [`WATCH`], for as long as it runs: once another
+    /// process ended it (or it is forgotten) the run is cancelled, and the answers another
+    /// process handed it are taken. Meant for a store that other processes share; never
+    /// completes.
+    pub(crate) async fn watch(&self) {
+        let mut ticks = tokio::time::interval(WATCH);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        ticks.tick().await;
+        loop {
+            ticks.tick().await;
+            let stored = match self.store.get(&self.id).await {
+                Ok(Some(stored)) if !stored.status.is_final() => stored,
+                Ok(_) => {
+                    self.cancellation.cancel();
+                    return std::future::pending().await;
+                }
+                Err(error) => {
+                    tracing::debug!(task = self.id(), %error, "the task could not be read");
+                    continue;
+                }
+            };
+            if stored.input_responses.is_empty() {
+                continue;
+            }
+            let mut kept = self.record.lock().await;
+            if kept.record.status.is_final() {
+                continue;
+            }
+            self.absorb(&mut kept, stored);
+            if let Err(error) = self.save(&mut kept).await {
+                tracing::warn!(task = self.id(), %error, "the client's answers were not taken");
+            }
+        }
     }
 
     /// The client's stream for the task's requests, from a `tasks/result` that waits for it.
@@ -237,9 +329,7 @@ impl Job {
         };
         let job = Arc::clone(self);
         runtime.spawn(async move {
-            let written = job
-                .write(|record| record.updated_ms = super::now_ms().max(record.updated_ms))
-                .await;
+            let written = job.write(TaskRecord::touched).await;
             if let Err(error) = written {
                 tracing::warn!(task = job.id(), %error, "the task's status message was not stored");
             }
@@ -298,18 +388,7 @@ impl Job {
         if status != TaskStatus::InputRequired {
             return Ok(Answered::NotWaiting(status));
         }
-        let left: Map<String, Value> = {
-            let mut questions = self.questions();
-            for (key, answer) in answers {
-                if let Some(question) = questions.remove(&key) {
-                    let _ = question.answer.send(answer);
-                }
-            }
-            questions
-                .iter()
-                .map(|(key, q)| (key.clone(), q.request.clone()))
-                .collect()
-        };
+        let left = self.deliver(answers);
         let message = self.take_message();
         let record = &mut kept.record;
         if message.is_some() {
@@ -323,9 +402,23 @@ impl Job {
         record.input_requests = left;
         record.moved(status, None);
         if kept.stored {
-            self.store.update(&kept.record).await?;
+            self.save(&mut kept).await?;
         }
         Ok(Answered::Taken)
+    }
+
+    /// Gives each answer to the question it names, which stops waiting; answers to keys the
+    /// task did not ask are ignored. The questions still waiting, by key.
+    fn deliver(&self, answers: Map<String, Value>) -> Map<String, Value> {
+        {
+            let mut questions = self.questions();
+            for (key, answer) in answers {
+                if let Some(question) = questions.remove(&key) {
+                    let _ = question.answer.send(answer);
+                }
+            }
+        }
+        self.asked()
     }
 
     /// Ends the task with `status`, its result or error set by `end`, unless it ended already.

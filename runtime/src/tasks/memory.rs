@@ -1,14 +1,15 @@
 //! Tasks in the server's own memory: they end with the process.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::record::now_ms;
 use super::{TaskFuture, TaskRecord, TaskStore};
 
-/// Every how many new tasks the forgotten ones are swept out.
-const SWEEP_EVERY: u64 = 256;
+/// How long after a sweep a new task sweeps every forgotten one out again: a store that took its
+/// tasks long ago frees them with its next one.
+const SWEEP_AFTER_MS: u64 = 1000;
 
 /// Tasks in this process's memory: the [`TaskStore`] a server has unless given another. Clones
 /// share the same tasks.
@@ -20,7 +21,34 @@ pub struct MemoryTaskStore {
 #[derive(Default)]
 struct Held {
     tasks: HashMap<String, TaskRecord>,
-    created: u64,
+    /// Each owner's tasks, by when each is forgotten.
+    owners: HashMap<String, BTreeSet<(u64, String)>>,
+    swept_ms: u64,
+}
+
+impl Held {
+    /// Drops every forgotten task.
+    fn sweep(&mut self, now: u64) {
+        let tasks = &mut self.tasks;
+        self.owners.retain(|_, held| {
+            forget_expired(held, tasks, now);
+            !held.is_empty()
+        });
+        self.swept_ms = now;
+    }
+}
+
+/// Drops the forgotten tasks of one owner, who holds `held`.
+fn forget_expired(
+    held: &mut BTreeSet<(u64, String)>,
+    tasks: &mut HashMap<String, TaskRecord>,
+    now: u64,
+) {
+    while held.first().is_some_and(|(expires, _)| *expires <= now) {
+        if let Some((_, id)) = held.pop_first() {
+            tasks.remove(&id);
+        }
+    }
 }
 
 impl MemoryTaskStore {
@@ -40,10 +68,10 @@ impl MemoryTaskStore {
         self.len() == 0
     }
 
-    /// Drops every forgotten task now, rather than as new ones come.
+    /// Drops every forgotten task now, rather than with the next new task (which sweeps them
+    /// out when a second has passed since the last sweep; each owner's, always).
     pub fn sweep(&self) {
-        let now = now_ms();
-        self.inner().tasks.retain(|_, task| !task.expired_at(now));
+        self.inner().sweep(now_ms());
     }
 
     fn inner(&self) -> MutexGuard<'_, Held> {
@@ -63,29 +91,26 @@ impl TaskStore for MemoryTaskStore {
     fn create<'a>(&'a self, task: &'a TaskRecord, cap: usize) -> TaskFuture<'a, bool> {
         let now = now_ms();
         let mut inner = self.inner();
-        inner.created += 1;
-        if inner.created.is_multiple_of(SWEEP_EVERY) {
-            inner.tasks.retain(|_, task| !task.expired_at(now));
+        if now.saturating_sub(inner.swept_ms) >= SWEEP_AFTER_MS {
+            inner.sweep(now);
         }
-        let held = inner
-            .tasks
-            .values()
-            .filter(|t| t.owner == task.owner && !t.expired_at(now))
-            .count();
-        let kept = held < cap;
+        let Held { tasks, owners, .. } = &mut *inner;
+        let held = owners.entry(task.owner.clone()).or_default();
+        forget_expired(held, tasks, now);
+        let kept = held.len() < cap;
         if kept {
-            inner.tasks.insert(task.id.clone(), task.clone());
+            held.insert((task.expires_ms(), task.id.clone()));
+            tasks.insert(task.id.clone(), task.clone());
+        } else if held.is_empty() {
+            owners.remove(&task.owner);
         }
         Box::pin(std::future::ready(Ok(kept)))
     }
 
     fn get<'a>(&'a self, id: &'a str) -> TaskFuture<'a, Option<TaskRecord>> {
         let now = now_ms();
-        let mut inner = self.inner();
-        if inner.tasks.get(id).is_some_and(|t| t.expired_at(now)) {
-            inner.tasks.remove(id);
-        }
-        let task = inner.tasks.get(id).cloned();
+        let inner = self.inner();
+        let task = inner.tasks.get(id).filter(|t| !t.expired_at(now)).cloned();
         Box::pin(std::future::ready(Ok(task)))
     }
 
@@ -102,13 +127,31 @@ impl TaskStore for MemoryTaskStore {
         Box::pin(std::future::ready(Ok(written)))
     }
 
+    fn replace<'a>(&'a self, task: &'a TaskRecord, seen: u64) -> TaskFuture<'a, bool> {
+        let now = now_ms();
+        let mut inner = self.inner();
+        let written = match inner.tasks.get_mut(&task.id) {
+            Some(kept)
+                if !kept.expired_at(now) && !kept.status.is_final() && kept.updated_ms == seen =>
+            {
+                *kept = task.clone();
+                true
+            }
+            _ => false,
+        };
+        Box::pin(std::future::ready(Ok(written)))
+    }
+
     fn list<'a>(&'a self, owner: &'a str) -> TaskFuture<'a, Vec<TaskRecord>> {
         let now = now_ms();
         let inner = self.inner();
         let mut tasks: Vec<TaskRecord> = inner
-            .tasks
-            .values()
-            .filter(|t| t.owner == owner && !t.expired_at(now))
+            .owners
+            .get(owner)
+            .into_iter()
+            .flatten()
+            .filter_map(|(_, id)| inner.tasks.get(id))
+            .filter(|t| !t.expired_at(now))
             .cloned()
             .collect();
         tasks.sort_by(|a, b| (a.created_ms, &a.id).cmp(&(b.created_ms, &b.id)));
@@ -172,6 +215,68 @@ mod tests {
         assert_eq!(
             store.get("a").await.unwrap().unwrap().status,
             TaskStatus::Cancelled
+        );
+    }
+
+    #[tokio::test]
+    async fn ten_thousand_forgotten_tasks_are_swept_out() {
+        let store = MemoryTaskStore::new();
+        let second = Duration::from_secs(1);
+        for n in 0..10_000 {
+            let owner = format!("owner{}", n % 100);
+            assert!(
+                store
+                    .create(&task(&format!("t{n}"), &owner, second), 100)
+                    .await
+                    .unwrap()
+            );
+        }
+        assert!(
+            store.len() > 9_000,
+            "held until they expire: {}",
+            store.len()
+        );
+        tokio::time::sleep(Duration::from_millis(1100)).await;
+        // One more task sweeps the forgotten ones out: a second has passed since the last sweep.
+        assert!(
+            store
+                .create(&task("last", "owner0", second), 100)
+                .await
+                .unwrap()
+        );
+        assert_eq!(store.len(), 1);
+        assert_eq!(store.get("t9999").await.unwrap(), None);
+        tokio::time::sleep(Duration::from_millis(1100)).await;
+        store.sweep();
+        assert_eq!(store.len(), 0);
+        assert!(store.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_write_after_another_since_it_read_is_refused() {
+        let store = MemoryTaskStore::new();
+        let read = task("a", "ada", Duration::from_secs(3600));
+        store.create(&read, 10).await.unwrap();
+        let mut answered = read.clone();
+        answered
+            .input_responses
+            .insert("name".into(), serde_json::json!("Ada"));
+        answered.touched();
+        assert!(store.replace(&answered, read.updated_ms).await.unwrap());
+        let mut stale = read.clone();
+        stale.moved(TaskStatus::InputRequired, Some("asking".into()));
+        assert!(!store.replace(&stale, read.updated_ms).await.unwrap());
+        let kept = store.get("a").await.unwrap().unwrap();
+        assert_eq!(kept.input_responses["name"], "Ada");
+        assert!(kept.updated_ms > read.updated_ms);
+        stale.updated_ms = kept.updated_ms;
+        stale.moved(TaskStatus::Completed, None);
+        assert!(store.replace(&stale, kept.updated_ms).await.unwrap());
+        let mut late = stale.clone();
+        late.moved(TaskStatus::Cancelled, None);
+        assert!(
+            !store.replace(&late, stale.updated_ms).await.unwrap(),
+            "it ended"
         );
     }
 

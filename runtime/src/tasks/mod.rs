@@ -32,6 +32,39 @@
 //! checks access tokens. A task is kept for its TTL after its creation, bounded by the server's
 //! maximum ([`TaskConfig::max_ttl`]), then forgotten, and each owner holds at most
 //! [`TaskConfig::max_per_owner`] tasks at once.
+//!
+//! # Where tasks are kept
+//!
+//! A [`TaskStore`] keeps each task's record: its status, its status message, its questions, and
+//! once it ends its result or error. By default that is the server's memory
+//! ([`MemoryTaskStore`]), and tasks end with the process. Replicas behind a load balancer keep
+//! them in the Redis they share (`RedisTaskStore`, feature `redis`, which `--redis` gives), so
+//! that any replica answers for a task another one runs:
+//!
+//! ```no_run
+//! # #[cfg(feature = "redis")]
+//! # fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use toolwright::tasks::{RedisTaskStore, TaskConfig};
+//!
+//! let server = toolwright::server!()
+//!     .tasks(TaskConfig::new().store(RedisTaskStore::new("redis://127.0.0.1:6379/")?));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! The tool itself runs on the replica that created the task, which reads the task's record
+//! every half second while it runs: a `tasks/cancel` that reached another replica stops the
+//! tool there, and the answers of a `tasks/update` that reached another replica, left in the
+//! record (`input_responses`), are handed to the tool's questions. Until then, within that half
+//! second, `tasks/get` still lists the answered questions under `inputRequests`.
+//!
+//! **What survives a replica's death.** A task's record and its result, kept in Redis, survive
+//! any replica: a completed task's result is read whole on every replica, until the task is
+//! forgotten. A running task's work dies with its replica (killed, or its machine gone): the
+//! task turns `failed`, with error -32603 saying that the replica that ran it stopped, at the
+//! first read once that replica's heartbeat has lapsed (5 seconds), rather than staying
+//! `working` until it is forgotten. Each task's record names the replica that runs it
+//! ([`TaskRecord::replica`]).
 
 use std::fmt;
 use std::sync::Arc;
@@ -40,10 +73,14 @@ use std::time::Duration;
 mod job;
 mod memory;
 mod record;
+#[cfg(feature = "redis")]
+mod redis;
 mod store;
 
 pub use memory::MemoryTaskStore;
 pub use record::{TaskRecord, TaskStatus};
+#[cfg(feature = "redis")]
+pub use redis::RedisTaskStore;
 pub use store::{TaskFuture, TaskStore};
 
 pub(crate) use job::{Answered, Job, Jobs, Phase};

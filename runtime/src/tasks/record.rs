@@ -62,7 +62,9 @@ pub struct TaskRecord {
     pub status_message: Option<String>,
     /// When it was created, in milliseconds since the Unix epoch.
     pub created_ms: u64,
-    /// When its status or message last changed, likewise.
+    /// When it was last written, likewise. Every write moves it on, by a millisecond at least
+    /// when the clock has not, so that it tells one write from the next
+    /// ([`TaskStore::replace`](super::TaskStore::replace)).
     pub updated_ms: u64,
     /// How long it is kept after its creation, in milliseconds; then it is forgotten.
     pub ttl_ms: u64,
@@ -132,7 +134,12 @@ impl TaskRecord {
         if message.is_some() {
             self.status_message = message;
         }
-        self.updated_ms = now_ms().max(self.updated_ms);
+        self.touched();
+    }
+
+    /// The task, written now: `updated_ms` moves on.
+    pub(crate) fn touched(&mut self) {
+        self.updated_ms = now_ms().max(self.updated_ms.saturating_add(1));
     }
 }
 

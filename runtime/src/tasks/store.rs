@@ -31,10 +31,29 @@ pub trait TaskStore: Send + Sync + 'static {
     /// cancellation and a result that race, the first written stands.
     fn update<'a>(&'a self, task: &'a TaskRecord) -> TaskFuture<'a, bool>;
 
+    /// Replaces the task under `task.id` with `task` if nothing was written to it since it
+    /// was read: the stored task has not ended, and its [`updated_ms`](TaskRecord::updated_ms)
+    /// is still `seen`. `false`, and nothing written, otherwise (or when it is forgotten): the
+    /// writer reads it again and decides anew. The process that runs a task writes it so, and
+    /// so does another that hands it a client's answers, so that neither undoes the other.
+    fn replace<'a>(&'a self, task: &'a TaskRecord, seen: u64) -> TaskFuture<'a, bool>;
+
     /// The tasks of `owner` that are not forgotten, oldest first.
     fn list<'a>(&'a self, owner: &'a str) -> TaskFuture<'a, Vec<TaskRecord>>;
 
     /// Where the tasks are kept, as the server says it at start (`tasks: in memory`): never a
     /// password.
     fn describe(&self) -> String;
+
+    /// This process's name among the processes that share the store, when others may share it;
+    /// `None` by default, for a store only this process sees.
+    ///
+    /// A store that gives one is shared: each task this process runs is stamped with the name
+    /// ([`TaskRecord::replica`]), the store tells when the replica a task names has stopped
+    /// (its `get` and `list` then return the task `failed`), and the process reads the tasks it
+    /// runs every half second for what other processes wrote to them: a cancellation, which
+    /// stops the tool, or a client's answers (`input_responses`), which the tool is handed.
+    fn replica(&self) -> Option<&str> {
+        None
+    }
 }

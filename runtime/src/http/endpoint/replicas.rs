@@ -27,24 +27,9 @@ struct Relayed<'a> {
     message: &'a RawValue,
 }
 
-/// A random name for this process among those sharing the store: 8 hex digits.
-pub(super) fn replica_name() -> String {
-    format!("{:08x}", random_u32())
-}
-
 /// The number of this process's first stream: a random multiple of 2^32.
 pub(super) fn first_stream() -> u64 {
-    u64::from(random_u32()) << 32
-}
-
-/// 32 random bits; without randomness, the process's id, which still tells processes of one
-/// machine apart.
-fn random_u32() -> u32 {
-    let mut bytes = [0u8; 4];
-    match getrandom::fill(&mut bytes) {
-        Ok(()) => u32::from_be_bytes(bytes),
-        Err(_) => std::process::id(),
-    }
+    u64::from(crate::store::random_u32()) << 32
 }
 
 /// The process a request id of ours names: `tw-<replica>-<n>`.
@@ -154,7 +139,7 @@ mod tests {
         for other in ["tw-17", "tw--1", "tw-x-y", "7", "abc-0a-1"] {
             assert_eq!(sender_of(other), None, "{other}");
         }
-        let name = replica_name();
+        let name = crate::store::replica_name();
         assert_eq!(name.len(), 8);
         assert!(name.bytes().all(|b| b.is_ascii_hexdigit()));
     }
