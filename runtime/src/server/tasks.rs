@@ -60,7 +60,7 @@ pub(super) fn mode(
     params: &Value,
     wire: &Wire,
     client: &Client,
-) -> Result<Mode, (i64, String, Option<Value>)> {
+) -> Result<Mode, Refusal> {
     let support = tool.task_support();
     let name = tool.wire_name();
     if wire.is_stateless() {
@@ -78,32 +78,28 @@ pub(super) fn mode(
     }
     let asked = params.get("task").filter(|task| !task.is_null());
     match (support, asked) {
-        (TaskSupport::Forbidden, Some(_)) => Err((
+        (TaskSupport::Forbidden, Some(_)) => Err(Refusal::new(
             METHOD_NOT_FOUND,
             format!(
                 "tool `{name}` does not run as a task (its `execution.taskSupport` is \
                  `forbidden`): call it without `task`"
             ),
-            None,
         )),
-        (TaskSupport::Required, None) => Err((
+        (TaskSupport::Required, None) => Err(Refusal::new(
             METHOD_NOT_FOUND,
             format!(
                 "tool `{name}` runs only as a task (its `execution.taskSupport` is \
                  `required`): call it with `task: {{\"ttl\": <milliseconds>}}`"
             ),
-            None,
         )),
         (_, None) => Ok(Mode::Call),
         (_, Some(task)) => match task.get("ttl") {
             None | Some(Value::Null) => Ok(Mode::Task(None)),
             Some(ttl) => match ttl.as_u64() {
                 Some(ms) => Ok(Mode::Task(Some(Duration::from_millis(ms)))),
-                None => Err((
-                    INVALID_PARAMS,
-                    format!("`task.ttl` must be a whole number of milliseconds, not {ttl}"),
-                    None,
-                )),
+                None => Err(invalid(format!(
+                    "`task.ttl` must be a whole number of milliseconds, not {ttl}"
+                ))),
             },
         },
     }
@@ -120,19 +116,9 @@ fn declares_extension(client: &Client) -> bool {
 }
 
 /// The error of a request that needs the tasks extension and does not declare it (-32021).
-fn missing_extension(message: &str) -> (i64, String, Option<Value>) {
-    (
-        MISSING_CLIENT_CAPABILITY,
-        message.to_owned(),
-        Some(json!({ "requiredCapabilities": { "extensions": { EXTENSION_ID: {} } } })),
-    )
-}
-
-pub(super) fn error_reply(id: &Id, (code, message, data): (i64, String, Option<Value>)) -> Reply {
-    match data {
-        Some(data) => Reply::error_with_data(id, code, &message, &data),
-        None => Reply::error(id, code, &message),
-    }
+fn missing_extension(message: &str) -> Refusal {
+    Refusal::new(MISSING_CLIENT_CAPABILITY, message)
+        .with_data(json!({ "requiredCapabilities": { "extensions": { EXTENSION_ID: {} } } }))
 }
 
 /// Who owns the tasks of a request from `origin`: its principal, else its session in the
@@ -386,7 +372,7 @@ impl Calls {
                      (`extensions[\"{EXTENSION_ID}\"]`)",
                     method.name()
                 );
-                return Step::Reply(error_reply(&id, missing_extension(&message)));
+                return Step::Reply(missing_extension(&message).reply(&id, &wire));
             }
         } else if method == Method::TasksUpdate {
             return Step::Reply(Reply::error(
@@ -414,7 +400,7 @@ impl Calls {
             };
             match asked.answer(method, &params).await {
                 Ok(reply) => reply,
-                Err(refused) => error_reply(&id, refused),
+                Err(refusal) => refusal.reply(&id, &wire),
             }
         })
     }
@@ -431,10 +417,8 @@ struct TaskRequest<'a> {
     sink: &'a Sink,
 }
 
-type Refused = (i64, String, Option<Value>);
-
 impl TaskRequest<'_> {
-    async fn answer(&self, method: Method, params: &Value) -> Result<Reply, Refused> {
+    async fn answer(&self, method: Method, params: &Value) -> Result<Reply, Refusal> {
         if method == Method::TasksList {
             return self.list(params).await;
         }
@@ -455,7 +439,7 @@ impl TaskRequest<'_> {
     }
 
     /// The task `task_id` of this owner: anyone else's is unknown.
-    async fn find(&self, task_id: &str) -> Result<TaskRecord, Refused> {
+    async fn find(&self, task_id: &str) -> Result<TaskRecord, Refusal> {
         let found = self
             .tasks
             .config
@@ -494,7 +478,7 @@ impl TaskRequest<'_> {
 
     /// `tasks/result`: waits for the task's end, then answers as its call would have, naming
     /// the task.
-    async fn result(&self, mut record: TaskRecord) -> Result<Reply, Refused> {
+    async fn result(&self, mut record: TaskRecord) -> Result<Reply, Refusal> {
         let store = &self.tasks.config.store;
         if let Some(job) = self.tasks.jobs.get(&record.id) {
             job.set_outgoing(self.sink.clone());
@@ -524,7 +508,7 @@ impl TaskRequest<'_> {
                 if let Value::Object(data) = &mut data {
                     data.insert("_meta".into(), related);
                 }
-                Err((code, message, Some(data)))
+                Err(Refusal::new(code, message).with_data(data))
             }
             (status, _) => Err(invalid(format!(
                 "task `{}` was {}: it has no result",
@@ -534,7 +518,7 @@ impl TaskRequest<'_> {
         }
     }
 
-    async fn cancel(&self, mut record: TaskRecord) -> Result<Reply, Refused> {
+    async fn cancel(&self, mut record: TaskRecord) -> Result<Reply, Refusal> {
         if record.status.is_final() {
             if self.wire.is_stateless() {
                 return Ok(self.ack());
@@ -575,7 +559,7 @@ impl TaskRequest<'_> {
         Ok(self.get(now))
     }
 
-    async fn update(&self, mut record: TaskRecord, params: &Value) -> Result<Reply, Refused> {
+    async fn update(&self, mut record: TaskRecord, params: &Value) -> Result<Reply, Refusal> {
         let answers = match params.get("inputResponses") {
             Some(Value::Object(answers)) => answers.clone(),
             None | Some(Value::Null) => Map::new(),
@@ -602,14 +586,10 @@ impl TaskRequest<'_> {
             };
         }
         if self.tasks.config.store.replica().is_none() {
-            return Err((
-                INTERNAL_ERROR,
-                format!(
-                    "task `{}` waits for input on a process that no longer runs it",
-                    record.id
-                ),
-                None,
-            ));
+            return Err(Refusal::internal(format!(
+                "task `{}` waits for input on a process that no longer runs it",
+                record.id
+            )));
         }
         // Another process runs it: the answers are left in its record for that one to take.
         let store = &self.tasks.config.store;
@@ -633,18 +613,14 @@ impl TaskRequest<'_> {
             }
             record = self.find(&task_id).await?;
         }
-        Err((
-            INTERNAL_ERROR,
-            format!(
-                "task `{task_id}` changed each of the {ANSWER_TRIES} times its answers were \
-                 written: send them again"
-            ),
-            None,
-        ))
+        Err(Refusal::internal(format!(
+            "task `{task_id}` changed each of the {ANSWER_TRIES} times its answers were \
+             written: send them again"
+        )))
     }
 
     /// `tasks/list`: this owner's tasks, oldest first, a page at a time.
-    async fn list(&self, params: &Value) -> Result<Reply, Refused> {
+    async fn list(&self, params: &Value) -> Result<Reply, Refusal> {
         let start = match params.get("cursor") {
             None | Some(Value::Null) => 0,
             Some(cursor) => cursor
@@ -679,16 +655,12 @@ impl TaskRequest<'_> {
     }
 }
 
-fn invalid(message: String) -> Refused {
-    (INVALID_PARAMS, message, None)
+fn invalid(message: String) -> Refusal {
+    Refusal::invalid(message)
 }
 
-fn store_failed(error: crate::store::StoreError) -> Refused {
-    (
-        INTERNAL_ERROR,
-        format!("the tasks' store did not answer: {error}"),
-        None,
-    )
+fn store_failed(error: crate::store::StoreError) -> Refusal {
+    Refusal::internal(format!("the tasks' store did not answer: {error}"))
 }
 
 /// `meta` with `more`'s members added.

@@ -10,7 +10,7 @@ use super::call::{Calls, Origin, Registered};
 use super::pipeline::{BoxError, Call, Operation, Outcome, tool_result};
 use super::round::Round;
 use super::step::Step;
-use super::tasks::{self, Mode, error_reply};
+use super::tasks::{self, Mode};
 use crate::apps;
 use crate::catalog::{CALL_TOOL, SEARCH_TOOL};
 use crate::content::ToolResult;
@@ -55,7 +55,7 @@ impl Calls {
         };
         let mode = match tasks::mode(tool, &params, &wire, &caller.client) {
             Ok(mode) => mode,
-            Err(refused) => return Step::Reply(error_reply(&id, refused)),
+            Err(refusal) => return Step::Reply(refusal.reply(&id, &wire)),
         };
         let name = tool.wire_name();
         if let Err(problems) = tool.check_arguments(&arguments) {
