@@ -23,10 +23,11 @@ const SWEEP_EVERY: u64 = 1024;
 /// test of a deployment, say).
 ///
 /// ```no_run
+/// # #[cfg(feature = "http")]
+/// # async fn run() -> Result<(), toolwright::Error> {
 /// use toolwright::http::Http;
 /// use toolwright::store::MemoryStore;
 ///
-/// # async fn run() -> Result<(), toolwright::Error> {
 /// let store = MemoryStore::new();
 /// let one = toolwright::server!()
 ///     .bind_http("127.0.0.1:0", Http::new().session_store(store.clone()))
