@@ -126,6 +126,26 @@ pub struct ServerArgs {
     )]
     pub redis: Option<String>,
 
+    /// Keep each task this many seconds after its creation when the client does not ask for
+    /// less (default 3600); a client may ask for up to a day, or this if it is longer.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        env = "TOOLWRIGHT_TASK_TTL",
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub task_ttl: Option<u64>,
+
+    /// The most tasks one caller (an access token's principal, else a session) holds at once,
+    /// ended ones included until they are forgotten (default 100).
+    #[arg(
+        long,
+        value_name = "N",
+        env = "TOOLWRIGHT_MAX_TASKS",
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub max_tasks: Option<u64>,
+
     /// Rank the progressive catalog's search (search_tools, --search) by meaning too, with the
     /// sentence-embedding model in DIR (config.json, model.safetensors, tokenizer.json).
     #[arg(long, value_name = "DIR", env = "TOOLWRIGHT_EMBEDDING_MODEL")]
@@ -346,6 +366,17 @@ impl Server {
         if let Some(catalog) = args.catalog {
             self = self.catalog(catalog);
         }
+        if let Some(seconds) = args.task_ttl {
+            let ttl = std::time::Duration::from_secs(seconds);
+            self = self.with_tasks(|tasks| {
+                let max_ttl = tasks.max_ttl.max(ttl);
+                tasks.ttl(ttl).max_ttl(max_ttl)
+            });
+        }
+        if let Some(max) = args.max_tasks {
+            let max = usize::try_from(max).unwrap_or(usize::MAX);
+            self = self.with_tasks(|tasks| tasks.max_per_owner(max));
+        }
         // An empty variable (`TOOLWRIGHT_EMBEDDING_MODEL=`) is taken for none.
         if let Some(dir) = args
             .embedding_model
@@ -430,7 +461,7 @@ impl Server {
             {
                 Ok((sessions, tasks)) => {
                     http = http.session_store(sessions);
-                    self = self.task_store(tasks);
+                    self = self.with_tasks(|config| config.store(tasks));
                 }
                 Err(err) => {
                     eprintln!("error: --redis: {err}");

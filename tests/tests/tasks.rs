@@ -468,3 +468,18 @@ async fn a_2026_task_asks_through_tasks_get_and_is_answered_by_tasks_update() {
         format!("task `{task_id}` is not waiting for input: it is `completed`")
     );
 }
+
+#[tokio::test]
+async fn a_server_whose_client_goes_away_stops_its_tasks_and_ends() {
+    let mut client = handshake(TaskConfig::new()).await;
+    let created = client
+        .result(
+            1,
+            "tools/call",
+            json!({"name": "wait", "arguments": {"millis": 600000}, "task": {}}),
+        )
+        .await;
+    assert_eq!(created["task"]["status"], "working");
+    // Within the client's bound on `serve`'s end, not the ten minutes the task would take.
+    assert_eq!(client.finish().await, Vec::<Value>::new());
+}

@@ -420,3 +420,67 @@ fn the_server_says_where_it_keeps_sessions_and_tasks() {
     assert_eq!(tasks.len(), 1, "{said:#?}");
     assert!(tasks[0].ends_with(" tasks: in memory"), "{said:#?}");
 }
+
+/// The lines notes-server writes on stdout for these requests, read until it exits once its
+/// input closes; by id.
+fn served(args: &[&str], requests: &[Value]) -> Vec<Value> {
+    use std::io::Write as _;
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_notes-server"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("notes-server runs");
+    let mut input = child.stdin.take().unwrap();
+    for request in requests {
+        writeln!(input, "{request}").unwrap();
+    }
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut answers = Vec::new();
+    let wanted = requests.iter().filter(|r| r.get("id").is_some()).count();
+    while answers.len() < wanted {
+        let line = lines.next().expect("an answer").unwrap();
+        let message: Value = serde_json::from_str(&line).unwrap();
+        if message.get("id").is_some() {
+            answers.push(message);
+        }
+    }
+    drop(input);
+    assert!(child.wait().unwrap().success());
+    answers.sort_by_key(|a| a["id"].as_i64());
+    answers
+}
+
+#[test]
+fn the_tasks_ttl_and_cap_are_flags() {
+    let wait = |id: i64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "wait_for_note", "arguments": {"text": "never"}, "task": {}
+        }})
+    };
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "cli-test", "version": "1"}
+        }}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        wait(1),
+        wait(2),
+    ];
+    let answers = served(&["--task-ttl", "120", "--max-tasks", "1"], &requests);
+    assert_eq!(answers[1]["result"]["task"]["ttl"], 120_000, "{answers:?}");
+    assert_eq!(
+        answers[2]["error"]["message"],
+        "too many tasks: this caller holds 1 tasks, the most this server keeps for one; wait \
+         for one to be forgotten (each is kept for its TTL after its creation) and ask again"
+    );
+    let refused = notes_server(&["--task-ttl", "0"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        stderr(&refused).contains("--task-ttl"),
+        "{}",
+        stderr(&refused)
+    );
+}

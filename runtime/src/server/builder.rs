@@ -131,10 +131,11 @@ impl Server {
         self
     }
 
-    /// Keeps the tasks in `store`, their other settings as they were: what `--redis` does.
-    #[cfg(all(feature = "redis", feature = "cli"))]
-    pub(crate) fn task_store(mut self, store: impl crate::tasks::TaskStore) -> Server {
-        self.tasks = std::mem::take(&mut self.tasks).store(store);
+    /// The tasks' settings as `change` makes them of the present ones: what `--redis`,
+    /// `--task-ttl` and `--max-tasks` do.
+    #[cfg(feature = "cli")]
+    pub(crate) fn with_tasks(mut self, change: impl FnOnce(TaskConfig) -> TaskConfig) -> Server {
+        self.tasks = change(std::mem::take(&mut self.tasks));
         self
     }
 

@@ -469,9 +469,11 @@ impl Dispatcher {
         &self.server_info.name
     }
 
-    /// The transport is stopping: the streams that wait for changes end.
+    /// The transport is stopping: the streams that wait for changes end, and so do the tasks
+    /// this process runs, failed (their work goes with the process).
     pub(super) fn stop(&self) {
         self.live.stop();
+        self.calls.tasks.jobs.stop();
     }
 
     /// The tool a `tools/call` runs and its scopes, when it has some.

@@ -331,11 +331,21 @@ impl Calls {
                     made = run => Some(made),
                     () = watched => None,
                 };
-                if let Some(made) = outcome {
-                    let finished = ended(made, &name, &task_wire).record(&job).await;
-                    if let Err(error) = finished {
-                        tracing::error!(task = job.id(), %error, "the task's end was not stored");
-                    }
+                let end = match outcome {
+                    Some(made) => Some(ended(made, &name, &task_wire)),
+                    None if job.stopped_by_server() => Some(Ended::Error(
+                        Refusal::internal(
+                            "the task failed: the server stopped before it ended, and its work \
+                             went with it",
+                        )
+                        .error(&task_wire),
+                    )),
+                    None => None,
+                };
+                if let Some(end) = end
+                    && let Err(error) = end.record(&job).await
+                {
+                    tracing::error!(task = job.id(), %error, "the task's end was not stored");
                 }
                 finishing.jobs.remove(job.id());
             });

@@ -10,6 +10,7 @@
 //! writes nothing meanwhile.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -50,6 +51,14 @@ impl Jobs {
     pub(crate) fn get(&self, id: &str) -> Option<Arc<Job>> {
         self.running().get(id).cloned()
     }
+
+    /// The server stops: every task it runs stops too, and ends failed.
+    pub(crate) fn stop(&self) {
+        for job in self.running().values() {
+            job.stopping.store(true, Ordering::Release);
+            job.cancellation.cancel();
+        }
+    }
 }
 
 /// Where a run that may become a task stands (protocol 2026-07-28, where the server decides).
@@ -83,6 +92,8 @@ pub(crate) struct Job {
     /// The status message the tool set last and the store does not have yet: the next write
     /// takes it.
     message: Mutex<Option<String>>,
+    /// Stopped because the server stops, not because its client cancelled it.
+    stopping: AtomicBool,
     /// Where its requests to the client go (the handshake era), once the client has a stream
     /// open for them: the latest `tasks/result` that waits for it. Before, the stream of the
     /// call that created it.
@@ -134,6 +145,7 @@ impl Job {
             phase: watch::Sender::new(phase),
             requests,
             message: Mutex::new(None),
+            stopping: AtomicBool::new(false),
             outgoing: watch::Sender::new(None),
         })
     }
@@ -144,6 +156,11 @@ impl Job {
 
     pub(crate) fn cancellation(&self) -> &CancellationToken {
         &self.cancellation
+    }
+
+    /// Whether it was stopped because the server stops.
+    pub(crate) fn stopped_by_server(&self) -> bool {
+        self.stopping.load(Ordering::Acquire)
     }
 
     /// Whether its questions go to the client as requests (the handshake era).
