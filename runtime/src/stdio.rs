@@ -24,7 +24,7 @@ use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
 use tokio::task::JoinSet;
 
 mod reader;
@@ -175,6 +175,7 @@ where
         admitted: Arc::new(Semaphore::new(
             limits.calls.available_permits() + QUEUED_CALLS,
         )),
+        caught_up: CaughtUp::new(),
         calls: JoinSet::new(),
         streams: JoinSet::new(),
         limits,
@@ -204,6 +205,8 @@ struct Connection<W> {
     outgoing: Sink,
     /// Places for calls that run as tasks (see [`QUEUED_CALLS`]).
     admitted: Arc<Semaphore>,
+    /// Tells a call that waited for its slot when it may start.
+    caught_up: CaughtUp,
     /// Calls that did not complete when first polled.
     calls: JoinSet<()>,
     /// The streams of `subscriptions/listen`, which only wait for changes.
@@ -227,6 +230,10 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         loop {
             while let Poll::Ready(Some(_)) = self.calls.poll_join_next(cx) {}
             while let Poll::Ready(Some(_)) = self.streams.poll_join_next(cx) {}
+            if !self.calls.is_empty() {
+                // Before the input is found empty, so that those answered then asked before.
+                self.caught_up.take_asks(cx);
+            }
             let was_full = self.writer.is_full();
             if !was_full && let Some(frame) = self.reader.decode()? {
                 return Poll::Ready(Ok(Some(frame)));
@@ -253,6 +260,8 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
             {
                 continue;
             }
+            // Everything the client sent is read and handled, its cancellations with it.
+            self.caught_up.answer();
             self.handled = 0;
             return Poll::Pending;
         }
@@ -303,19 +312,23 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         // Neither semaphore is ever closed, so the permits always come.
         let admission = match Arc::clone(&self.admitted).try_acquire_owned() {
             Ok(admission) => admission,
-            Err(_) => {
-                let admitted = Arc::clone(&self.admitted);
-                let admission = self.writing(admitted.acquire_owned()).await;
-                admission.expect("the semaphore is never closed")
-            }
+            Err(_) => self.admission().await,
         };
         let Ok(slot) = Arc::clone(&self.limits.calls).try_acquire_owned() else {
-            // Every place is taken: the call waits for one as a task.
+            // Every place is taken: the call waits for one as a task, and then for the
+            // connection to have read what the client sent meanwhile. A cancellation of the
+            // call may be there: the call that frees the slot may have been cancelled by the
+            // message before it.
             let slots = Arc::clone(&self.limits.calls);
             let outgoing = self.outgoing.clone();
+            let asks = self.caught_up.asks.clone();
             self.calls.spawn(async move {
                 let _admission = admission;
                 let _slot = slots.acquire_owned().await;
+                let (tell, told) = oneshot::channel();
+                if asks.send(tell).is_ok() {
+                    let _ = told.await;
+                }
                 if let Some(answer) = call.await {
                     let _ = outgoing.answer(answer);
                 }
@@ -361,6 +374,24 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         });
     }
 
+    /// Waits for a place for a call that runs as a task, writing what is queued meanwhile. The
+    /// input is not read until one frees, so calls whose slot came start without waiting for
+    /// it to be: one of them must end for the place to free.
+    async fn admission(&mut self) -> OwnedSemaphorePermit {
+        let admitted = Arc::clone(&self.admitted).acquire_owned();
+        let mut admitted = pin!(admitted);
+        let writer = &mut self.writer;
+        let caught_up = &mut self.caught_up;
+        let admission = poll_fn(|cx| {
+            let _ = writer.poll_write(cx);
+            caught_up.take_asks(cx);
+            caught_up.answer();
+            admitted.as_mut().poll(cx)
+        })
+        .await;
+        admission.expect("the semaphore is never closed")
+    }
+
     /// Waits for `future` while writing what is queued.
     async fn writing<T>(&mut self, future: impl Future<Output = T>) -> T {
         let mut future = pin!(future);
@@ -383,8 +414,11 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
             mut writer,
             mut calls,
             mut streams,
+            mut caught_up,
             ..
         } = self;
+        // Nothing more will be read: calls that wait for their slot start when it comes.
+        caught_up.close();
         let drained = tokio::time::timeout(
             self.limits.shutdown_grace,
             poll_fn(|cx| {
@@ -407,5 +441,50 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         drop(self.session);
         drop(self.outgoing);
         poll_fn(|cx| writer.poll_close(cx)).await
+    }
+}
+
+/// When a call that waited for its slot may start: once the connection has read everything its
+/// client sent, so that a cancellation sent before the slot came is read before the call starts
+/// (and it never does). A call asks when its slot comes; the connection answers the calls that
+/// asked before it last found its input empty.
+struct CaughtUp {
+    asks: mpsc::UnboundedSender<oneshot::Sender<()>>,
+    asked: mpsc::UnboundedReceiver<oneshot::Sender<()>>,
+    /// Asks taken, to answer once the input is found empty.
+    waiting: Vec<oneshot::Sender<()>>,
+}
+
+impl CaughtUp {
+    fn new() -> CaughtUp {
+        let (asks, asked) = mpsc::unbounded_channel();
+        CaughtUp {
+            asks,
+            asked,
+            waiting: Vec::new(),
+        }
+    }
+
+    /// Takes the asks sent so far; the next one wakes the connection.
+    fn take_asks(&mut self, cx: &mut Context<'_>) {
+        while let Poll::Ready(Some(ask)) = self.asked.poll_recv(cx) {
+            self.waiting.push(ask);
+        }
+    }
+
+    /// Lets the calls whose asks were taken start.
+    fn answer(&mut self) {
+        for ask in self.waiting.drain(..) {
+            let _ = ask.send(());
+        }
+    }
+
+    /// Lets every call start from now on, without asking.
+    fn close(&mut self) {
+        self.asked.close();
+        while let Ok(ask) = self.asked.try_recv() {
+            self.waiting.push(ask);
+        }
+        self.answer();
     }
 }

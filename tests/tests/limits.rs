@@ -248,3 +248,100 @@ async fn requests_read_before_the_output_filled_up_are_all_answered() {
     );
     writer.await.unwrap();
 }
+
+mod probe {
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    use toolwright::{Context, mcp_tool};
+
+    /// How many `touch` calls started.
+    pub(crate) static TOUCHED: AtomicU64 = AtomicU64::new(0);
+
+    /// Count this call, then ask the client's model something: a call whose start is seen.
+    #[mcp_tool]
+    async fn touch(ctx: &Context) -> String {
+        TOUCHED.fetch_add(1, Ordering::SeqCst);
+        let _ = ctx.sample_text("hello", 10).await;
+        "touched".to_owned()
+    }
+
+    /// How many `touch` calls started.
+    #[mcp_tool]
+    fn touched() -> u64 {
+        TOUCHED.load(Ordering::SeqCst)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn queued_calls_cancelled_at_once_never_start() {
+    let (mut input, mut output) = pipes(Server::new("limits", "0").max_concurrent_calls(2));
+    const QUEUED: u64 = 1_000;
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": "init", "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"sampling": {}},
+            "clientInfo": {"name": "toolwright-tests", "version": "1.0.0"},
+        },
+    });
+    let mut opening = format!(
+        "{initialize}\n{}\n",
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    );
+    // Two calls take both slots; a thousand wait behind them.
+    for id in 0..2 {
+        opening += &format!(
+            "{}\n",
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "forever"}})
+        );
+    }
+    for id in 2..2 + QUEUED {
+        opening += &format!(
+            "{}\n",
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "touch"}})
+        );
+    }
+    input.write_all(opening.as_bytes()).await.unwrap();
+    let first = output.next_line().await.unwrap().unwrap();
+    assert!(first.contains("\"init\""), "{first}");
+    // Then every one of them is cancelled, in one write: each cancellation of a running call
+    // frees a slot while the cancellations of the calls behind it are already in the pipe.
+    let mut cancels = String::new();
+    for id in 0..2 + QUEUED {
+        cancels += &format!(
+            "{}\n",
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id}})
+        );
+    }
+    cancels += &format!(
+        "{}\n",
+        json!({"jsonrpc": "2.0", "id": "count", "method": "tools/call", "params": {"name": "touched"}})
+    );
+    input.write_all(cancels.as_bytes()).await.unwrap();
+    // Nothing comes back but the count: no answer to a cancelled call, no request to the
+    // client from one that started.
+    let mut sampled = 0;
+    loop {
+        let line = tokio::time::timeout(Duration::from_secs(20), output.next_line())
+            .await
+            .expect("the server answers")
+            .unwrap()
+            .expect("the output is open");
+        let message: Value = serde_json::from_str(&line).unwrap();
+        if message["method"] == "sampling/createMessage" {
+            sampled += 1;
+            continue;
+        }
+        if message["method"] == "notifications/cancelled" {
+            // The withdrawal of such a request.
+            continue;
+        }
+        assert_eq!(message["id"], "count", "{message}");
+        assert_eq!(
+            (message["result"]["content"][0]["text"].clone(), sampled),
+            (json!("0"), 0),
+            "{message}"
+        );
+        break;
+    }
+}
