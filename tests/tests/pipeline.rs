@@ -9,7 +9,8 @@ use std::task::{Context as TaskContext, Poll};
 
 use serde_json::{Value, json};
 use toolwright::auth::Principal;
-use toolwright::pipeline::{BoxError, Call, Layer, Operation, Outcome, Refusal, Service};
+use toolwright::pipeline::{BoxError, Call, Layer, Operation, Outcome, Refusal, Select, Service};
+use toolwright::registry::Conflict;
 use toolwright::{Server, ToolResult, mcp_prompt, mcp_resource, mcp_tool};
 
 /// Add two integers.
@@ -29,6 +30,18 @@ async fn later(ms: u64) -> String {
 #[mcp_tool(destructive)]
 fn wipe() -> String {
     "wiped".to_owned()
+}
+
+/// How much is owed.
+#[mcp_tool(read_only, tags = ["billing"])]
+fn balance() -> u64 {
+    12
+}
+
+/// Charge the card on file.
+#[mcp_tool(destructive, tags = ["billing"])]
+fn charge(cents: u64) -> String {
+    format!("charged {cents}")
 }
 
 /// Say hello to someone.
@@ -280,4 +293,147 @@ async fn a_layer_refuses_or_answers_a_call_itself() {
         .unwrap();
     assert_eq!(read["contents"][0]["text"], Value::from("note 1"));
     assert_eq!(taken(&seen).len(), 2);
+}
+
+#[tokio::test]
+async fn layers_for_some_tools_see_their_calls_alone_in_the_order_given() {
+    let seen = Seen::default();
+    let client = Server::new("pipeline-tests", "0.0.1")
+        .layer_for(Select::tagged("billing"), record("billing", &seen))
+        .layer(record("every", &seen))
+        .layer_for(Select::destructive(), record("destructive", &seen))
+        .layer_for(Select::tools(["add"]), record("add", &seen))
+        .test_client()
+        .await
+        .unwrap();
+
+    // Tagged `billing` and read-only: the billing layer, then the one for every call.
+    assert_eq!(
+        client.call("balance", json!({})).await.unwrap().text(),
+        "12"
+    );
+    assert_eq!(
+        taken(&seen),
+        [
+            "billing: tools/call balance {}",
+            "every: tools/call balance {}",
+            "every: tools/call ok",
+            "billing: tools/call ok",
+        ]
+    );
+
+    // Tagged and destructive: three layers, as they were given.
+    let charged = client.call("charge", json!({"cents": 5})).await.unwrap();
+    assert_eq!(charged.text(), "charged 5");
+    assert_eq!(
+        taken(&seen),
+        [
+            r#"billing: tools/call charge {"cents":5}"#,
+            r#"every: tools/call charge {"cents":5}"#,
+            r#"destructive: tools/call charge {"cents":5}"#,
+            "destructive: tools/call ok",
+            "every: tools/call ok",
+            "billing: tools/call ok",
+        ]
+    );
+
+    // `add` says nothing of its effects: a client takes it to be destructive, and so does
+    // `Select::destructive`; it is named, too.
+    assert_eq!(
+        client
+            .call("add", json!({"a": 1, "b": 2}))
+            .await
+            .unwrap()
+            .text(),
+        "3"
+    );
+    assert_eq!(
+        taken(&seen)[..3],
+        [
+            r#"every: tools/call add {"a":1,"b":2}"#,
+            r#"destructive: tools/call add {"a":1,"b":2}"#,
+            r#"add: tools/call add {"a":1,"b":2}"#,
+        ]
+    );
+
+    // A prompt is no tool: only the layer for every call sees it.
+    client
+        .request(
+            "prompts/get",
+            json!({"name": "greet", "arguments": {"name": "Ada"}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        taken(&seen),
+        [
+            r#"every: prompts/get greet {"name":"Ada"}"#,
+            "every: prompts/get ok",
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_layer_for_some_tools_refuses_theirs_and_lets_the_others_run() {
+    let client = Server::new("pipeline-tests", "0.0.1")
+        .layer_for(Select::tools(["wipe", "add"]), Guard)
+        .test_client()
+        .await
+        .unwrap();
+    let refused = client.call("wipe", json!({})).await.unwrap_err();
+    assert_eq!(refused.message, "destructive tools are off today");
+    // Answered by the guard, which the named `add` passes through.
+    assert_eq!(
+        client
+            .call("add", json!({"a": 2, "b": 3}))
+            .await
+            .unwrap()
+            .text(),
+        "42"
+    );
+    // The guard refuses every prompt; but it is not on this path.
+    assert_eq!(
+        client.call("balance", json!({})).await.unwrap().text(),
+        "12"
+    );
+    let greeted = client
+        .request(
+            "prompts/get",
+            json!({"name": "greet", "arguments": {"name": "Ada"}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(greeted["messages"][0]["content"]["text"], "Hello, Ada!");
+}
+
+#[tokio::test]
+async fn a_layer_for_a_tool_the_server_does_not_have_stops_it_at_start() {
+    let started = Server::new("pipeline-tests", "0.0.1")
+        .layer_for(
+            Select::tools(["charge", "mcp::toolwright-tests::wipe", "chrage", "wpie"]),
+            Guard,
+        )
+        .test_client()
+        .await;
+    let Err(toolwright::Error::Registry(error)) = started else {
+        panic!("the server started");
+    };
+    assert_eq!(
+        error.conflicts(),
+        [
+            Conflict::UnknownLayerTool {
+                name: "chrage".to_owned()
+            },
+            Conflict::UnknownLayerTool {
+                name: "wpie".to_owned()
+            },
+        ]
+    );
+    assert!(
+        error.to_string().contains(
+            "a layer is given for the tool `chrage` (`Select::tools`), which the server does \
+             not have"
+        ),
+        "{error}"
+    );
 }

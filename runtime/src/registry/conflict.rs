@@ -164,6 +164,12 @@ pub enum Conflict {
         /// The name, or the resource's URI, as given.
         name: String,
     },
+    /// A layer given for a tool ([`Select::tools`](crate::pipeline::Select::tools)) that the
+    /// server does not have.
+    UnknownLayerTool {
+        /// The name, as given.
+        name: String,
+    },
     /// A schema that is not valid JSON Schema 2020-12.
     InvalidSchema {
         /// The tool.
@@ -280,6 +286,11 @@ impl fmt::Display for Conflict {
             Conflict::UnknownDisabled { kind, name } => write!(
                 f,
                 "the server was asked to disable the {kind} `{name}`, which it does not have"
+            ),
+            Conflict::UnknownLayerTool { name } => write!(
+                f,
+                "a layer is given for the tool `{name}` (`Select::tools`), which the server does \
+                 not have"
             ),
             Conflict::NotLinked { tools } => {
                 const SHOWN: usize = 5;

@@ -10,7 +10,7 @@ use std::time::Duration;
 use super::limits::{
     DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_SHUTDOWN_GRACE,
 };
-use super::pipeline::{BoxError, Call, Layer, Layers, Next, Outcome, Service};
+use super::pipeline::{BoxError, Call, Layer, Layers, Next, Outcome, Select, Service};
 use crate::catalog::Catalog;
 use crate::handler::BoxFuture;
 use crate::live::ServerHandle;
@@ -380,7 +380,40 @@ impl Server {
             Service<Call, Response = Outcome, Error = BoxError> + Clone + Send + Sync + 'static,
         <L::Service as Service<Call>>::Future: Send + 'static,
     {
-        self.layers.push(layer);
+        self.layers.push(layer, None);
+        self
+    }
+
+    /// Wraps the calls of the tools `select` picks in `layer`, as [`layer`](Server::layer) wraps
+    /// every call: by name, tag or annotation ([`Select`]). Layers keep the order they are
+    /// given in, whichever calls they are for: a call passes, outermost first, through every
+    /// layer given for every call and every layer given for its tool.
+    ///
+    /// ```no_run
+    /// use toolwright::pipeline::Select;
+    /// # #[derive(Clone)] struct Audit;
+    /// # impl<S> toolwright::pipeline::Layer<S> for Audit {
+    /// #     type Service = S;
+    /// #     fn layer(&self, next: S) -> S { next }
+    /// # }
+    ///
+    /// fn main() -> std::process::ExitCode {
+    ///     toolwright::server!()
+    ///         .layer_for(Select::destructive(), Audit)
+    ///         .run()
+    /// }
+    /// ```
+    ///
+    /// A name given to [`Select::tools`] that the server does not serve stops it at start.
+    #[must_use]
+    pub fn layer_for<L>(mut self, select: Select, layer: L) -> Server
+    where
+        L: Layer<Next> + Send + Sync + 'static,
+        L::Service:
+            Service<Call, Response = Outcome, Error = BoxError> + Clone + Send + Sync + 'static,
+        <L::Service as Service<Call>>::Future: Send + 'static,
+    {
+        self.layers.push(layer, Some(select));
         self
     }
 }

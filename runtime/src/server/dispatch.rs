@@ -159,7 +159,7 @@ impl Dispatcher {
                 client_request_timeout,
                 server,
                 state_key: state_key.clone(),
-                pipeline: layers.around(Run::new(Arc::clone(&registry))),
+                pipeline: layers.around(Run::new(Arc::clone(&registry)), &registry),
                 tasks: Arc::new(Tasks::new(tasks)),
             },
             registry,

@@ -73,6 +73,9 @@ impl Server {
         for (kind, name) in self.handle.live().attach(served(&registry)) {
             conflicts.push(Conflict::UnknownDisabled { kind, name });
         }
+        for name in self.layers.unknown_tools(&registry) {
+            conflicts.push(Conflict::UnknownLayerTool { name });
+        }
         for resource in registry.resources().functions() {
             for state in resource.states {
                 if !self.states.contains(state) {

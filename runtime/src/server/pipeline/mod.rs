@@ -2,32 +2,33 @@
 //! a [`Call`] in and an [`Outcome`] out, once the request is read, its target found and its
 //! arguments checked. It is a [`tower::Service`], so a [`tower::Layer`] given to
 //! [`Server::layer`](crate::Server::layer) wraps every call in one place: to log or audit it, to
-//! refuse it, or to answer it without running it.
+//! refuse it, or to answer it without running it. [`Server::layer_for`](crate::Server::layer_for)
+//! wraps the calls of some tools only, chosen by a [`Select`]: by name, tag or annotation.
+//!
+//! This one writes down who called which destructive tool, with what, and how it ended:
 //!
 //! ```no_run
 //! use std::future::Future;
 //! use std::pin::Pin;
-//! use std::sync::{Arc, Mutex};
 //! use std::task::{Context, Poll};
 //!
-//! use toolwright::pipeline::{BoxError, Call, Layer, Outcome, Service};
+//! use toolwright::pipeline::{BoxError, Call, Layer, Outcome, Select, Service};
 //!
-//! /// Keeps the target of every call that passes.
-//! #[derive(Clone, Default)]
-//! struct Audit(Arc<Mutex<Vec<String>>>);
+//! /// Logs every call that passes, and its outcome, at the `audit` target.
+//! #[derive(Clone)]
+//! struct Audit;
 //!
 //! impl<S> Layer<S> for Audit {
 //!     type Service = Audited<S>;
 //!
 //!     fn layer(&self, next: S) -> Audited<S> {
-//!         Audited { next, seen: self.clone() }
+//!         Audited { next }
 //!     }
 //! }
 //!
 //! #[derive(Clone)]
 //! struct Audited<S> {
 //!     next: S,
-//!     seen: Audit,
 //! }
 //!
 //! impl<S> Service<Call> for Audited<S>
@@ -44,14 +45,25 @@
 //!     }
 //!
 //!     fn call(&mut self, call: Call) -> Self::Future {
-//!         let entry = format!("{} {}", call.operation().method(), call.target());
-//!         self.seen.0.lock().unwrap().push(entry);
-//!         Box::pin(self.next.call(call))
+//!         let principal = call.context().principal();
+//!         let who = principal.and_then(|p| p.subject()).unwrap_or("anonymous").to_owned();
+//!         let tool = call.target().to_owned();
+//!         tracing::info!(target: "audit", who, tool, arguments = %call.arguments(), "called");
+//!         let outcome = self.next.call(call);
+//!         Box::pin(async move {
+//!             let outcome = outcome.await;
+//!             let failed = match &outcome {
+//!                 Ok(Outcome::Tool(result)) => result.is_error(),
+//!                 _ => true,
+//!             };
+//!             tracing::info!(target: "audit", who, tool, failed, "ended");
+//!             outcome
+//!         })
 //!     }
 //! }
 //!
 //! fn main() -> std::process::ExitCode {
-//!     toolwright::server!().layer(Audit::default()).run()
+//!     toolwright::server!().layer_for(Select::destructive(), Audit).run()
 //! }
 //! ```
 //!
@@ -68,6 +80,7 @@
 
 mod layers;
 mod run;
+mod select;
 
 use std::fmt;
 use std::task::{Context as TaskContext, Poll};
@@ -85,6 +98,7 @@ use crate::protocol::jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, Id, RESOURCE_NOT_
 
 pub(crate) use layers::{Layers, Pipeline};
 pub(crate) use run::Run;
+pub use select::Select;
 
 /// What a layer or the pipeline fails a call with: any error. A [`Refusal`] reaches the client
 /// as the JSON-RPC error it describes; another is an `isError` result naming the tool, or an
