@@ -26,6 +26,7 @@ const TOOL_KEYS: &[&str] = &[
     "core",
     "blocking",
     "task",
+    "timeout",
     "provider",
     "input_schema",
     "ui",
@@ -91,6 +92,8 @@ pub(crate) struct Options {
     pub(crate) visibility: Option<Visibility>,
     /// Whether the tool runs as an MCP task; `None` when not written, which is `Forbidden`.
     pub(crate) task: Option<TaskSupport>,
+    /// How long a call may run, in nanoseconds; `None` when not written.
+    pub(crate) timeout: Option<u64>,
 
     // A prompt's and a resource's.
     /// `complete(parameter = completer, ...)`: each parameter's name as written, and the path of
@@ -284,6 +287,7 @@ impl Options {
             "input_schema" => self.input_schema = Some(string_value(meta, key)?),
             "ui" => self.ui = Some(string_value(meta, key)?),
             "task" => self.task = Some(task(meta)?),
+            "timeout" => self.timeout = Some(timeout(meta)?),
             "tags" => {
                 let usage = "`tags` takes a list of strings: `tags = [\"notes\", \"search\"]`";
                 self.tags = string_list(meta, usage)?.1;
@@ -470,6 +474,59 @@ fn task(meta: &ParseNestedMeta<'_>) -> syn::Result<TaskSupport> {
             ),
         )),
     }
+}
+
+/// `timeout = "30s"`: a duration with its unit, more than zero, in nanoseconds.
+fn timeout(meta: &ParseNestedMeta<'_>) -> syn::Result<u64> {
+    let usage = "`timeout` takes a duration with its unit: `timeout = \"30s\"`, `\"2m\"`, \
+                 `\"500ms\"`";
+    let value = meta.value().map_err(|_| meta.error(usage))?;
+    let lit = match value.parse::<Expr>()? {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(lit), ..
+        }) => lit,
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Int(int), ..
+        }) => {
+            let message = format!(
+                "`timeout` takes a duration with its unit, as a string: `timeout = \"{}s\"` \
+                 for {} seconds",
+                int.base10_digits(),
+                int.base10_digits()
+            );
+            return Err(syn::Error::new(int.span(), message));
+        }
+        other => return Err(syn::Error::new_spanned(other, usage)),
+    };
+    let written = lit.value();
+    let duration = humantime::parse_duration(&written).map_err(|error| {
+        let why = match error {
+            humantime::DurationError::UnknownUnit { unit, .. } => {
+                format!(" (`{unit}` is no unit of time)")
+            }
+            _ => String::new(),
+        };
+        syn::Error::new(
+            lit.span(),
+            format!(
+                "cannot read `{written}` as a duration{why}; write a number and a unit: \
+                 `\"30s\"`, `\"2m\"`, `\"1h 30m\"`, `\"500ms\"`"
+            ),
+        )
+    })?;
+    if duration.is_zero() {
+        return Err(syn::Error::new(
+            lit.span(),
+            "a `timeout` of zero would stop every call before it runs; give the time a call \
+             may take, or leave `timeout` out for the server's limit",
+        ));
+    }
+    u64::try_from(duration.as_nanos()).map_err(|_| {
+        syn::Error::new(
+            lit.span(),
+            format!("a `timeout` of `{written}` is longer than a call can be bounded by"),
+        )
+    })
 }
 
 /// `priority = 0.5`: a number from 0 to 1, and where it was written.

@@ -146,6 +146,17 @@ pub struct ServerArgs {
     )]
     pub max_tasks: Option<u64>,
 
+    /// Stop a call that runs longer than this many seconds, and answer it with an error that
+    /// says so (default: no limit). A tool's own `timeout` takes its place for that tool; a
+    /// call that runs as a task is bounded by the task's TTL instead.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        env = "TOOLWRIGHT_CALL_TIMEOUT",
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub call_timeout: Option<u64>,
+
     /// Rank the progressive catalog's search (search_tools, --search) by meaning too, with the
     /// sentence-embedding model in DIR (config.json, model.safetensors, tokenizer.json).
     #[arg(long, value_name = "DIR", env = "TOOLWRIGHT_EMBEDDING_MODEL")]
@@ -372,6 +383,9 @@ impl Server {
                 let max_ttl = tasks.max_ttl.max(ttl);
                 tasks.ttl(ttl).max_ttl(max_ttl)
             });
+        }
+        if let Some(seconds) = args.call_timeout {
+            self = self.call_timeout(std::time::Duration::from_secs(seconds));
         }
         if let Some(max) = args.max_tasks {
             let max = usize::try_from(max).unwrap_or(usize::MAX);

@@ -10,7 +10,7 @@ use crate::resource::{ResourceAnnotations, ResourceHandler};
 use crate::tasks::TaskSupport;
 
 /// A registration as the library's tests make them by hand: this name and description, no
-/// title, hints, tags or view, never a task, provider `test`, any object as arguments, no
+/// title, hints, tags or view, never a task, no time limit, provider `test`, any object as arguments, no
 /// output schema, and a handler that returns nothing. Change fields with struct update syntax.
 pub(crate) fn tool(name: &'static str, description: &'static str) -> ToolRegistration {
     ToolRegistration {
@@ -24,6 +24,7 @@ pub(crate) fn tool(name: &'static str, description: &'static str) -> ToolRegistr
         provider: "test",
         ui: ToolUi::NONE,
         task: TaskSupport::Forbidden,
+        timeout: None,
         input_schema: InputSchema::Literal(r#"{"type": "object"}"#),
         output_schema: |_| None,
         states: &[],

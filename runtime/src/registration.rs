@@ -7,6 +7,7 @@
 //! [`Tool`](crate::registry::Tool).
 
 use std::fmt;
+use std::time::Duration;
 
 use schemars::{Schema, SchemaGenerator};
 
@@ -41,6 +42,9 @@ pub struct ToolRegistration {
     /// Whether it may or must run as a task (`execution.taskSupport`): `Forbidden` unless
     /// `#[mcp_tool(task = "...")]` says otherwise.
     pub task: TaskSupport,
+    /// How long a call may run before it is stopped (`#[mcp_tool(timeout = "30s")]`); `None`
+    /// for the server's limit, if it has one.
+    pub timeout: Option<Duration>,
     /// The input schema: derived from the parameters, or written out by hand.
     pub input_schema: InputSchema,
     /// Derives the output schema, when the return type has one.

@@ -44,6 +44,7 @@ pub fn registration(name: &'static str, description: &'static str) -> ToolRegist
         provider: "tests",
         ui: ToolUi::NONE,
         task: TaskSupport::Forbidden,
+        timeout: None,
         input_schema: InputSchema::Literal(r#"{"type": "object"}"#),
         output_schema: |_| None,
         states: &[],

@@ -484,3 +484,41 @@ fn the_tasks_ttl_and_cap_are_flags() {
         stderr(&refused)
     );
 }
+
+#[test]
+fn a_call_past_the_call_timeout_is_stopped_and_answered() {
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "cli-test", "version": "1"}
+        }}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "wait_for_note", "arguments": {"text": "never"}
+        }}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "list_notes", "arguments": {}
+        }}),
+    ];
+    let started = std::time::Instant::now();
+    let answers = served(&["--call-timeout", "1"], &requests);
+    // Waiting for a note that never comes is stopped after a second; the other call is
+    // answered meanwhile.
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+    assert_eq!(answers[2]["result"]["isError"], json!(null), "{answers:?}");
+    assert_eq!(
+        answers[1]["result"],
+        json!({
+            "content": [{"type": "text", "text": "tool `wait_for_note` did not finish within its \
+                time limit of 1s, and was stopped"}],
+            "isError": true
+        })
+    );
+    let refused = notes_server(&["--call-timeout", "0"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        stderr(&refused).contains("--call-timeout"),
+        "{}",
+        stderr(&refused)
+    );
+}

@@ -41,6 +41,12 @@ pub(super) fn tool(
         TaskSupport::Optional => quote!(#tw::TaskSupport::Optional),
         TaskSupport::Required => quote!(#tw::TaskSupport::Required),
     };
+    let timeout = match options.timeout {
+        Some(nanos) => {
+            quote!(::core::option::Option::Some(::core::time::Duration::from_nanos(#nanos)))
+        }
+        None => quote!(::core::option::Option::None),
+    };
     let provider = match (&options.provider, &function.package) {
         (Some(lit), _) => quote!(#lit),
         (None, Some(package)) => quote!(#package),
@@ -68,6 +74,7 @@ pub(super) fn tool(
                 visibility: #visibility,
             },
             task: #task,
+            timeout: #timeout,
             input_schema: #input_schema,
             output_schema: __toolwright_output_schema,
             states: #states,

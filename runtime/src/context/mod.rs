@@ -68,6 +68,26 @@ struct Shared {
     server: ServerHandle,
     /// Who called, as the request's access token says.
     principal: Option<Arc<Principal>>,
+    /// How long the call may run, and what that limit is.
+    limit: Option<Limit>,
+}
+
+/// How long a call may run before it is stopped, and what sets it: the tool's or the server's
+/// limit on a call, or the TTL of the task it runs as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Limit {
+    /// `#[mcp_tool(timeout = "...")]`, or [`Server::call_timeout`](crate::Server::call_timeout).
+    Call(Duration),
+    /// The TTL of the task it runs as, or may become.
+    Task(Duration),
+}
+
+impl Limit {
+    pub(crate) fn duration(self) -> Duration {
+        match self {
+            Limit::Call(duration) | Limit::Task(duration) => duration,
+        }
+    }
 }
 
 /// The way back to the client: the connection's outgoing messages and its log level, what the
@@ -123,7 +143,35 @@ impl Context {
                 last_progress: Mutex::new(None),
                 server,
                 principal,
+                limit: None,
             }),
+        }
+    }
+
+    /// The same context, for a call that `limit` bounds: its cancellation becomes its own, a
+    /// child of the call's, so that [`stop`](Context::stop) stops the tool alone, not the
+    /// request or the task it answers.
+    pub(crate) fn limited(mut self, limit: Option<Limit>) -> Context {
+        let Some(limit) = limit else {
+            return self;
+        };
+        let shared =
+            Arc::get_mut(&mut self.inner).expect("a context is limited before it is shared");
+        shared.cancellation = shared.cancellation.child_token();
+        shared.limit = Some(limit);
+        self
+    }
+
+    /// How long the call may run.
+    pub(crate) fn limit(&self) -> Option<Limit> {
+        self.inner.limit
+    }
+
+    /// Tells the tool to stop, past its limit: [`is_cancelled`](Context::is_cancelled) turns
+    /// true.
+    pub(crate) fn stop(&self) {
+        if self.inner.limit.is_some() {
+            self.inner.cancellation.cancel();
         }
     }
 
@@ -264,12 +312,14 @@ impl Context {
         self.inner.peer.as_ref()?.task.as_ref()
     }
 
-    /// Whether the client cancelled the call. Its answer will not be sent, so stop when it is.
+    /// Whether the call was cancelled: by the client, or because it ran past its time limit
+    /// ([`Server::call_timeout`](crate::Server::call_timeout), `#[mcp_tool(timeout = "...")]`).
+    /// Its answer will not be sent, or was already, so stop when it is.
     pub fn is_cancelled(&self) -> bool {
         self.inner.cancellation.is_cancelled()
     }
 
-    /// Completes when the client cancels the call.
+    /// Completes when the call is cancelled, by the client or past its time limit.
     pub async fn cancelled(&self) {
         self.inner.cancellation.cancelled().await;
     }

@@ -4,6 +4,7 @@
 use std::fmt;
 use std::ops::Range;
 use std::sync::OnceLock;
+use std::time::Duration;
 
 use bytes::Bytes;
 use serde_json::Value;
@@ -153,6 +154,12 @@ impl Tool {
     /// its `execution.taskSupport` tells clients, which a tool that is never a task leaves out.
     pub fn task_support(&self) -> TaskSupport {
         self.registration.task
+    }
+
+    /// How long a call may run before it is stopped, as `#[mcp_tool(timeout = "...")]` says;
+    /// `None` for the server's limit ([`Server::call_timeout`](crate::Server::call_timeout)).
+    pub fn timeout(&self) -> Option<Duration> {
+        self.registration.timeout
     }
 
     /// The application state types it takes (`State<T>` parameters).

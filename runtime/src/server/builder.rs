@@ -49,6 +49,7 @@ pub struct Server {
     pub(super) max_concurrent_calls: usize,
     pub(super) shutdown_grace: Duration,
     pub(super) client_request_timeout: Duration,
+    pub(super) call_timeout: Option<Duration>,
     /// Which tools: a registry given, the manifest made at build time, or every tool linked.
     pub(super) registry: Option<Registry>,
     pub(super) embedded: Option<&'static [u8]>,
@@ -98,6 +99,7 @@ impl Server {
             max_concurrent_calls: DEFAULT_MAX_CONCURRENT_CALLS,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             client_request_timeout: DEFAULT_CLIENT_REQUEST_TIMEOUT,
+            call_timeout: None,
             registry: None,
             embedded: None,
             namespaced: false,
@@ -268,6 +270,32 @@ impl Server {
     #[must_use]
     pub fn client_request_timeout(mut self, timeout: Duration) -> Server {
         self.client_request_timeout = timeout;
+        self
+    }
+
+    /// How long a call may run (`tools/call`, `prompts/get`, `resources/read`) before it is
+    /// stopped; none by default. A tool's own `#[mcp_tool(timeout = "...")]` takes its place
+    /// for that tool; `--call-timeout` on the command line sets it.
+    ///
+    /// Past it, the call's future is dropped, a blocking tool is told through
+    /// [`Context::is_cancelled`](crate::Context::is_cancelled), and the client is answered at
+    /// once: for a tool with a tool error (`isError`) that names the tool and the limit, which
+    /// the model reads; for a prompt or a resource with an internal error saying the same. The
+    /// limit bounds the function's run, not the layers around it.
+    ///
+    /// A call that runs as a [task](crate::tasks), or may become one, is bounded by the task's
+    /// TTL instead: a task is for work longer than a request.
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    ///
+    /// fn main() -> std::process::ExitCode {
+    ///     toolwright::server!().call_timeout(Duration::from_secs(30)).run()
+    /// }
+    /// ```
+    #[must_use]
+    pub fn call_timeout(mut self, timeout: Duration) -> Server {
+        self.call_timeout = Some(timeout);
         self
     }
 

@@ -34,6 +34,8 @@ pub(super) struct Calls {
     pub(super) progressive: Option<Progressive>,
     /// How long a call waits for the client to answer a request of its own.
     pub(super) client_request_timeout: Duration,
+    /// How long a call may run, unless its tool says otherwise.
+    pub(super) call_timeout: Option<Duration>,
     /// Which tools are disabled, and the handle tools reach the server by.
     pub(super) server: ServerHandle,
     /// Seals the state of input-required results.

@@ -71,6 +71,8 @@ pub(crate) struct ServerConfig {
     pub(crate) cache_ttl: Duration,
     /// How long a call waits for the client to answer a request of its own.
     pub(crate) client_request_timeout: Duration,
+    /// How long a call may run, unless its tool says otherwise.
+    pub(crate) call_timeout: Option<Duration>,
     pub(crate) catalog: Catalog,
     /// The application state tools take.
     pub(crate) states: Arc<States>,
@@ -97,6 +99,7 @@ impl Dispatcher {
             page_size,
             cache_ttl,
             client_request_timeout,
+            call_timeout,
             catalog,
             states,
             server,
@@ -157,6 +160,7 @@ impl Dispatcher {
                 states: Arc::clone(&states),
                 progressive,
                 client_request_timeout,
+                call_timeout,
                 server,
                 state_key: state_key.clone(),
                 pipeline: layers.around(Run::new(Arc::clone(&registry)), &registry),
@@ -661,6 +665,7 @@ mod tests {
                 page_size: None,
                 cache_ttl: Duration::from_secs(60),
                 client_request_timeout: Duration::from_secs(5),
+                call_timeout: None,
                 catalog,
                 states: Arc::default(),
                 server: ServerHandle::default(),

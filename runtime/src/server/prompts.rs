@@ -10,7 +10,7 @@ use super::call::{Calls, Origin, Registered};
 use super::pipeline::{BoxError, Call, Operation, Outcome, Refusal};
 use super::round::Round;
 use super::step::Step;
-use crate::context::Context;
+use crate::context::{Context, Limit};
 use crate::prompt::PromptArguments;
 use crate::protocol::Wire;
 use crate::protocol::jsonrpc::{INVALID_PARAMS, Id, METHOD_NOT_FOUND, Reply};
@@ -84,7 +84,8 @@ pub(super) fn answer(served: PromptMethods<'_>, id: Id, method: Method, params: 
         Arc::clone(states),
         calls.server.clone(),
         origin.principal.clone(),
-    );
+    )
+    .limited(calls.call_timeout.map(Limit::Call));
     let call = Call::new(Operation::GetPrompt, prompt.name, asked, ctx);
     calls.start(registered, call, round, id, wire, reply)
 }

@@ -13,7 +13,7 @@ use super::pipeline::{BoxError, Call, Operation, Outcome, Refusal};
 use super::session::{MAX_SUBSCRIPTIONS, Session};
 use super::step::Step;
 use crate::auth::Principal;
-use crate::context::Context;
+use crate::context::{Context, Limit};
 use crate::live::ServerHandle;
 use crate::protocol::Wire;
 use crate::protocol::jsonrpc::{Id, METHOD_NOT_FOUND, Reply};
@@ -169,7 +169,8 @@ impl ResourceMethods<'_> {
             Arc::clone(self.states),
             ServerHandle::default(),
             self.principal.clone(),
-        );
+        )
+        .limited(self.calls.call_timeout.map(Limit::Call));
         let call = Call::new(Operation::ReadResource, uri, Value::Object(variables), ctx);
         // A resource that changes is cached for no time.
         let ttl_ms = if changes { 0 } else { self.ttl_ms };

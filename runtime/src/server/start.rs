@@ -130,6 +130,7 @@ impl Server {
             page_size: self.page_size,
             cache_ttl: self.cache_ttl,
             client_request_timeout: self.client_request_timeout,
+            call_timeout: self.call_timeout,
             catalog: self.catalog,
             states: Arc::new(self.states),
             server: self.handle,

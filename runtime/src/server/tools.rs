@@ -14,11 +14,12 @@ use super::tasks::{self, Mode};
 use crate::apps;
 use crate::catalog::{CALL_TOOL, SEARCH_TOOL};
 use crate::content::ToolResult;
-use crate::context::{Context, Peer};
+use crate::context::{Context, Limit, Peer};
 use crate::protocol::Wire;
 use crate::protocol::jsonrpc::{INVALID_PARAMS, Id, MISSING_CLIENT_CAPABILITY, Reply};
 use crate::registry::Tool;
 use crate::schema::check::problem_list;
+use crate::tasks::Job;
 
 /// Why a `tools/call` does not run a tool.
 enum NotRun {
@@ -88,7 +89,8 @@ impl Calls {
             let tool_name = tool.name();
             let name = name.to_owned();
             let called = name.clone();
-            let call = move |cancellation, job| {
+            let call = move |cancellation, job: Arc<Job>| {
+                let ttl = Limit::Task(job.ttl());
                 let peer = Peer {
                     task: Some(job),
                     ..peer
@@ -101,7 +103,8 @@ impl Calls {
                     states,
                     server,
                     principal,
-                );
+                )
+                .limited(Some(ttl));
                 Call::new(Operation::CallTool, called, arguments, ctx)
             };
             return self.start_task(&origin, registered, mode, call, round, id, name);
@@ -114,7 +117,8 @@ impl Calls {
             Arc::clone(&self.states),
             self.server.clone(),
             origin.principal.clone(),
-        );
+        )
+        .limited(tool.timeout().or(self.call_timeout).map(Limit::Call));
         // Kept to read, once the tool has returned, what its requests to the client met.
         let called = ctx.clone();
         let name = name.to_owned();

@@ -76,6 +76,8 @@ pub(crate) enum Phase {
 /// One task this process runs.
 pub(crate) struct Job {
     id: String,
+    /// How long it is kept, from its creation: the bound on its run.
+    ttl: Duration,
     store: Arc<dyn TaskStore>,
     /// The record as this process last wrote it, and whether it is in the store yet (a run of
     /// protocol 2026-07-28 is stored once it becomes a task). Held across the store's write,
@@ -134,6 +136,7 @@ impl Job {
     ) -> Arc<Job> {
         Arc::new(Job {
             id: record.id.clone(),
+            ttl: Duration::from_millis(record.ttl_ms),
             store,
             record: tokio::sync::Mutex::new(Kept {
                 seen: record.updated_ms,
@@ -152,6 +155,11 @@ impl Job {
 
     pub(crate) fn id(&self) -> &str {
         &self.id
+    }
+
+    /// How long it is kept, from its creation: the bound on its run.
+    pub(crate) fn ttl(&self) -> Duration {
+        self.ttl
     }
 
     pub(crate) fn cancellation(&self) -> &CancellationToken {

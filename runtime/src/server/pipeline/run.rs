@@ -1,8 +1,9 @@
-//! The pipeline's end: the function a call names, run with its panics caught, and what it made
-//! shaped into an [`Outcome`]: a tool's on its own task when it blocks, its result checked
-//! against its output schema; a prompt's messages; a resource's contents, each with its URI and
-//! MIME type.
+//! The pipeline's end: the function a call names, run with its panics caught and within its
+//! time limit, and what it made shaped into an [`Outcome`]: a tool's on its own task when it
+//! blocks, its result checked against its output schema; a prompt's messages; a resource's
+//! contents, each with its URI and MIME type.
 
+use std::future::Future;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
@@ -12,7 +13,7 @@ use serde_json::Value;
 
 use super::{BoxError, Call, Operation, Outcome, Refusal, Service};
 use crate::content::ToolResult;
-use crate::context::Context;
+use crate::context::{Context, Limit};
 use crate::handler::{BoxFuture, Handler, Output, panic_message};
 use crate::prompt::{Made, PromptArguments, PromptHandler};
 use crate::registration::{PromptRegistration, ResourceRegistration};
@@ -47,7 +48,12 @@ impl Run {
                     let Some(tool) = registry.get(&target) else {
                         return Err(Refusal::invalid(format!("unknown tool `{target}`")).into());
                     };
-                    Ok(Outcome::Tool(run_tool(tool, arguments, context).await))
+                    let ctx = context.clone();
+                    let result = match within(&ctx, run_tool(tool, arguments, context)).await {
+                        Ok(result) => result,
+                        Err(limit) => ToolResult::error(past(limit, &format!("tool `{target}`"))),
+                    };
+                    Ok(Outcome::Tool(result))
                 }
                 Operation::GetPrompt => {
                     let Some(prompt) = registry.prompt(&target) else {
@@ -57,9 +63,29 @@ impl Run {
                         Value::Object(arguments) => arguments,
                         _ => PromptArguments::new(),
                     };
-                    Ok(get_prompt(prompt, arguments, context).await?)
+                    let ctx = context.clone();
+                    match within(&ctx, get_prompt(prompt, arguments, context)).await {
+                        Ok(got) => Ok(got?),
+                        Err(limit) => Err(Refusal::internal(past(
+                            limit,
+                            &format!("prompt `{target}`"),
+                        ))
+                        .into()),
+                    }
                 }
-                Operation::ReadResource => Ok(read_resource(&registry, target, context).await?),
+                Operation::ReadResource => {
+                    let ctx = context.clone();
+                    let uri = target.clone();
+                    match within(&ctx, read_resource(&registry, target, context)).await {
+                        Ok(read) => Ok(read?),
+                        Err(limit) => Err(Refusal::internal(past(
+                            limit,
+                            &format!("the read of resource `{uri}`"),
+                        ))
+                        .with_data(serde_json::json!({ "uri": uri }))
+                        .into()),
+                    }
+                }
             }
         })
     }
@@ -76,6 +102,36 @@ impl Service<Call> for Run {
 
     fn call(&mut self, call: Call) -> Self::Future {
         self.run(call)
+    }
+}
+
+/// Runs `work` within the limit of `ctx`'s call: what it made, or, once it has run past the
+/// limit, the limit, and the call told to stop.
+async fn within<T>(ctx: &Context, work: impl Future<Output = T>) -> Result<T, Limit> {
+    let Some(limit) = ctx.limit() else {
+        return Ok(work.await);
+    };
+    match tokio::time::timeout(limit.duration(), work).await {
+        Ok(made) => Ok(made),
+        Err(_) => {
+            ctx.stop();
+            tracing::warn!(limit = ?limit.duration(), "a call ran past its time limit and was stopped");
+            Err(limit)
+        }
+    }
+}
+
+/// What a client reads of `what` stopped past `limit`.
+fn past(limit: Limit, what: &str) -> String {
+    match limit {
+        Limit::Call(duration) => format!(
+            "{what} did not finish within its time limit of {}, and was stopped",
+            humantime::format_duration(duration)
+        ),
+        Limit::Task(duration) => format!(
+            "{what} did not finish within its task's TTL of {}, and was stopped",
+            humantime::format_duration(duration)
+        ),
     }
 }
 
