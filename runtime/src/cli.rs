@@ -157,6 +157,20 @@ pub struct ServerArgs {
     )]
     pub call_timeout: Option<u64>,
 
+    /// Let each caller make at most N calls a minute, all at once if it has not called for a
+    /// minute: a caller is whom the access token names under OAuth, else the client's address
+    /// over HTTP, else its session. A call past it is refused with when to try again (over
+    /// HTTP in 2026-07-28, `429` with `Retry-After`). Each replica counts its own. Default: no
+    /// limit.
+    #[cfg(feature = "rate-limit")]
+    #[arg(
+        long,
+        value_name = "N",
+        env = "TOOLWRIGHT_RATE_LIMIT",
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    pub rate_limit: Option<u32>,
+
     /// Rank the progressive catalog's search (search_tools, --search) by meaning too, with the
     /// sentence-embedding model in DIR (config.json, model.safetensors, tokenizer.json).
     #[arg(long, value_name = "DIR", env = "TOOLWRIGHT_EMBEDDING_MODEL")]
@@ -386,6 +400,12 @@ impl Server {
         }
         if let Some(seconds) = args.call_timeout {
             self = self.call_timeout(std::time::Duration::from_secs(seconds));
+        }
+        #[cfg(feature = "rate-limit")]
+        if let Some(calls) = args.rate_limit {
+            let limit =
+                crate::pipeline::RateLimit::per_caller(calls, std::time::Duration::from_secs(60));
+            self = self.outermost_layer(limit);
         }
         if let Some(max) = args.max_tasks {
             let max = usize::try_from(max).unwrap_or(usize::MAX);

@@ -45,6 +45,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::auth::Principal;
+use crate::context::Who;
 use crate::protocol::HANDSHAKE_VERSIONS;
 use crate::protocol::jsonrpc::{Id, Incoming};
 use crate::server::{Error, Server, Session, Started, Step};
@@ -157,10 +158,13 @@ impl TestClient {
             method: method.to_owned(),
             params,
         };
-        let principal = self.principal.clone();
+        let who = Who {
+            principal: self.principal.clone(),
+            address: None,
+        };
         let step = self
             .server
-            .handle_as(&self.session, message, &self.sink, principal);
+            .handle_as(&self.session, message, &self.sink, who);
         let reply = match step {
             Step::Reply(reply) => reply,
             Step::Call(call) | Step::Stream(call) => {

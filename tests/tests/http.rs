@@ -143,6 +143,13 @@ mod tools {
         ctx.session_id().unwrap_or("none").to_owned()
     }
 
+    /// The address the call came from, as its context has it.
+    #[mcp_tool]
+    fn client_address(ctx: &Context) -> String {
+        ctx.client_address()
+            .map_or_else(|| "none".to_owned(), |a| a.to_string())
+    }
+
     /// Report progress if asked, then take 30 seconds.
     #[mcp_tool]
     async fn hold(
@@ -475,6 +482,7 @@ async fn initialize_opens_a_session_that_later_requests_name() {
         [
             "add",
             "ask_name",
+            "client_address",
             "count_up",
             "forecast",
             "hold",
@@ -1282,7 +1290,7 @@ async fn a_2026_request_is_served_without_a_session() {
     assert_eq!(answer.json()["result"]["cacheScope"], "public");
     assert_eq!(
         answer.json()["result"]["tools"].as_array().unwrap().len(),
-        10
+        11
     );
 
     let call = enveloped(
@@ -2090,6 +2098,57 @@ async fn a_tasks_question_goes_out_on_the_stream_of_its_tasks_result() {
     assert_eq!(
         result["result"]["content"][0]["text"], "hello \"Ada\"",
         "{result}"
+    );
+    http.stop().await;
+}
+
+#[tokio::test]
+async fn a_call_knows_the_address_it_came_from_and_is_limited_by_it() {
+    let limit = toolwright::pipeline::RateLimit::per_caller(2, Duration::from_secs(60));
+    let http = Http::with(Server::new("http-tests", "0.0.1").layer(limit)).await;
+    let session = http.initialize().await;
+    let answer = http
+        .call(
+            &session,
+            1,
+            json!({"name": "client_address", "arguments": {}}),
+        )
+        .await;
+    assert_eq!(answer.json()["result"]["content"][0]["text"], "127.0.0.1");
+    // A 2026-07-28 request from the same address counts against the same budget.
+    let body = enveloped(
+        2,
+        "tools/call",
+        json!({"name": "client_address", "arguments": {}}),
+    );
+    let headers = [("mcp-method", "tools/call"), ("mcp-name", "client_address")];
+    let answer = http.stateless(&body, &headers).await;
+    assert_eq!(answer.json()["result"]["content"][0]["text"], "127.0.0.1");
+    // Refused as a whole request: 429, and when to come back.
+    let answer = http.stateless(&body, &headers).await;
+    assert_eq!(answer.status, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(answer.header("retry-after"), Some("30"));
+    let error = &answer.json()["error"];
+    assert_eq!(error["code"], toolwright::pipeline::RATE_LIMITED, "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("rate limit reached: at most 2 calls every 1m for each caller"),
+        "{error}"
+    );
+    // In a session, the call is refused, not the request: a JSON-RPC error in a 200.
+    let answer = http
+        .call(
+            &session,
+            4,
+            json!({"name": "client_address", "arguments": {}}),
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert_eq!(
+        answer.json()["error"]["code"],
+        toolwright::pipeline::RATE_LIMITED
     );
     http.stop().await;
 }

@@ -522,3 +522,28 @@ fn a_call_past_the_call_timeout_is_stopped_and_answered() {
         stderr(&refused)
     );
 }
+
+#[test]
+fn a_caller_past_the_rate_limit_is_told_when_to_try_again() {
+    let list = |id: i64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "list_notes", "arguments": {}
+        }})
+    };
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "cli-test", "version": "1"}
+        }}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        list(1),
+        list(2),
+    ];
+    let answers = served(&["--rate-limit", "1"], &requests);
+    assert_eq!(answers[1]["result"]["isError"], json!(null), "{answers:?}");
+    assert_eq!(answers[2]["error"]["code"], -32000, "{answers:?}");
+    assert_eq!(
+        answers[2]["error"]["message"],
+        "rate limit reached: at most 1 call every 1m for each caller; try again in 1m"
+    );
+}

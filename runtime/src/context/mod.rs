@@ -3,6 +3,7 @@
 //! handshake era and input-required results in 2026-07-28.
 
 use std::fmt;
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
@@ -66,10 +67,19 @@ struct Shared {
     last_progress: Mutex<Option<f64>>,
     /// The server the call runs on.
     server: ServerHandle,
-    /// Who called, as the request's access token says.
-    principal: Option<Arc<Principal>>,
+    /// Who called.
+    who: Who,
     /// How long the call may run, and what that limit is.
     limit: Option<Limit>,
+}
+
+/// Who sent a request: the principal its access token names, and the address it came from.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Who {
+    /// As the request's access token says, under OAuth.
+    pub(crate) principal: Option<Arc<Principal>>,
+    /// The peer of the connection it came on, over HTTP.
+    pub(crate) address: Option<IpAddr>,
 }
 
 /// How long a call may run before it is stopped, and what sets it: the tool's or the server's
@@ -131,7 +141,7 @@ impl Context {
         peer: Option<Peer>,
         states: Arc<States>,
         server: ServerHandle,
-        principal: Option<Arc<Principal>>,
+        who: Who,
     ) -> Context {
         Context {
             inner: Arc::new(Shared {
@@ -142,7 +152,7 @@ impl Context {
                 states,
                 last_progress: Mutex::new(None),
                 server,
-                principal,
+                who,
                 limit: None,
             }),
         }
@@ -194,7 +204,13 @@ impl Context {
     /// }
     /// ```
     pub fn principal(&self) -> Option<&Principal> {
-        self.inner.principal.as_deref()
+        self.inner.who.principal.as_deref()
+    }
+
+    /// The address the request came from, over HTTP: the peer of its connection, which behind a
+    /// reverse proxy is the proxy's. `None` on stdio, and for a detached context.
+    pub fn client_address(&self) -> Option<IpAddr> {
+        self.inner.who.address
     }
 
     /// The server the call runs on: to tell the clients that a resource changed
@@ -215,7 +231,7 @@ impl Context {
             None,
             Arc::default(),
             ServerHandle::default(),
-            None,
+            Who::default(),
         )
     }
 

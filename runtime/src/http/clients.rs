@@ -14,6 +14,7 @@ use axum::http::StatusCode;
 
 use super::response::Rejection;
 use crate::auth::Principal;
+use crate::context::Who;
 
 /// The most sessions one client keeps, by default.
 pub(crate) const DEFAULT_SESSIONS: usize = 256;
@@ -35,6 +36,14 @@ impl ClientId {
     /// A request that came through no connection of ours (the router served directly).
     pub(super) fn unknown() -> ClientId {
         ClientId(None, 0)
+    }
+
+    /// Who sent a request of this client that `principal` names, as its calls see it.
+    pub(super) fn who(self, principal: Option<Arc<Principal>>) -> Who {
+        Who {
+            principal,
+            address: self.0,
+        }
     }
 
     /// The client as the principal its token names, if any: principals behind one address each

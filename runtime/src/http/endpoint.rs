@@ -349,7 +349,7 @@ impl Endpoint {
         let (sink, notifications) = sink::channel();
         let step = self
             .server
-            .handle_as(&found.session, message, &sink, principal);
+            .handle_as(&found.session, message, &sink, client.who(principal));
         // The call's context holds the only other sender: what it sends is this request's alone.
         drop(sink);
         // What the request changed of the session is in the store before it is answered, so
@@ -421,11 +421,13 @@ impl Endpoint {
             method,
             params,
         };
-        let step = self.server.handle_as(&session, message, &sink, principal);
+        let step = self
+            .server
+            .handle_as(&session, message, &sink, client.who(principal));
         drop(sink);
         match step {
             Step::Nothing => StatusCode::ACCEPTED.into_response(),
-            Step::Reply(reply) => json(stateless::status(reply.kind()), reply.into_bytes()),
+            Step::Reply(reply) => stateless::response(reply),
             Step::Call(call) => {
                 let delivery = Delivery::Cancellable { session };
                 self.call(call, notifications, delivery, Some(id), true)

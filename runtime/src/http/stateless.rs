@@ -1,11 +1,15 @@
 //! Protocol 2026-07-28 over Streamable HTTP: which POSTs are of that era, the headers that must
 //! mirror their bodies, and the HTTP status of each answer.
 
-use axum::http::{HeaderMap, HeaderName, StatusCode};
+use axum::http::header::RETRY_AFTER;
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
+use axum::response::Response;
 use base64::Engine as _;
 use serde_json::Value;
 
 use super::access::PROTOCOL_VERSION;
+use super::response::json;
+use crate::pipeline::RATE_LIMITED;
 use crate::protocol::jsonrpc::{
     HEADER_MISMATCH, INVALID_PARAMS, INVALID_REQUEST, Id, METHOD_NOT_FOUND,
     MISSING_CLIENT_CAPABILITY, PARSE_ERROR, Reply, ReplyKind, UNSUPPORTED_PROTOCOL_VERSION,
@@ -247,6 +251,30 @@ pub(super) fn status(kind: ReplyKind) -> StatusCode {
         ) => StatusCode::BAD_REQUEST,
         ReplyKind::Error(_) | ReplyKind::Result | ReplyKind::Opened => StatusCode::OK,
     }
+}
+
+/// The HTTP response of `reply`, a whole request's answer: with the status its kind says
+/// ([`status`]), but for a call a rate limit refused, which is `429 Too Many Requests` with
+/// `Retry-After` (whole seconds, rounded up) as the refusal's `data.retryAfterMs` says.
+pub(super) fn response(reply: Reply) -> Response {
+    let kind = reply.kind();
+    let body = reply.into_bytes();
+    if kind == ReplyKind::Error(RATE_LIMITED)
+        && let Some(wait_ms) = retry_after_ms(&body)
+    {
+        let mut response = json(StatusCode::TOO_MANY_REQUESTS, body);
+        response
+            .headers_mut()
+            .insert(RETRY_AFTER, HeaderValue::from(wait_ms.div_ceil(1000)));
+        return response;
+    }
+    json(status(kind), body)
+}
+
+/// The `data.retryAfterMs` of an error response's bytes.
+fn retry_after_ms(body: &[u8]) -> Option<u64> {
+    let reply: Value = serde_json::from_slice(body).ok()?;
+    reply.pointer("/error/data/retryAfterMs")?.as_u64()
 }
 
 #[cfg(test)]

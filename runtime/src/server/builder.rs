@@ -412,6 +412,20 @@ impl Server {
         self
     }
 
+    /// Wraps every call in `layer`, outside every layer given so far: what `--rate-limit` does,
+    /// so that a call past the limit is refused before any layer of the server's sees it.
+    #[cfg(all(feature = "cli", feature = "rate-limit"))]
+    pub(crate) fn outermost_layer<L>(mut self, layer: L) -> Server
+    where
+        L: Layer<Next> + Send + Sync + 'static,
+        L::Service:
+            Service<Call, Response = Outcome, Error = BoxError> + Clone + Send + Sync + 'static,
+        <L::Service as Service<Call>>::Future: Send + 'static,
+    {
+        self.layers.push_outermost(layer);
+        self
+    }
+
     /// Wraps the calls of the tools `select` picks in `layer`, as [`layer`](Server::layer) wraps
     /// every call: by name, tag or annotation ([`Select`]). Layers keep the order they are
     /// given in, whichever calls they are for: a call passes, outermost first, through every

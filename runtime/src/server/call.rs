@@ -14,9 +14,8 @@ use super::pipeline::{BoxError, Call, Outcome, Pipeline};
 use super::round::Round;
 use super::session::Session;
 use super::step::Step;
-use crate::auth::Principal;
 use crate::catalog::Progressive;
-use crate::context::{Inputs, Peer, RequestStateKey};
+use crate::context::{Inputs, Peer, RequestStateKey, Who};
 use crate::live::ServerHandle;
 use crate::protocol::jsonrpc::{INVALID_REQUEST, Id, Reply};
 use crate::protocol::{Client, Wire};
@@ -120,8 +119,8 @@ impl fmt::Debug for Registered {
 pub(super) struct Origin<'a> {
     pub(super) session: &'a Arc<Session>,
     pub(super) sink: &'a Sink,
-    /// Who sent the request, as its access token says.
-    pub(super) principal: Option<Arc<Principal>>,
+    /// Who sent the request.
+    pub(super) who: Who,
     pub(super) wire: Wire,
     pub(super) caller: Caller,
 }
@@ -143,7 +142,7 @@ impl Calls {
             sink,
             wire,
             caller,
-            principal: _,
+            who: _,
         } = origin;
         Peer {
             outgoing: (*sink).clone(),

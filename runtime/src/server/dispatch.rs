@@ -14,9 +14,8 @@ use super::pipeline::{Layers, Run};
 use super::session::{Era, Session};
 use super::step::Step;
 use super::{completion, listen, prompts, resources};
-use crate::auth::Principal;
 use crate::catalog::{Catalog, Progressive, Ranking};
-use crate::context::{ClientRequestError, RequestStateKey};
+use crate::context::{ClientRequestError, RequestStateKey, Who};
 use crate::live::{Live, ServerHandle};
 use crate::protocol::jsonrpc::{
     INVALID_PARAMS, INVALID_REQUEST, Id, Incoming, METHOD_NOT_FOUND, Reply,
@@ -253,7 +252,7 @@ impl Dispatcher {
                 Some(_),
             ) => {
                 let wire = Wire::Handshake;
-                return self.resources(session, id, method, &params, wire, from.principal);
+                return self.resources(session, id, method, &params, wire, from.who);
             }
             (Method::Complete, Some(_)) => completion::complete(
                 &self.registry,
@@ -295,7 +294,7 @@ impl Dispatcher {
         method: Method,
         params: &Value,
         wire: Wire,
-        principal: Option<Arc<Principal>>,
+        who: Who,
     ) -> Step {
         resources::ResourceMethods {
             registry: &self.registry,
@@ -304,7 +303,7 @@ impl Dispatcher {
             disabled: &self.live.disabled().resources,
             session,
             wire,
-            principal,
+            who,
             ttl_ms: self.ttl_ms,
         }
         .answer(id, method, params)
@@ -361,7 +360,7 @@ impl Dispatcher {
             Method::Discover => Reply::result_bytes(&id, &self.discover),
             Method::ListTools => return self.list_tools(&id, &params, &wire, &envelope.client),
             Method::ListResources | Method::ListResourceTemplates | Method::ReadResource => {
-                return self.resources(session, id, method, &params, wire, from.principal);
+                return self.resources(session, id, method, &params, wire, from.who);
             }
             Method::ListPrompts | Method::GetPrompt => {
                 let origin = stateless_origin(session, from, wire, envelope);
@@ -519,7 +518,7 @@ impl Dispatcher {
         session: &Arc<Session>,
         message: Incoming,
         sink: &Sink,
-        principal: Option<Arc<Principal>>,
+        who: Who,
     ) -> Step {
         match message {
             Incoming::Response { id, outcome } => {
@@ -537,11 +536,11 @@ impl Dispatcher {
             }
             Incoming::Request { id, method, params } => match session.era(&method, &params) {
                 Era::Handshake { version } => {
-                    let from = Requester { sink, principal };
+                    let from = Requester { sink, who };
                     self.handshake_request(session, id, &method, params, from, version)
                 }
                 Era::Stateless => {
-                    let from = Requester { sink, principal };
+                    let from = Requester { sink, who };
                     self.stateless_request(session, id, &method, params, from)
                 }
             },
@@ -553,7 +552,7 @@ impl Dispatcher {
 /// principal its access token names.
 struct Requester<'a> {
     sink: &'a Sink,
-    principal: Option<Arc<Principal>>,
+    who: Who,
 }
 
 /// Where a request of the handshake era comes from, once `initialize` settled on `version`.
@@ -565,7 +564,7 @@ fn handshake_origin<'a>(
     Origin {
         session,
         sink: from.sink,
-        principal: from.principal,
+        who: from.who,
         wire: Wire::Handshake,
         caller: Caller {
             log_level: Arc::clone(session.log_level()),
@@ -587,7 +586,7 @@ fn stateless_origin<'a>(
     Origin {
         session,
         sink: from.sink,
-        principal: from.principal,
+        who: from.who,
         wire,
         caller: Caller {
             log_level: Arc::new(AtomicU8::new(threshold)),
@@ -630,6 +629,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::auth::Principal;
     use crate::handler::{Handler, Output};
     use crate::protocol::jsonrpc::INVALID_REQUEST;
     use crate::protocol::jsonrpc::{self, ReplyKind};
@@ -701,7 +701,7 @@ mod tests {
             let bytes = serde_json::to_vec(&message).unwrap();
             let message = jsonrpc::parse(&bytes).expect("a well-formed message");
             self.dispatcher
-                .handle(&self.session, message, &self.sink, None)
+                .handle(&self.session, message, &self.sink, Who::default())
         }
 
         /// The answer to a message answered at once.
@@ -994,10 +994,12 @@ mod tests {
         let response = json!({"jsonrpc": "2.0", "id": request["id"], "result": {"ok": true}});
         let bytes = serde_json::to_vec(&response).unwrap();
         let message = jsonrpc::parse(&bytes).unwrap();
-        let step =
-            connection
-                .dispatcher
-                .handle(&connection.session, message, &connection.sink, None);
+        let step = connection.dispatcher.handle(
+            &connection.session,
+            message,
+            &connection.sink,
+            Who::default(),
+        );
         assert!(matches!(step, Step::Nothing));
         assert_eq!(asked.await.unwrap().unwrap(), json!({"ok": true}));
     }
@@ -1031,7 +1033,10 @@ mod tests {
                 &connection.session,
                 message,
                 &connection.sink,
-                Some(Arc::clone(who)),
+                Who {
+                    principal: Some(Arc::clone(who)),
+                    address: None,
+                },
             );
             async move {
                 match step {

@@ -83,7 +83,7 @@ pub(super) fn answer(served: PromptMethods<'_>, id: Id, method: Method, params: 
         Some(peer),
         Arc::clone(states),
         calls.server.clone(),
-        origin.principal.clone(),
+        origin.who.clone(),
     )
     .limited(calls.call_timeout.map(Limit::Call));
     let call = Call::new(Operation::GetPrompt, prompt.name, asked, ctx);

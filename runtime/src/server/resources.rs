@@ -12,8 +12,7 @@ use super::call::{Calls, Registered};
 use super::pipeline::{BoxError, Call, Operation, Outcome, Refusal};
 use super::session::{MAX_SUBSCRIPTIONS, Session};
 use super::step::Step;
-use crate::auth::Principal;
-use crate::context::{Context, Limit};
+use crate::context::{Context, Limit, Who};
 use crate::live::ServerHandle;
 use crate::protocol::Wire;
 use crate::protocol::jsonrpc::{Id, METHOD_NOT_FOUND, Reply};
@@ -32,8 +31,8 @@ pub(super) struct ResourceMethods<'a> {
     pub(super) disabled: &'a BTreeSet<String>,
     pub(super) session: &'a Arc<Session>,
     pub(super) wire: Wire,
-    /// Who sent the request, as its access token says.
-    pub(super) principal: Option<Arc<Principal>>,
+    /// Who sent the request.
+    pub(super) who: Who,
     /// How long a 2026-07-28 client may cache what does not change while the server runs.
     pub(super) ttl_ms: u64,
 }
@@ -168,7 +167,7 @@ impl ResourceMethods<'_> {
             None,
             Arc::clone(self.states),
             ServerHandle::default(),
-            self.principal.clone(),
+            self.who.clone(),
         )
         .limited(self.calls.call_timeout.map(Limit::Call));
         let call = Call::new(Operation::ReadResource, uri, Value::Object(variables), ctx);

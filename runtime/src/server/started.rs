@@ -12,7 +12,7 @@ use super::dispatch::Dispatcher;
 use super::limits::Limits;
 use super::session::Session;
 use super::step::Step;
-use crate::auth::Principal;
+use crate::context::Who;
 use crate::protocol::jsonrpc::Incoming;
 #[cfg(feature = "http")]
 use crate::registry::Mirrored;
@@ -52,19 +52,20 @@ impl Started {
     /// Handles one message from the client; what a call sends while it runs goes to `sink`:
     /// the connection's writer on stdio, the request's own stream over HTTP.
     pub(crate) fn handle(&self, session: &Arc<Session>, message: Incoming, sink: &Sink) -> Step {
-        self.dispatcher.handle(session, message, sink, None)
+        self.dispatcher
+            .handle(session, message, sink, Who::default())
     }
 
-    /// Handles one message that `principal` sent, as its access token says: what a tool,
-    /// prompt or resource it runs sees in its context.
+    /// Handles one message that `who` sent: the principal its access token names, the address
+    /// it came from, as a tool, prompt or resource it runs sees them in its context.
     pub(crate) fn handle_as(
         &self,
         session: &Arc<Session>,
         message: Incoming,
         sink: &Sink,
-        principal: Option<Arc<Principal>>,
+        who: Who,
     ) -> Step {
-        self.dispatcher.handle(session, message, sink, principal)
+        self.dispatcher.handle(session, message, sink, who)
     }
 
     /// The name the server introduces itself with.

@@ -124,7 +124,7 @@ fn missing_extension(message: &str) -> Refusal {
 /// Who owns the tasks of a request from `origin`: its principal, else its session in the
 /// handshake era; a digest, so that a store never holds who it is.
 fn owner(origin: &Origin<'_>) -> String {
-    let who = match (&origin.principal, origin.wire.is_stateless()) {
+    let who = match (&origin.who.principal, origin.wire.is_stateless()) {
         (Some(principal), _) => format!("principal:{}", principal.owner_key()),
         (None, false) => format!("session:{}", origin.session.task_owner()),
         (None, true) => "anonymous".to_owned(),

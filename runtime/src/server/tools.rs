@@ -85,7 +85,7 @@ impl Calls {
             // Progress is not told of a task in 2026-07-28: its status is read instead.
             let progress_token = progress_token.filter(|_| !wire.is_stateless());
             let (states, server) = (Arc::clone(&self.states), self.server.clone());
-            let principal = origin.principal.clone();
+            let who = origin.who.clone();
             let tool_name = tool.name();
             let name = name.to_owned();
             let called = name.clone();
@@ -102,7 +102,7 @@ impl Calls {
                     Some(peer),
                     states,
                     server,
-                    principal,
+                    who,
                 )
                 .limited(Some(ttl));
                 Call::new(Operation::CallTool, called, arguments, ctx)
@@ -116,7 +116,7 @@ impl Calls {
             Some(peer),
             Arc::clone(&self.states),
             self.server.clone(),
-            origin.principal.clone(),
+            origin.who.clone(),
         )
         .limited(tool.timeout().or(self.call_timeout).map(Limit::Call));
         // Kept to read, once the tool has returned, what its requests to the client met.

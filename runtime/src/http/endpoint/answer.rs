@@ -84,10 +84,7 @@ impl Endpoint {
                             // In 2026-07-28 a call refused as a whole (a capability it needs)
                             // has its error's status; a result is 200.
                             Ok(Some(response)) => match delivery {
-                                Delivery::Cancellable { .. } => json(
-                                    stateless::status(response.kind()),
-                                    response.into_bytes(),
-                                ),
+                                Delivery::Cancellable { .. } => stateless::response(response),
                                 Delivery::Resumable { .. } => {
                                     json(StatusCode::OK, response.into_bytes())
                                 }

@@ -28,8 +28,19 @@ impl Layers {
             Service<Call, Response = Outcome, Error = BoxError> + Clone + Send + Sync + 'static,
         <L::Service as Service<Call>>::Future: Send + 'static,
     {
-        let wrap: Wrap = Arc::new(move |next| Next::new(layer.layer(next)));
-        self.0.push((wrap, only));
+        self.0.push((wrap(layer), only));
+    }
+
+    /// Adds a layer for every call outside those given before.
+    #[cfg(all(feature = "cli", feature = "rate-limit"))]
+    pub(crate) fn push_outermost<L>(&mut self, layer: L)
+    where
+        L: Layer<Next> + Send + Sync + 'static,
+        L::Service:
+            Service<Call, Response = Outcome, Error = BoxError> + Clone + Send + Sync + 'static,
+        <L::Service as Service<Call>>::Future: Send + 'static,
+    {
+        self.0.insert(0, (wrap(layer), None));
     }
 
     /// The names of tools layers are given for that are none of `registry`'s.
@@ -62,6 +73,16 @@ impl Layers {
             });
         Pipeline::Layered(next)
     }
+}
+
+/// What puts `layer` around the rest of the pipeline.
+fn wrap<L>(layer: L) -> Wrap
+where
+    L: Layer<Next> + Send + Sync + 'static,
+    L::Service: Service<Call, Response = Outcome, Error = BoxError> + Clone + Send + Sync + 'static,
+    <L::Service as Service<Call>>::Future: Send + 'static,
+{
+    Arc::new(move |next| Next::new(layer.layer(next)))
 }
 
 impl fmt::Debug for Layers {

@@ -79,6 +79,8 @@
 //! a request id already under way, and over HTTP the scopes its tool needs.
 
 mod layers;
+#[cfg(feature = "rate-limit")]
+mod rate_limit;
 mod run;
 mod select;
 
@@ -97,6 +99,8 @@ use crate::protocol::Wire;
 use crate::protocol::jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, Id, RESOURCE_NOT_FOUND, Reply};
 
 pub(crate) use layers::{Layers, Pipeline};
+#[cfg(feature = "rate-limit")]
+pub use rate_limit::{RATE_LIMITED, RateLimit, RateLimited};
 pub(crate) use run::Run;
 pub use select::Select;
 
