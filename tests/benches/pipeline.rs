@@ -24,7 +24,9 @@ fn echo(text: String) -> String {
 fn other() {}
 
 fn client(runtime: &tokio::runtime::Runtime, server: Server) -> TestClient {
-    runtime.block_on(server.test_client()).expect("the server starts")
+    runtime
+        .block_on(server.test_client())
+        .expect("the server starts")
 }
 
 fn pipeline(c: &mut Criterion) {
@@ -35,7 +37,10 @@ fn pipeline(c: &mut Criterion) {
     let server = || Server::new("bench", "0.0.1");
     let cases: Vec<(&str, TestClient)> = vec![
         ("bare", client(&runtime, server())),
-        ("one empty layer", client(&runtime, server().layer(Identity::new()))),
+        (
+            "one empty layer",
+            client(&runtime, server().layer(Identity::new())),
+        ),
         (
             "five empty layers",
             client(
