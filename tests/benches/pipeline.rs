@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::Criterion;
 use serde_json::json;
 use toolwright::pipeline::{RateLimit, Select};
 use toolwright::testing::TestClient;
@@ -80,5 +80,8 @@ fn pipeline(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, pipeline);
-criterion_main!(benches);
+fn main() {
+    let mut criterion = Criterion::default().configure_from_args();
+    pipeline(&mut criterion);
+    criterion.final_summary();
+}
