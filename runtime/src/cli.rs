@@ -171,6 +171,19 @@ pub struct ServerArgs {
     )]
     pub rate_limit: Option<u32>,
 
+    /// Export traces and metrics over OTLP (HTTP, protobuf) to the OpenTelemetry collector at
+    /// URL (`http://localhost:4318`): a span per request, continuing the client's trace, and the
+    /// `mcp.server.*` duration histograms. The standard `OTEL_*` variables apply
+    /// (`OTEL_EXPORTER_OTLP_ENDPOINT` instead of this flag, `OTEL_SERVICE_NAME`, ...).
+    #[cfg(feature = "otel")]
+    #[arg(long, value_name = "URL")]
+    pub otlp_endpoint: Option<String>,
+
+    /// With --http, serve the metrics for Prometheus at /metrics, guarded as /mcp is.
+    #[cfg(feature = "otel")]
+    #[arg(long)]
+    pub metrics: bool,
+
     /// Rank the progressive catalog's search (search_tools, --search) by meaning too, with the
     /// sentence-embedding model in DIR (config.json, model.safetensors, tokenizer.json).
     #[arg(long, value_name = "DIR", env = "TOOLWRIGHT_EMBEDDING_MODEL")]
@@ -297,6 +310,8 @@ impl ServerArgs {
             (listed(&self.allow_origin), "--allow-origin"),
             (listed(&self.allow_host), "--allow-host"),
             (given(&self.redis), "--redis"),
+            #[cfg(feature = "otel")]
+            (self.metrics, "--metrics"),
         ]
         .into_iter()
         .chain(self.oauth.flags(given, listed))
@@ -386,8 +401,41 @@ impl Server {
         self.command(args, http)
     }
 
-    /// What `args` ask, serving over HTTP as `http` configures it, and the flags add.
-    fn command(mut self, args: &ServerArgs, http: HttpBase) -> ExitCode {
+    /// What `args` ask, serving over HTTP as `http` configures it, and the flags add; with
+    /// telemetry exported, as the flags and the `OTEL_*` variables say, until it returns.
+    fn command(self, args: &ServerArgs, http: HttpBase) -> ExitCode {
+        #[cfg(feature = "otel")]
+        {
+            let mut telemetry = crate::telemetry::Telemetry::new(self.name()).from_env();
+            if let Some(endpoint) = args.otlp_endpoint.as_deref().filter(|e| !e.is_empty()) {
+                telemetry = telemetry.otlp_endpoint(endpoint);
+            }
+            if args.metrics {
+                telemetry = telemetry.prometheus();
+            }
+            if args.serves() && telemetry.exports() {
+                let installed = match telemetry.install() {
+                    Ok(installed) => installed,
+                    Err(error) => {
+                        eprintln!("error: {error}");
+                        return ExitCode::from(2);
+                    }
+                };
+                #[cfg(feature = "http")]
+                let http = match args.metrics {
+                    true => http.metrics(installed.clone()),
+                    false => http,
+                };
+                let code = self.serve_command(args, http);
+                installed.shutdown();
+                return code;
+            }
+        }
+        self.serve_command(args, http)
+    }
+
+    /// [`command`](Server::command), once telemetry is set up.
+    fn serve_command(mut self, args: &ServerArgs, http: HttpBase) -> ExitCode {
         if let Some(catalog) = args.catalog {
             self = self.catalog(catalog);
         }

@@ -127,6 +127,8 @@ pub mod state;
 pub mod stdio;
 pub mod store;
 pub mod tasks;
+#[cfg(feature = "otel")]
+pub mod telemetry;
 pub mod testing;
 
 pub use content::{Content, ToolResult};

@@ -19,12 +19,24 @@ pub(crate) fn init_logging() {
         },
         _ => (default(), None),
     };
+    let stderr = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_ansi(false);
+    // Spans go to OpenTelemetry at `info` and above, whatever `RUST_LOG` says of stderr.
+    #[cfg(feature = "otel")]
+    let installed = {
+        use tracing_subscriber::Layer as _;
+        let telemetry = crate::telemetry::installed()
+            .map(|telemetry| telemetry.tracing_layer().with_filter(LevelFilter::INFO));
+        tracing_subscriber::registry()
+            .with(stderr.with_filter(filter))
+            .with(telemetry)
+            .try_init()
+            .is_ok()
+    };
+    #[cfg(not(feature = "otel"))]
     let installed = tracing_subscriber::registry()
-        .with(
-            tracing_subscriber::fmt::layer()
-                .with_writer(std::io::stderr)
-                .with_ansi(false),
-        )
+        .with(stderr)
         .with(filter)
         .try_init()
         .is_ok();

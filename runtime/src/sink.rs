@@ -175,6 +175,12 @@ impl Answer {
         }
     }
 
+    /// What the answer says.
+    #[cfg(feature = "otel")]
+    pub(crate) fn kind(&self) -> crate::protocol::jsonrpc::ReplyKind {
+        self.reply.kind()
+    }
+
     /// How many bytes the answer has.
     pub(crate) fn len(&self) -> usize {
         self.reply.len()

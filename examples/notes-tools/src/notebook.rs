@@ -180,6 +180,8 @@ impl Notebook {
         &self,
         f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, NotesError>,
     ) -> Result<T, NotesError> {
+        // A span of its own: traced with the server's telemetry, it is a child of the call's.
+        let _span = tracing::info_span!("notebook.write").entered();
         let mut connection = self.lock();
         let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let value = f(&transaction)?;

@@ -50,6 +50,9 @@ pub struct Http {
     /// How access tokens are checked, when they are.
     #[cfg(feature = "oauth")]
     pub(super) oauth: Option<crate::auth::OAuth>,
+    /// The telemetry whose metrics `/metrics` serves, when it does.
+    #[cfg(feature = "otel")]
+    pub(super) metrics: Option<crate::telemetry::Installed>,
 }
 
 impl Http {
@@ -58,6 +61,19 @@ impl Http {
     #[must_use]
     pub fn new() -> Http {
         Http::default()
+    }
+
+    /// Serves the metrics of `telemetry` for Prometheus at `/metrics`, in its text format, from
+    /// the same instruments as OTLP exports (`telemetry` installed with
+    /// [`Telemetry::prometheus`](crate::telemetry::Telemetry::prometheus); `--metrics` on the
+    /// command line). `/metrics` is guarded as `/mcp` is: the hosts and origins the endpoint
+    /// refuses are refused there too, and the bearer token or OAuth access token it requires
+    /// is required there (Prometheus sends one with `authorization` in its scrape config).
+    #[cfg(feature = "otel")]
+    #[must_use]
+    pub fn metrics(mut self, telemetry: crate::telemetry::Installed) -> Http {
+        self.metrics = Some(telemetry);
+        self
     }
 
     /// Requires `Authorization: Bearer <token>` on every HTTP request; a request without it, or

@@ -68,6 +68,9 @@ pub(super) struct Endpoint {
     sessions: Mutex<HashMap<String, LiveSession>>,
     /// Where the sessions' records are, shared with other processes or not.
     store: Arc<dyn SessionStore>,
+    /// The telemetry whose metrics `/metrics` serves.
+    #[cfg(feature = "otel")]
+    metrics: Option<crate::telemetry::Installed>,
     /// How long a session lives unused.
     session_lifetime: std::time::Duration,
     /// This process's name among those sharing the store.
@@ -95,9 +98,48 @@ enum Delivery {
 
 pub(super) fn router(endpoint: Arc<Endpoint>) -> Router {
     let router = Router::new().route("/mcp", any(serve));
+    #[cfg(feature = "otel")]
+    let router = match endpoint.metrics {
+        Some(_) => router.route("/metrics", axum::routing::get(metrics)),
+        None => router,
+    };
     #[cfg(feature = "oauth")]
     let router = endpoint.authorization.route_metadata(router);
     router.with_state(endpoint)
+}
+
+/// The metrics, for Prometheus: to a request that passes the checks `/mcp` makes of its host,
+/// origin and token.
+#[cfg(feature = "otel")]
+async fn metrics(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+    let (parts, _) = request.into_parts();
+    let checked = match endpoint.access.check(&parts.headers, &parts.uri) {
+        Ok(()) => endpoint.authorization.authenticate(&parts.headers).await,
+        Err(rejection) => Err(rejection),
+    };
+    if let Err(rejection) = checked {
+        return rejection.into_response();
+    }
+    let text = endpoint
+        .metrics
+        .as_ref()
+        .and_then(crate::telemetry::Installed::prometheus_text);
+    match text {
+        Some(text) => (
+            [(
+                axum::http::header::CONTENT_TYPE,
+                "text/plain; version=0.0.4; charset=utf-8",
+            )],
+            text,
+        )
+            .into_response(),
+        None => Rejection::new(
+            StatusCode::NOT_FOUND,
+            "this server keeps no metrics for Prometheus: install its telemetry with \
+             `Telemetry::prometheus` (`--metrics`)",
+        )
+        .into_response(),
+    }
 }
 
 async fn serve(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
@@ -198,6 +240,8 @@ impl Endpoint {
             clients,
             sessions: Mutex::new(HashMap::new()),
             store,
+            #[cfg(feature = "otel")]
+            metrics: http.metrics,
             session_lifetime,
             replica: Arc::from(crate::store::replica_name()),
             calls: TaskTracker::new(),

@@ -249,7 +249,9 @@ pub(super) fn status(kind: ReplyKind) -> StatusCode {
             | MISSING_CLIENT_CAPABILITY
             | UNSUPPORTED_PROTOCOL_VERSION,
         ) => StatusCode::BAD_REQUEST,
-        ReplyKind::Error(_) | ReplyKind::Result | ReplyKind::Opened => StatusCode::OK,
+        ReplyKind::Error(_) | ReplyKind::Result | ReplyKind::Opened | ReplyKind::ToolError => {
+            StatusCode::OK
+        }
     }
 }
 

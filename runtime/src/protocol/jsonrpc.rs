@@ -271,6 +271,8 @@ pub(crate) enum ReplyKind {
     Result,
     /// The result of a successful `initialize`: the connection's session starts.
     Opened,
+    /// A tool's result that says it failed (`isError`): a result as the protocol has it.
+    ToolError,
     /// An error response with this code.
     Error(i64),
 }
@@ -352,10 +354,16 @@ impl Reply {
         }
     }
 
+    /// The same reply, said to be a tool's result that failed.
+    pub(crate) fn of_tool_error(mut self) -> Reply {
+        self.kind = ReplyKind::ToolError;
+        self
+    }
+
     /// What it says.
     #[cfg_attr(
-        not(feature = "http"),
-        allow(dead_code, reason = "read by the HTTP transport and tests")
+        not(any(feature = "http", feature = "otel")),
+        allow(dead_code, reason = "read by the HTTP transport, telemetry and tests")
     )]
     pub(crate) fn kind(&self) -> ReplyKind {
         self.kind

@@ -534,16 +534,35 @@ impl Dispatcher {
                 self.notification(session, &method, &params);
                 Step::Nothing
             }
-            Incoming::Request { id, method, params } => match session.era(&method, &params) {
-                Era::Handshake { version } => {
-                    let from = Requester { sink, who };
-                    self.handshake_request(session, id, &method, params, from, version)
-                }
-                Era::Stateless => {
-                    let from = Requester { sink, who };
-                    self.stateless_request(session, id, &method, params, from)
-                }
-            },
+            Incoming::Request { id, method, params } => {
+                #[cfg(feature = "otel")]
+                let observed = crate::telemetry::Observed::start(
+                    &method,
+                    &params,
+                    &id,
+                    session,
+                    session.transport(),
+                    who.address,
+                );
+                #[cfg(feature = "otel")]
+                let attached = observed.context().clone().attach();
+                let step = match session.era(&method, &params) {
+                    Era::Handshake { version } => {
+                        let from = Requester { sink, who };
+                        self.handshake_request(session, id, &method, params, from, version)
+                    }
+                    Era::Stateless => {
+                        let from = Requester { sink, who };
+                        self.stateless_request(session, id, &method, params, from)
+                    }
+                };
+                #[cfg(feature = "otel")]
+                let step = {
+                    drop(attached);
+                    observed.step(step)
+                };
+                step
+            }
         }
     }
 }

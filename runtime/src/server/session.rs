@@ -20,6 +20,8 @@ use crate::context::ClientRequests;
 use crate::live::Listener;
 use crate::protocol::{CLIENT_INFO_KEY, Client, LogLevel, has_envelope};
 use crate::state::SessionState;
+#[cfg(feature = "otel")]
+use crate::telemetry::Transport;
 
 /// The most resources one session (or one `subscriptions/listen` stream) follows.
 pub(crate) const MAX_SUBSCRIPTIONS: usize = 1000;
@@ -50,6 +52,9 @@ pub(crate) struct Session {
     changed: AtomicBool,
     /// Who owns its tasks when the transport gave it no id.
     task_owner: OnceLock<Arc<str>>,
+    /// When it began, for how long it lasted, and what carries it.
+    #[cfg(feature = "otel")]
+    opened: (std::time::Instant, crate::telemetry::Transport),
 }
 
 /// The protocol era a connection speaks.
@@ -64,17 +69,29 @@ pub(super) enum Era {
 impl Session {
     /// A new session, before its first request.
     pub(crate) fn new() -> Session {
-        Session::with_requests(ClientRequests::new())
+        #[cfg(feature = "otel")]
+        let session = Session::with_requests(ClientRequests::new(), Transport::Pipe);
+        #[cfg(not(feature = "otel"))]
+        let session = Session::with_requests(ClientRequests::new());
+        session
     }
 
     /// A new session of the process named `replica`, among several that serve it: its requests
     /// to the client name the process, so that an answer that reaches another comes back.
     #[cfg(feature = "http")]
     pub(crate) fn of_replica(replica: &str) -> Session {
-        Session::with_requests(ClientRequests::with_prefix(format!("tw-{replica}-")))
+        let requests = ClientRequests::with_prefix(format!("tw-{replica}-"));
+        #[cfg(feature = "otel")]
+        let session = Session::with_requests(requests, Transport::Tcp);
+        #[cfg(not(feature = "otel"))]
+        let session = Session::with_requests(requests);
+        session
     }
 
-    fn with_requests(requests: ClientRequests) -> Session {
+    fn with_requests(
+        requests: ClientRequests,
+        #[cfg(feature = "otel")] transport: Transport,
+    ) -> Session {
         Session {
             era: Mutex::new(None),
             log_level: Arc::new(AtomicU8::new(LogLevel::Info as u8)),
@@ -87,6 +104,8 @@ impl Session {
             closed: CancellationToken::new(),
             changed: AtomicBool::new(false),
             task_owner: OnceLock::new(),
+            #[cfg(feature = "otel")]
+            opened: (std::time::Instant::now(), transport),
         }
     }
 
@@ -94,14 +113,30 @@ impl Session {
     /// A session whose every request is of protocol 2026-07-28: one lacking the envelope is
     /// answered with an error naming what it lacks, not taken for the handshake era.
     pub(crate) fn stateless() -> Session {
+        #[cfg(feature = "otel")]
+        let session = Session::with_requests(ClientRequests::new(), Transport::Tcp);
+        #[cfg(not(feature = "otel"))]
         let session = Session::new();
         *session.era_lock() = Some(Era::Stateless);
         session
     }
 
+    /// What carries the session's messages.
+    #[cfg(feature = "otel")]
+    pub(crate) fn transport(&self) -> Transport {
+        self.opened.1
+    }
+
     /// The client is gone (the input closed, the session ended): calls waiting for its answers
     /// stop waiting.
     pub(crate) fn close(&self) {
+        #[cfg(feature = "otel")]
+        if !self.closed.is_cancelled()
+            && let Some(Era::Handshake { version }) = *self.era_lock()
+        {
+            let (opened, transport) = self.opened;
+            crate::telemetry::session_ended(opened, version, transport);
+        }
         self.requests.close();
         self.closed.cancel();
     }
@@ -136,7 +171,7 @@ impl Session {
     }
 
     /// The protocol version `initialize` settled on, once it has.
-    #[cfg(feature = "http")]
+    #[cfg(any(feature = "http", feature = "otel"))]
     pub(crate) fn negotiated_version(&self) -> Option<&'static str> {
         match *self.era_lock() {
             Some(Era::Handshake { version }) => version,

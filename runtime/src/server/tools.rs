@@ -245,8 +245,10 @@ fn tool_reply(
 
 /// A tool's result as the request's era has it.
 fn result_reply(result: ToolResult, id: &Id, wire: &Wire) -> Reply {
+    let failed = result.is_error();
     let result = serde_json::to_value(result).expect("a tool result serialises");
-    Reply::result(id, &wire.shape(result))
+    let reply = Reply::result(id, &wire.shape(result));
+    if failed { reply.of_tool_error() } else { reply }
 }
 
 /// The answer, in 2026-07-28, to a call that failed after the tool asked the client for what

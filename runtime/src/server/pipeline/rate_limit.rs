@@ -150,6 +150,8 @@ impl Limiter {
         let Err(not_until) = self.limiter.check_key(&key) else {
             return Ok(());
         };
+        #[cfg(feature = "otel")]
+        crate::telemetry::refused("rate_limit", call.operation().method(), call.target());
         let wait = not_until.wait_time_from(self.clock.now());
         // Whole milliseconds, rounded up: a client that waits that long is let through.
         let wait_ms = u64::try_from(wait.as_nanos().div_ceil(1_000_000)).unwrap_or(u64::MAX);

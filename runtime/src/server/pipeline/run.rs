@@ -49,7 +49,13 @@ impl Run {
                         return Err(Refusal::invalid(format!("unknown tool `{target}`")).into());
                     };
                     let ctx = context.clone();
-                    let result = match within(&ctx, run_tool(tool, arguments, context)).await {
+                    let result = match within(
+                        &ctx,
+                        Operation::CallTool,
+                        run_tool(tool, arguments, context),
+                    )
+                    .await
+                    {
                         Ok(result) => result,
                         Err(limit) => ToolResult::error(past(limit, &format!("tool `{target}`"))),
                     };
@@ -64,7 +70,13 @@ impl Run {
                         _ => PromptArguments::new(),
                     };
                     let ctx = context.clone();
-                    match within(&ctx, get_prompt(prompt, arguments, context)).await {
+                    match within(
+                        &ctx,
+                        Operation::GetPrompt,
+                        get_prompt(prompt, arguments, context),
+                    )
+                    .await
+                    {
                         Ok(got) => Ok(got?),
                         Err(limit) => Err(Refusal::internal(past(
                             limit,
@@ -76,7 +88,13 @@ impl Run {
                 Operation::ReadResource => {
                     let ctx = context.clone();
                     let uri = target.clone();
-                    match within(&ctx, read_resource(&registry, target, context)).await {
+                    match within(
+                        &ctx,
+                        Operation::ReadResource,
+                        read_resource(&registry, target, context),
+                    )
+                    .await
+                    {
                         Ok(read) => Ok(read?),
                         Err(limit) => Err(Refusal::internal(past(
                             limit,
@@ -107,7 +125,11 @@ impl Service<Call> for Run {
 
 /// Runs `work` within the limit of `ctx`'s call: what it made, or, once it has run past the
 /// limit, the limit, and the call told to stop.
-async fn within<T>(ctx: &Context, work: impl Future<Output = T>) -> Result<T, Limit> {
+async fn within<T>(
+    ctx: &Context,
+    #[cfg_attr(not(feature = "otel"), allow(unused_variables))] operation: Operation,
+    work: impl Future<Output = T>,
+) -> Result<T, Limit> {
     let Some(limit) = ctx.limit() else {
         return Ok(work.await);
     };
@@ -115,6 +137,8 @@ async fn within<T>(ctx: &Context, work: impl Future<Output = T>) -> Result<T, Li
         Ok(made) => Ok(made),
         Err(_) => {
             ctx.stop();
+            #[cfg(feature = "otel")]
+            crate::telemetry::refused("timeout", operation.method(), ctx.tool_name());
             tracing::warn!(limit = ?limit.duration(), "a call ran past its time limit and was stopped");
             Err(limit)
         }
@@ -146,7 +170,8 @@ async fn run_tool(tool: &Tool, arguments: Value, ctx: Context) -> ToolResult {
         }
         Handler::Sync(handler) => panic::catch_unwind(AssertUnwindSafe(|| handler(arguments, ctx))),
         Handler::Blocking(handler) => {
-            match tokio::task::spawn_blocking(move || handler(arguments, ctx)).await {
+            let run = traced(move || handler(arguments, ctx));
+            match tokio::task::spawn_blocking(run).await {
                 Ok(output) => Ok(output),
                 Err(err) if err.is_panic() => Err(err.into_panic()),
                 Err(_) => Ok(Output::Error(format!(
@@ -299,9 +324,27 @@ fn contents(
 async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> T + Send + 'static,
 ) -> std::thread::Result<T> {
+    let work = traced(work);
     match tokio::task::spawn_blocking(move || panic::catch_unwind(AssertUnwindSafe(work))).await {
         Ok(caught) => caught,
         Err(err) if err.is_panic() => Err(err.into_panic()),
         Err(_) => Err(Box::new("it was stopped before it finished")),
     }
+}
+
+/// `work`, to run on another thread in the trace context of this one: the spans it makes are
+/// children of the request's.
+#[cfg(feature = "otel")]
+fn traced<T>(work: impl FnOnce() -> T + Send + 'static) -> impl FnOnce() -> T + Send + 'static {
+    let cx = opentelemetry::Context::current();
+    move || {
+        let _attached = cx.attach();
+        work()
+    }
+}
+
+/// `work`, as it is: without telemetry there is no trace context to carry.
+#[cfg(not(feature = "otel"))]
+fn traced<T>(work: impl FnOnce() -> T + Send + 'static) -> impl FnOnce() -> T + Send + 'static {
+    work
 }

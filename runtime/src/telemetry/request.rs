@@ -1,0 +1,243 @@
+//! One request observed: its span, opened as the request is read and closed with its answer,
+//! and its duration recorded; and a session's duration, once it ends.
+
+use std::net::IpAddr;
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
+
+use opentelemetry::context::FutureExt as _;
+use opentelemetry::global::BoxedTracer;
+use opentelemetry::propagation::{Extractor, TextMapPropagator as _};
+use opentelemetry::trace::{SpanBuilder, SpanKind, Status, TraceContextExt as _};
+use opentelemetry::{Context, KeyValue};
+use opentelemetry_sdk::propagation::TraceContextPropagator;
+use serde_json::Value;
+
+use super::{SCOPE, instruments};
+use crate::handler::BoxFuture;
+use crate::protocol::jsonrpc::{INVALID_PARAMS, Id, ReplyKind};
+use crate::protocol::method::Method;
+use crate::protocol::{PROTOCOL_VERSION_KEY, STATELESS_VERSIONS};
+use crate::server::{Session, Step};
+use crate::sink::Answer;
+
+/// What carries a session's messages, as `network.transport` names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Transport {
+    /// Standard input and output.
+    Pipe,
+    /// HTTP.
+    #[cfg_attr(
+        not(feature = "http"),
+        allow(dead_code, reason = "made by the HTTP transport")
+    )]
+    Tcp,
+}
+
+impl Transport {
+    fn name(self) -> &'static str {
+        match self {
+            Transport::Pipe => "pipe",
+            Transport::Tcp => "tcp",
+        }
+    }
+}
+
+/// Starts the span `builder` makes, as a child of `parent`, with the tracer of the telemetry
+/// installed, else of the global tracer provider as it is when first asked for (a server
+/// whose author set it up): the context that holds it.
+fn start_span(builder: SpanBuilder, parent: &Context) -> Context {
+    static GLOBAL: OnceLock<BoxedTracer> = OnceLock::new();
+    match super::installed() {
+        Some(installed) => {
+            let tracer = installed.tracer();
+            parent.with_span(builder.start_with_context(tracer, parent))
+        }
+        None => {
+            let tracer = GLOBAL.get_or_init(|| opentelemetry::global::tracer(SCOPE));
+            parent.with_span(builder.start_with_context(tracer, parent))
+        }
+    }
+}
+
+/// A request being answered: the context that holds its span, when it began, and what its
+/// duration is recorded with.
+pub(crate) struct Observed {
+    cx: Context,
+    started: Instant,
+    session: Arc<Session>,
+    /// The protocol version its envelope names, in 2026-07-28.
+    stateless: Option<&'static str>,
+    /// The method, as metrics name it: one the server serves, or `_OTHER`, so that a client
+    /// cannot make up series.
+    method: &'static str,
+    /// The tool or prompt it names: `gen_ai.tool.name` or `gen_ai.prompt.name`.
+    target: Option<(&'static str, String)>,
+    transport: Transport,
+}
+
+impl Observed {
+    /// Opens the span of the request `id` calling `method` with `params`, of `session`, which
+    /// came from `address` over `transport`; its parent is the trace context in
+    /// `params._meta`, else the current one.
+    pub(crate) fn start(
+        method: &str,
+        params: &Value,
+        id: &Id,
+        session: &Arc<Session>,
+        transport: Transport,
+        address: Option<IpAddr>,
+    ) -> Observed {
+        let named = |key: &str| params.get(key).and_then(Value::as_str);
+        let target = match method {
+            "tools/call" => named("name").map(|name| ("gen_ai.tool.name", name.to_owned())),
+            "prompts/get" => named("name").map(|name| ("gen_ai.prompt.name", name.to_owned())),
+            _ => None,
+        };
+        let name = match &target {
+            Some((_, target)) => format!("{method} {target}"),
+            None => method.to_owned(),
+        };
+        let mut attributes = Vec::with_capacity(10);
+        attributes.push(KeyValue::new("mcp.method.name", method.to_owned()));
+        attributes.push(KeyValue::new("jsonrpc.request.id", id.to_string()));
+        attributes.push(KeyValue::new("jsonrpc.protocol.version", "2.0"));
+        attributes.push(KeyValue::new("network.transport", transport.name()));
+        if let Some((key, target)) = &target {
+            attributes.push(KeyValue::new(*key, target.clone()));
+        }
+        if method == "tools/call" {
+            attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
+        }
+        if method == "resources/read"
+            && let Some(uri) = named("uri")
+        {
+            attributes.push(KeyValue::new("mcp.resource.uri", uri.to_owned()));
+        }
+        if let Some(address) = address {
+            attributes.push(KeyValue::new("client.address", address.to_string()));
+        }
+        let meta = params.get("_meta").and_then(Value::as_object);
+        let parent = match meta {
+            Some(meta) => TraceContextPropagator::new().extract(&Meta(meta)),
+            None => Context::current(),
+        };
+        let builder = SpanBuilder::from_name(name)
+            .with_kind(SpanKind::Server)
+            .with_attributes(attributes);
+        let stateless = meta
+            .and_then(|meta| meta.get(PROTOCOL_VERSION_KEY))
+            .and_then(Value::as_str)
+            .and_then(|version| STATELESS_VERSIONS.iter().copied().find(|v| *v == version));
+        Observed {
+            cx: start_span(builder, &parent),
+            started: Instant::now(),
+            session: Arc::clone(session),
+            stateless,
+            method: Method::from_name(method).map_or("_OTHER", Method::name),
+            target,
+            transport,
+        }
+    }
+
+    /// The context of the request's span, to attach while the request is handled: the
+    /// `tracing` spans made meanwhile are its children.
+    pub(crate) fn context(&self) -> &Context {
+        &self.cx
+    }
+
+    /// What the request's handling said to do, ending the span with its answer: now for a
+    /// reply, once it is made for a call.
+    pub(crate) fn step(self, step: Step) -> Step {
+        match step {
+            Step::Reply(reply) => {
+                self.finish(Some(reply.kind()));
+                Step::Reply(reply)
+            }
+            Step::Nothing => {
+                self.finish(Some(ReplyKind::Result));
+                Step::Nothing
+            }
+            Step::Call(call) => Step::Call(self.around(call)),
+            Step::Stream(call) => Step::Stream(self.around(call)),
+        }
+    }
+
+    fn around(self, call: BoxFuture<Option<Answer>>) -> BoxFuture<Option<Answer>> {
+        let cx = self.cx.clone();
+        Box::pin(
+            async move {
+                let answer = call.await;
+                self.finish(answer.as_ref().map(Answer::kind));
+                answer
+            }
+            .with_context(cx),
+        )
+    }
+
+    /// Records how the request ended (`None`: cancelled, unanswered) on its span, which ends,
+    /// and in the duration histogram.
+    fn finish(self, answered: Option<ReplyKind>) {
+        let elapsed = self.started.elapsed().as_secs_f64();
+        let span = self.cx.span();
+        let error = match answered {
+            None => Some("cancelled".to_owned()),
+            Some(ReplyKind::Error(code)) => {
+                span.set_attribute(KeyValue::new("rpc.response.status_code", code.to_string()));
+                Some(code.to_string())
+            }
+            Some(ReplyKind::ToolError) => Some("tool_error".to_owned()),
+            Some(ReplyKind::Result | ReplyKind::Opened) => None,
+        };
+        let version = self.stateless.or_else(|| self.session.negotiated_version());
+        if let Some(version) = version {
+            span.set_attribute(KeyValue::new("mcp.protocol.version", version));
+        }
+        if let Some(session) = self.session.id() {
+            span.set_attribute(KeyValue::new("mcp.session.id", session.to_string()));
+        }
+        let mut attributes = Vec::with_capacity(6);
+        attributes.push(KeyValue::new("mcp.method.name", self.method));
+        attributes.push(KeyValue::new("network.transport", self.transport.name()));
+        if let Some(version) = version {
+            attributes.push(KeyValue::new("mcp.protocol.version", version));
+        }
+        // A name the server refused as unknown is the client's to make up: not a series.
+        if let Some((key, target)) = self.target
+            && answered != Some(ReplyKind::Error(INVALID_PARAMS))
+        {
+            attributes.push(KeyValue::new(key, target));
+        }
+        if let Some(error) = error {
+            span.set_attribute(KeyValue::new("error.type", error.clone()));
+            span.set_status(Status::error(""));
+            attributes.push(KeyValue::new("error.type", error));
+        }
+        span.end();
+        instruments().operation.record(elapsed, &attributes);
+    }
+}
+
+/// Records how long a session of the handshake era lasted, once it ends.
+pub(crate) fn session_ended(opened: Instant, version: Option<&'static str>, transport: Transport) {
+    let mut attributes = vec![KeyValue::new("network.transport", transport.name())];
+    if let Some(version) = version {
+        attributes.push(KeyValue::new("mcp.protocol.version", version));
+    }
+    instruments()
+        .session
+        .record(opened.elapsed().as_secs_f64(), &attributes);
+}
+
+/// A request's `_meta`, where the client puts its trace context.
+struct Meta<'a>(&'a serde_json::Map<String, Value>);
+
+impl Extractor for Meta<'_> {
+    fn get(&self, key: &str) -> Option<&str> {
+        self.0.get(key)?.as_str()
+    }
+
+    fn keys(&self) -> Vec<&str> {
+        self.0.keys().map(String::as_str).collect()
+    }
+}
