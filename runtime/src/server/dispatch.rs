@@ -536,16 +536,9 @@ impl Dispatcher {
             }
             Incoming::Request { id, method, params } => {
                 #[cfg(feature = "otel")]
-                let observed = crate::telemetry::Observed::start(
-                    &method,
-                    &params,
-                    &id,
-                    session,
-                    session.transport(),
-                    who.address,
-                );
+                let observed = super::observe::Request::start(session, &id, &method, &params, &who);
                 #[cfg(feature = "otel")]
-                let attached = observed.context().clone().attach();
+                let attached = observed.attach();
                 let step = match session.era(&method, &params) {
                     Era::Handshake { version } => {
                         let from = Requester { sink, who };

@@ -29,6 +29,8 @@ mod identity;
 mod limits;
 mod listen;
 mod listing;
+#[cfg(feature = "otel")]
+mod observe;
 pub mod pipeline;
 mod prompts;
 mod resources;

@@ -2,10 +2,9 @@
 //! and its duration recorded; and a session's duration, once it ends.
 
 use std::net::IpAddr;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 use std::time::Instant;
 
-use opentelemetry::context::FutureExt as _;
 use opentelemetry::global::BoxedTracer;
 use opentelemetry::propagation::{Extractor, TextMapPropagator as _};
 use opentelemetry::trace::{SpanBuilder, SpanKind, Status, TraceContextExt as _};
@@ -14,12 +13,9 @@ use opentelemetry_sdk::propagation::TraceContextPropagator;
 use serde_json::Value;
 
 use super::{SCOPE, instruments};
-use crate::handler::BoxFuture;
 use crate::protocol::jsonrpc::{INVALID_PARAMS, Id, ReplyKind};
 use crate::protocol::method::Method;
 use crate::protocol::{PROTOCOL_VERSION_KEY, STATELESS_VERSIONS};
-use crate::server::{Session, Step};
-use crate::sink::Answer;
 
 /// What carries a session's messages, as `network.transport` names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,7 +61,6 @@ fn start_span(builder: SpanBuilder, parent: &Context) -> Context {
 pub(crate) struct Observed {
     cx: Context,
     started: Instant,
-    session: Arc<Session>,
     /// The protocol version its envelope names, in 2026-07-28.
     stateless: Option<&'static str>,
     /// The method, as metrics name it: one the server serves, or `_OTHER`, so that a client
@@ -77,14 +72,13 @@ pub(crate) struct Observed {
 }
 
 impl Observed {
-    /// Opens the span of the request `id` calling `method` with `params`, of `session`, which
-    /// came from `address` over `transport`; its parent is the trace context in
-    /// `params._meta`, else the current one.
+    /// Opens the span of the request `id` calling `method` with `params`, which came from
+    /// `address` over `transport`; its parent is the trace context in `params._meta`, else
+    /// the current one.
     pub(crate) fn start(
         method: &str,
         params: &Value,
         id: &Id,
-        session: &Arc<Session>,
         transport: Transport,
         address: Option<IpAddr>,
     ) -> Observed {
@@ -132,7 +126,6 @@ impl Observed {
         Observed {
             cx: start_span(builder, &parent),
             started: Instant::now(),
-            session: Arc::clone(session),
             stateless,
             method: Method::from_name(method).map_or("_OTHER", Method::name),
             target,
@@ -146,38 +139,15 @@ impl Observed {
         &self.cx
     }
 
-    /// What the request's handling said to do, ending the span with its answer: now for a
-    /// reply, once it is made for a call.
-    pub(crate) fn step(self, step: Step) -> Step {
-        match step {
-            Step::Reply(reply) => {
-                self.finish(Some(reply.kind()));
-                Step::Reply(reply)
-            }
-            Step::Nothing => {
-                self.finish(Some(ReplyKind::Result));
-                Step::Nothing
-            }
-            Step::Call(call) => Step::Call(self.around(call)),
-            Step::Stream(call) => Step::Stream(self.around(call)),
-        }
-    }
-
-    fn around(self, call: BoxFuture<Option<Answer>>) -> BoxFuture<Option<Answer>> {
-        let cx = self.cx.clone();
-        Box::pin(
-            async move {
-                let answer = call.await;
-                self.finish(answer.as_ref().map(Answer::kind));
-                answer
-            }
-            .with_context(cx),
-        )
-    }
-
     /// Records how the request ended (`None`: cancelled, unanswered) on its span, which ends,
-    /// and in the duration histogram.
-    fn finish(self, answered: Option<ReplyKind>) {
+    /// and in the duration histogram: in the handshake era, with the protocol `version` its
+    /// session settled on and the `session` id the transport gave it.
+    pub(crate) fn finish(
+        self,
+        answered: Option<ReplyKind>,
+        version: Option<&'static str>,
+        session: Option<&str>,
+    ) {
         let elapsed = self.started.elapsed().as_secs_f64();
         let span = self.cx.span();
         let error = match answered {
@@ -189,12 +159,12 @@ impl Observed {
             Some(ReplyKind::ToolError) => Some("tool_error".to_owned()),
             Some(ReplyKind::Result | ReplyKind::Opened) => None,
         };
-        let version = self.stateless.or_else(|| self.session.negotiated_version());
+        let version = self.stateless.or(version);
         if let Some(version) = version {
             span.set_attribute(KeyValue::new("mcp.protocol.version", version));
         }
-        if let Some(session) = self.session.id() {
-            span.set_attribute(KeyValue::new("mcp.session.id", session.to_string()));
+        if let Some(session) = session {
+            span.set_attribute(KeyValue::new("mcp.session.id", session.to_owned()));
         }
         let mut attributes = Vec::with_capacity(6);
         attributes.push(KeyValue::new("mcp.method.name", self.method));
