@@ -94,12 +94,15 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod answers;
 pub mod apps;
 pub mod auth;
 pub mod build;
 pub mod catalog;
 #[cfg(feature = "cli")]
 pub mod cli;
+#[cfg(feature = "client")]
+pub mod client;
 pub mod completion;
 pub mod content;
 pub mod context;

@@ -41,9 +41,9 @@ use std::fmt;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+pub use crate::answers::{CallResult, RpcError};
 use crate::auth::Principal;
 use crate::context::Who;
 use crate::protocol::HANDSHAKE_VERSIONS;
@@ -207,64 +207,4 @@ impl fmt::Debug for TestClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TestClient").finish_non_exhaustive()
     }
-}
-
-/// The result of a tool call (`CallToolResult`), with what a test looks at.
-#[derive(Clone, Debug, PartialEq)]
-pub struct CallResult(Value);
-
-impl CallResult {
-    /// Whether the tool reported an error (`isError`): its text says why.
-    pub fn is_error(&self) -> bool {
-        self.0["isError"] == true
-    }
-
-    /// The text of its content, every text block joined by newlines.
-    pub fn text(&self) -> String {
-        let texts: Vec<&str> = self.0["content"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|block| block["type"] == "text")
-            .filter_map(|block| block["text"].as_str())
-            .collect();
-        texts.join("\n")
-    }
-
-    /// Its `structuredContent`, for a tool with an output schema.
-    pub fn structured(&self) -> Option<&Value> {
-        self.0.get("structuredContent")
-    }
-
-    /// Its `structuredContent` read into `T`, such as the tool's own output type.
-    ///
-    /// # Panics
-    ///
-    /// If the result has no structured content, or it does not read as a `T`: in a test, that
-    /// is the failure.
-    #[track_caller]
-    pub fn output<T: DeserializeOwned>(&self) -> T {
-        let structured = self
-            .structured()
-            .unwrap_or_else(|| panic!("the result has no `structuredContent`: {}", self.0));
-        serde_json::from_value(structured.clone())
-            .unwrap_or_else(|err| panic!("the structured content does not read: {err}"))
-    }
-
-    /// The whole result, as JSON.
-    pub fn json(&self) -> &Value {
-        &self.0
-    }
-}
-
-/// A request the server refused: a JSON-RPC error.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error("error {code}: {message}")]
-pub struct RpcError {
-    /// The JSON-RPC error code (-32602 for an unknown tool, say).
-    pub code: i64,
-    /// The server's message.
-    pub message: String,
-    /// The error's `data`, if any.
-    pub data: Option<Value>,
 }

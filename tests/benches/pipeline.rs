@@ -2,9 +2,8 @@
 //! `echo` through `Server::test_client` (dispatch, the pipeline, the result's JSON; no
 //! transport), bare and with each, one run after the other. The differences are the costs.
 //!
-//! `cargo bench -p toolwright-tests --bench pipeline`; with `--features otel`, the same calls
-//! again at the end with telemetry on, exporting spans and metrics over OTLP to a receiver on
-//! this machine that takes them and answers 200.
+//! `cargo bench -p toolwright-tests --bench pipeline`. Telemetry's cost is measured on a stdio
+//! round trip by the harness: `cd bench && cargo run --release -p harness -- --telemetry`.
 
 use std::time::Duration;
 
@@ -80,81 +79,6 @@ fn pipeline(c: &mut Criterion) {
         });
     }
     group.finish();
-    #[cfg(feature = "otel")]
-    telemetry::bench(c, &runtime, &cases[0].1);
-}
-
-#[cfg(feature = "otel")]
-mod telemetry {
-    use std::io::{BufRead as _, BufReader, Read as _, Write as _};
-    use std::net::TcpListener;
-
-    use criterion::Criterion;
-    use serde_json::json;
-    use toolwright::telemetry::Telemetry;
-    use toolwright::testing::TestClient;
-    use tracing_subscriber::layer::SubscriberExt as _;
-    use tracing_subscriber::util::SubscriberInitExt as _;
-
-    /// `bare` again, with every request a span exported over OTLP and measured in the
-    /// duration histogram.
-    pub(super) fn bench(c: &mut Criterion, runtime: &tokio::runtime::Runtime, bare: &TestClient) {
-        let endpoint = receiver();
-        let installed = Telemetry::new("bench")
-            .otlp_endpoint(endpoint)
-            .install()
-            .expect("telemetry installs");
-        tracing_subscriber::registry()
-            .with(installed.tracing_layer())
-            .init();
-        c.bench_function("tools/call echo/bare, otel on and exporting", |b| {
-            b.iter(|| {
-                runtime
-                    .block_on(bare.call("echo", json!({"text": "hi"})))
-                    .unwrap()
-            });
-        });
-        installed.shutdown();
-    }
-
-    /// An OTLP receiver that takes every export and answers 200: its URL.
-    fn receiver() -> String {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                std::thread::spawn(move || {
-                    let mut reader = BufReader::new(stream.try_clone().unwrap());
-                    let mut stream = stream;
-                    loop {
-                        let mut length = 0;
-                        loop {
-                            let mut line = String::new();
-                            if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                                return;
-                            }
-                            let line = line.trim_end().to_ascii_lowercase();
-                            if line.is_empty() {
-                                break;
-                            }
-                            if let Some(value) = line.strip_prefix("content-length:") {
-                                length = value.trim().parse().unwrap_or(0);
-                            }
-                        }
-                        let mut body = vec![0; length];
-                        if reader.read_exact(&mut body).is_err() {
-                            return;
-                        }
-                        let answer = "HTTP/1.1 200 OK\r\ncontent-type: application/x-protobuf\r\ncontent-length: 0\r\n\r\n";
-                        if stream.write_all(answer.as_bytes()).is_err() {
-                            return;
-                        }
-                    }
-                });
-            }
-        });
-        url
-    }
 }
 
 fn main() {

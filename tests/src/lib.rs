@@ -2,6 +2,7 @@
 //!
 //! The library holds what the test files share: [`stdio::Client`], which drives a server over
 //! in-memory pipes as a stdio client would, [`redis::Redis`], a Redis server of a test's own,
+//! [`node`], the Node.js programs tests start,
 //! [`tool_names`], and [`registration`].
 
 use serde_json::Value;
@@ -10,6 +11,7 @@ use toolwright::apps::ToolUi;
 use toolwright::registry::Location;
 use toolwright::tasks::TaskSupport;
 
+pub mod node;
 pub mod redis;
 pub mod stdio;
 

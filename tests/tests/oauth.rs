@@ -23,6 +23,7 @@ use toolwright::Server;
 use toolwright::auth::OAuth;
 use toolwright::http::Http;
 use toolwright::store::MemoryStore;
+use toolwright_tests::node::{self, node};
 
 mod tools {
     use schemars::JsonSchema;
@@ -143,47 +144,16 @@ impl Drop for AuthorizationServer {
     }
 }
 
-/// The `node` to run: `TOOLWRIGHT_NODE`, or the one on the `PATH`.
-fn node() -> String {
-    std::env::var("TOOLWRIGHT_NODE").unwrap_or_else(|_| "node".to_owned())
-}
-
 /// The authorization server's folder under the target directory, with oidc-provider installed
 /// from its lock file (again when the lock file changed).
 fn installed() -> PathBuf {
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("oauth-server");
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oauth-server");
-    std::fs::create_dir_all(&dir).unwrap();
-    let lock = std::fs::read(source.join("package-lock.json")).unwrap();
-    let current = std::fs::read(dir.join("package-lock.json")).ok();
-    for file in ["server.mjs", "package.json", "package-lock.json"] {
-        std::fs::copy(source.join(file), dir.join(file)).unwrap();
-    }
-    let provider = dir.join("node_modules/oidc-provider/package.json");
-    if current.as_ref() != Some(&lock) || !provider.exists() {
-        let npm = Path::new(&node()).with_file_name("npm");
-        let npm = if npm.exists() {
-            npm
-        } else {
-            PathBuf::from("npm")
-        };
-        let status = Command::new(&npm)
-            .args(["ci", "--no-audit", "--no-fund", "--silent"])
-            .current_dir(&dir)
-            .status()
-            .unwrap_or_else(|err| {
-                panic!(
-                    "the OAuth tests start oidc-provider with Node.js, and cannot run `{}`: \
-                     {err}; install Node.js 20 or later with npm",
-                    npm.display()
-                )
-            });
-        assert!(
-            status.success(),
-            "`npm ci` of oidc-provider failed: {status}"
-        );
-    }
-    dir
+    node::installed(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("oauth-server"),
+        &Path::new(env!("CARGO_TARGET_TMPDIR")).join("oauth-server"),
+        &["server.mjs"],
+        "node_modules/oidc-provider/package.json",
+        "the OAuth tests start oidc-provider, and",
+    )
 }
 
 impl AuthorizationServer {

@@ -6,6 +6,7 @@
 //! cd bench && cargo run --release -p harness -- --footprint # only what a 50-tool server is made of
 //! cd bench && cargo run --release -p harness -- --modes     # only fresh servers' list then calls
 //! cd bench && cargo run --release -p harness -- --against <commit> # toolwright then and now
+//! cd bench && cargo run --release -p harness -- --telemetry # what the `otel` feature costs
 //! ```
 //!
 //! For each tool count (50 and 500) it builds every server for that count: toolwright deriving
@@ -24,6 +25,7 @@ mod modes;
 mod report;
 mod server;
 mod stats;
+mod telemetry;
 mod workspace;
 
 use std::io;
@@ -100,6 +102,11 @@ fn run() -> io::Result<()> {
             .next()
             .ok_or_else(|| io::Error::other("--against takes a commit"))?;
         println!("{}", against::measure(&workspace, &commit)?);
+        return Ok(());
+    }
+    if std::env::args().skip(1).any(|arg| arg == "--telemetry") {
+        progress("telemetry: default features, `otel` quiet, `otel` exporting over OTLP");
+        println!("{}", telemetry::measure(&workspace)?);
         return Ok(());
     }
     if std::env::args().skip(1).any(|arg| arg == "--modes") {
@@ -383,7 +390,7 @@ fn in_turn_indices(round: usize) -> [usize; 3] {
 
 /// `RUNS` runs of `count` timed requests (after `warmup` untimed ones) per server, the servers
 /// in turn run by run: each server's samples, one `Samples` per run.
-fn in_runs(
+pub(crate) fn in_runs(
     connections: &mut [Connection; 3],
     warmup: usize,
     count: usize,
@@ -488,7 +495,7 @@ fn wrong(server: Server, call: &str, answer: &Value) -> io::Error {
 
 /// Pins the harness's main thread, which drives the servers and spawns them, to the first CPU,
 /// or lets it run on every CPU again.
-fn pin_self(pinned: bool) -> io::Result<()> {
+pub(crate) fn pin_self(pinned: bool) -> io::Result<()> {
     let cpus = if pinned {
         "0".to_owned()
     } else {

@@ -100,6 +100,16 @@ impl Connection {
     /// Starts the server at `binary`, pinned to the first CPU if asked (with `taskset`). Its
     /// logs are limited to warnings and discarded, the same for every server.
     pub(crate) fn spawn(server: Server, binary: &Path, pinned: bool) -> io::Result<Connection> {
+        Connection::spawn_with(server, binary, pinned, &[])
+    }
+
+    /// [`spawn`](Connection::spawn), with the variables `env` set for the server.
+    pub(crate) fn spawn_with(
+        server: Server,
+        binary: &Path,
+        pinned: bool,
+        env: &[(&str, &str)],
+    ) -> io::Result<Connection> {
         let mut command = if pinned {
             let mut command = Command::new("taskset");
             command.args(["-c", "0"]).arg(binary);
@@ -110,6 +120,7 @@ impl Connection {
         let mut child = command
             .args(server.args())
             .env("RUST_LOG", "warn")
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

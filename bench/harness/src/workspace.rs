@@ -81,15 +81,20 @@ impl Workspace {
         server: Server,
         tools: usize,
     ) -> io::Result<PathBuf> {
-        let target = self
-            .target
-            .join(format!("tools-{tools}-no-default-features"));
-        self.cargo_build_packages(
-            &[server.package()],
-            tools,
-            &target,
-            &["--no-default-features"],
-        )?;
+        self.build_variant(server, tools, "no-default-features", &["--no-default-features"])
+    }
+
+    /// Builds a server with `tools` tools and the cargo `flags`, in a target directory of its
+    /// own named by `variant`; returns its binary.
+    pub(crate) fn build_variant(
+        &self,
+        server: Server,
+        tools: usize,
+        variant: &str,
+        flags: &[&str],
+    ) -> io::Result<PathBuf> {
+        let target = self.target.join(format!("tools-{tools}-{variant}"));
+        self.cargo_build_packages(&[server.package()], tools, &target, flags)?;
         Ok(target.join("release").join(server.package()))
     }
 

@@ -23,14 +23,15 @@ async fn a_note_added_is_found_listed_and_searched() {
         )
         .await
         .unwrap();
-    let note: Note = added.output();
+    let note: Note = added.output().unwrap();
     assert_eq!(note.id, 1);
     assert_eq!(note.tags, ["home", "shop"]);
     let got: Note = client
         .call("get_note", json!({"id": 1}))
         .await
         .unwrap()
-        .output();
+        .output()
+        .unwrap();
     assert_eq!(got, note);
     let listed = client
         .call("list_notes", json!({"tag": "shop"}))
@@ -97,7 +98,7 @@ async fn an_integral_float_is_an_integer() {
         .unwrap();
     let got = client.call("get_note", json!({"id": 1.0})).await.unwrap();
     assert!(!got.is_error(), "{}", got.text());
-    assert_eq!(got.output::<Note>().title, "One");
+    assert_eq!(got.output::<Note>().unwrap().title, "One");
 }
 
 #[tokio::test]

@@ -73,11 +73,10 @@ impl Request {
     }
 
     fn finish(self, answered: Option<ReplyKind>) {
-        let session = self.session.id();
         self.observed.finish(
             answered,
             self.session.negotiated_version(),
-            session.as_deref(),
+            self.session.id(),
         );
     }
 }

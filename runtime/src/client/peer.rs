@@ -1,0 +1,394 @@
+//! The client's end of a connection, whatever carries it: requests sent under ids of their own
+//! and their answers awaited, the server's own requests answered by the handlers, and its
+//! notifications delivered, progress to the request it is about.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::AbortHandle;
+
+use super::error::Error;
+use super::handlers::{Handlers, Notification, Progress, ProgressFn};
+use super::link::{Failure, Inbound, Link, Outgoing, OutgoingKind};
+use crate::answers::RpcError;
+use crate::protocol::jsonrpc::{self, ErrorObject, Id, Incoming, METHOD_NOT_FOUND, Reply};
+
+/// One connection to a server.
+pub(crate) struct Peer {
+    /// The server's name, in every error and log line about it.
+    pub(crate) name: String,
+    link: Box<dyn Link>,
+    handlers: Handlers,
+    next_id: AtomicI64,
+    /// Our requests awaiting their answers, by id.
+    waiting: Mutex<HashMap<i64, Waiting>>,
+    /// The server's requests being answered, by id as JSON, so that it can cancel them.
+    answering: Mutex<HashMap<String, AbortHandle>>,
+    /// Why the connection ended, once it has.
+    ended: Mutex<Option<String>>,
+}
+
+/// A request of ours, until its answer comes.
+struct Waiting {
+    answer: oneshot::Sender<Answer>,
+    progress: Option<ProgressFn>,
+}
+
+/// What became of a request.
+enum Answer {
+    Result(Value),
+    Error(ErrorObject),
+    Failed(Failure),
+}
+
+/// How long a request may wait, and what to do meanwhile.
+pub(crate) struct Options {
+    pub(crate) limit: Option<Duration>,
+    pub(crate) progress: Option<ProgressFn>,
+    /// The tool, prompt or resource the request names (a header over HTTP in 2026-07-28).
+    pub(crate) name: Option<String>,
+}
+
+impl Peer {
+    /// A connection to `name` over `link`, whose transport sends what it receives to the inbox
+    /// `inbound` reads: read from now on, in a task of its own, for as long as the peer lives.
+    pub(crate) fn start(
+        name: String,
+        link: Box<dyn Link>,
+        handlers: Handlers,
+        inbound: mpsc::UnboundedReceiver<Inbound>,
+    ) -> Arc<Peer> {
+        let peer = Arc::new(Peer {
+            name,
+            link,
+            handlers,
+            next_id: AtomicI64::new(0),
+            waiting: Mutex::new(HashMap::new()),
+            answering: Mutex::new(HashMap::new()),
+            ended: Mutex::new(None),
+        });
+        tokio::spawn(pump(Arc::downgrade(&peer), inbound));
+        peer
+    }
+
+    pub(crate) fn handlers(&self) -> &Handlers {
+        &self.handlers
+    }
+
+    pub(crate) fn link(&self) -> &dyn Link {
+        &*self.link
+    }
+
+    /// Sends the request `method` with `params` as they are, and waits for its result.
+    pub(crate) async fn request(
+        self: &Arc<Self>,
+        method: &str,
+        mut params: Value,
+        options: Options,
+    ) -> Result<Value, Error> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        if options.progress.is_some() {
+            meta(&mut params).insert("progressToken".to_owned(), json!(id));
+        }
+        let (answer, answered) = oneshot::channel();
+        self.waiting
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(
+                id,
+                Waiting {
+                    answer,
+                    progress: options.progress,
+                },
+            );
+        let ended = self.ended.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        if let Some(reason) = ended {
+            self.forget(id);
+            return Err(self.closed(method, reason));
+        }
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let outgoing = Outgoing {
+            bytes: serde_json::to_vec(&message).expect("JSON serialises"),
+            kind: OutgoingKind::Request {
+                id,
+                method: method.to_owned(),
+                name: options.name,
+            },
+        };
+        // From here, a request given up (its future dropped, or past its limit) is cancelled.
+        let mut cancel = Cancel {
+            peer: self,
+            id,
+            armed: true,
+        };
+        if let Err(reason) = self.link.send(outgoing).await {
+            cancel.armed = false;
+            self.forget(id);
+            return Err(self.closed(method, reason));
+        }
+        let answer = match options.limit {
+            Some(limit) => match tokio::time::timeout(limit, answered).await {
+                Ok(answer) => answer,
+                Err(_) => {
+                    return Err(Error::Timeout {
+                        server: self.name.clone(),
+                        method: method.to_owned(),
+                        limit,
+                    });
+                }
+            },
+            None => answered.await,
+        };
+        cancel.armed = false;
+        match answer {
+            Ok(Answer::Result(result)) => Ok(result),
+            Ok(Answer::Error(error)) => Err(Error::Rpc {
+                server: self.name.clone(),
+                method: method.to_owned(),
+                error: RpcError {
+                    code: error.code,
+                    message: error.message,
+                    data: error.data,
+                },
+            }),
+            Ok(Answer::Failed(Failure::Closed(reason))) => Err(self.closed(method, reason)),
+            Ok(Answer::Failed(Failure::Protocol(reason))) => Err(Error::Protocol {
+                server: self.name.clone(),
+                method: method.to_owned(),
+                reason,
+            }),
+            // The peer forgot it without an answer: the connection ended.
+            Err(_) => {
+                let reason = self.ended.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                Err(self.closed(method, reason.unwrap_or_else(|| "it ended".to_owned())))
+            }
+        }
+    }
+
+    /// Sends the notification `method` with `params`.
+    pub(crate) async fn notify(&self, method: &str, params: Value) -> Result<(), String> {
+        let message = json!({"jsonrpc": "2.0", "method": method, "params": params});
+        self.link
+            .send(Outgoing {
+                bytes: serde_json::to_vec(&message).expect("JSON serialises"),
+                kind: OutgoingKind::Notification {
+                    method: method.to_owned(),
+                },
+            })
+            .await
+    }
+
+    fn closed(&self, method: &str, reason: String) -> Error {
+        Error::Closed {
+            server: self.name.clone(),
+            method: method.to_owned(),
+            reason,
+        }
+    }
+
+    fn forget(&self, id: i64) -> Option<Waiting> {
+        self.waiting
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&id)
+    }
+
+    /// Takes in what the transport received.
+    fn receive(self: &Arc<Self>, inbound: Inbound) {
+        match inbound {
+            Inbound::Message(bytes) => self.message(&bytes),
+            Inbound::Failed { id, reason } => {
+                if let Some(waiting) = self.forget(id) {
+                    let _ = waiting.answer.send(Answer::Failed(reason));
+                }
+            }
+            Inbound::Ended(reason) => self.end(reason),
+        }
+    }
+
+    /// The connection ended for `reason`: every request waiting fails with it.
+    fn end(&self, reason: String) {
+        tracing::debug!(target: "toolwright::client", server = %self.name, "connection ended: {reason}");
+        *self.ended.lock().unwrap_or_else(|e| e.into_inner()) = Some(reason.clone());
+        let waiting: Vec<Waiting> = self
+            .waiting
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .drain()
+            .map(|(_, waiting)| waiting)
+            .collect();
+        for waiting in waiting {
+            let _ = waiting
+                .answer
+                .send(Answer::Failed(Failure::Closed(reason.clone())));
+        }
+        for (_, task) in self
+            .answering
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .drain()
+        {
+            task.abort();
+        }
+    }
+
+    fn message(self: &Arc<Self>, bytes: &[u8]) {
+        match jsonrpc::parse(bytes) {
+            Err(_) => {
+                let shown = String::from_utf8_lossy(&bytes[..bytes.len().min(200)]);
+                tracing::warn!(
+                    target: "toolwright::client",
+                    server = %self.name,
+                    "a message that is not JSON-RPC, dropped: {shown}"
+                );
+            }
+            Ok(Incoming::Response { id, outcome }) => {
+                let waiting = match &id {
+                    Id::Number(n) => n.as_i64().and_then(|id| self.forget(id)),
+                    _ => None,
+                };
+                let Some(waiting) = waiting else {
+                    tracing::debug!(
+                        target: "toolwright::client",
+                        server = %self.name,
+                        "an answer to no request waiting ({id}), dropped"
+                    );
+                    return;
+                };
+                let _ = waiting.answer.send(match outcome {
+                    Ok(result) => Answer::Result(result),
+                    Err(error) => Answer::Error(error),
+                });
+            }
+            Ok(Incoming::Request { id, method, params }) => self.answer(id, method, params),
+            Ok(Incoming::Notification { method, params }) => self.notified(method, params),
+        }
+    }
+
+    fn notified(&self, method: String, params: Value) {
+        match method.as_str() {
+            "notifications/progress" => {
+                let token = params.get("progressToken").and_then(Value::as_i64);
+                let progress = token.and_then(|token| {
+                    let waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+                    waiting.get(&token)?.progress.clone()
+                });
+                match progress {
+                    Some(progress) => progress(Progress::read(&params)),
+                    None => self.handlers.notify(Notification { method, params }),
+                }
+            }
+            "notifications/cancelled" => {
+                let Some(id) = params.get("requestId") else {
+                    return;
+                };
+                let task = self
+                    .answering
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&id.to_string());
+                if let Some(task) = task {
+                    task.abort();
+                }
+            }
+            _ => self.handlers.notify(Notification { method, params }),
+        }
+    }
+
+    /// Answers the server's request `id`, in a task of its own, which the server may cancel.
+    fn answer(self: &Arc<Self>, id: Id, method: String, params: Value) {
+        let key = id.to_string();
+        let peer = Arc::downgrade(self);
+        let handler = self.handlers.for_request(&method);
+        let task_key = key.clone();
+        let task = tokio::spawn(async move {
+            let outcome = match handler {
+                Some(handler) => handler(params).await,
+                None => Err(RpcError {
+                    code: METHOD_NOT_FOUND,
+                    message: format!("this client does not answer `{method}`"),
+                    data: None,
+                }),
+            };
+            let reply = match outcome {
+                Ok(result) => Reply::result(&id, &result),
+                Err(error) => match &error.data {
+                    Some(data) => Reply::error_with_data(&id, error.code, &error.message, data),
+                    None => Reply::error(&id, error.code, &error.message),
+                },
+            };
+            let Some(peer) = peer.upgrade() else { return };
+            peer.answering
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&task_key);
+            let sent = peer
+                .link
+                .send(Outgoing {
+                    bytes: reply.into_bytes(),
+                    kind: OutgoingKind::Response,
+                })
+                .await;
+            if let Err(reason) = sent {
+                tracing::debug!(
+                    target: "toolwright::client",
+                    server = %peer.name,
+                    "an answer to its request not sent: {reason}"
+                );
+            }
+        });
+        self.answering
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, task.abort_handle());
+    }
+}
+
+/// Cancels a request given up before its answer came: the server is told, and stops.
+struct Cancel<'a> {
+    peer: &'a Arc<Peer>,
+    id: i64,
+    armed: bool,
+}
+
+impl Drop for Cancel<'_> {
+    fn drop(&mut self) {
+        if !self.armed || self.peer.forget(self.id).is_none() {
+            return;
+        }
+        self.peer.link.abandon(self.id);
+        let peer = Arc::clone(self.peer);
+        let id = self.id;
+        if tokio::runtime::Handle::try_current().is_ok() {
+            tokio::spawn(async move {
+                let params = json!({"requestId": id, "reason": "the client gave up waiting"});
+                let _ = peer.notify("notifications/cancelled", params).await;
+            });
+        }
+    }
+}
+
+/// Hands what the transport received to the peer, for as long as it lives.
+async fn pump(peer: Weak<Peer>, mut inbound: mpsc::UnboundedReceiver<Inbound>) {
+    while let Some(message) = inbound.recv().await {
+        let Some(peer) = peer.upgrade() else { return };
+        peer.receive(message);
+    }
+}
+
+/// The `_meta` object of `params`, made if missing.
+pub(crate) fn meta(params: &mut Value) -> &mut serde_json::Map<String, Value> {
+    if !params.is_object() {
+        *params = json!({});
+    }
+    let object = params.as_object_mut().expect("an object");
+    let meta = object.entry("_meta").or_insert_with(|| json!({}));
+    if !meta.is_object() {
+        *meta = json!({});
+    }
+    meta.as_object_mut().expect("an object")
+}
