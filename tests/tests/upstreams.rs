@@ -1,8 +1,10 @@
 //! `toolwright::client` against servers nobody here wrote: `@modelcontextprotocol/server-everything`
-//! (npm), over stdio, in each era the client can open. Its sampling and elicitation requests
-//! are answered by the client's handlers, its progress reaches the call.
+//! (npm), over stdio and over Streamable HTTP, in each era the client can open. Its sampling and
+//! elicitation requests are answered by the client's handlers, its progress reaches the call.
 
+use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -22,7 +24,11 @@ fn everything() -> PathBuf {
     .join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
 }
 
-async fn connect(versions: Versions, notes: Arc<Mutex<Vec<Notification>>>) -> Client {
+async fn connect(
+    endpoint: Endpoint,
+    versions: Versions,
+    notes: Arc<Mutex<Vec<Notification>>>,
+) -> Client {
     Client::builder()
         .name("everything")
         .versions(versions)
@@ -43,91 +49,217 @@ async fn connect(versions: Versions, notes: Arc<Mutex<Vec<Notification>>>) -> Cl
             Ok(json!({"action": "accept", "content": {"name": "Ada Lovelace", "check": true}}))
         })
         .on_notification(move |notification| notes.lock().unwrap().push(notification))
-        .connect(Endpoint::command(
-            node(),
-            [everything().display().to_string(), "stdio".to_owned()],
-        ))
+        .connect(endpoint)
         .await
         .expect("server-everything starts")
 }
 
+/// What every client does with server-everything, whatever the transport and era.
+async fn exercise(client: &Client) {
+    assert!(
+        ["2026-07-28", "2025-11-25"].contains(&client.protocol_version()),
+        "{}",
+        client.protocol_version()
+    );
+    assert_eq!(client.server_info()["name"], "mcp-servers/everything");
+
+    let tools = client.list_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|tool| tool.name()).collect();
+    for name in [
+        "echo",
+        "trigger-sampling-request",
+        "trigger-elicitation-request",
+        "trigger-long-running-operation",
+    ] {
+        assert!(names.contains(&name), "{name} among {names:?}");
+    }
+
+    let echoed = client
+        .call_tool("echo", json!({"message": "hello"}))
+        .await
+        .unwrap();
+    assert_eq!(echoed.text(), "Echo: hello");
+
+    let sampled = client
+        .call_tool(
+            "trigger-sampling-request",
+            json!({"prompt": "the weather?"}),
+        )
+        .await
+        .unwrap();
+    assert!(
+        sampled.text().contains("Sunny, as asked: "),
+        "{}",
+        sampled.text()
+    );
+    assert!(
+        sampled.text().contains("the weather?"),
+        "{}",
+        sampled.text()
+    );
+
+    let elicited = client
+        .call_tool("trigger-elicitation-request", json!({}))
+        .await
+        .unwrap();
+    assert!(
+        elicited.text().contains("- Name: Ada Lovelace"),
+        "{}",
+        elicited.text()
+    );
+
+    let steps = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&steps);
+    let ran = client
+        .call_tool(
+            "trigger-long-running-operation",
+            json!({"duration": 1, "steps": 3}),
+        )
+        .on_progress(move |progress| seen.lock().unwrap().push(progress.progress))
+        .await
+        .unwrap();
+    assert!(!ran.is_error(), "{}", ran.text());
+    assert_eq!(*steps.lock().unwrap(), [1.0, 2.0, 3.0]);
+
+    let prompts = client.list_prompts().await.unwrap();
+    assert!(!prompts.is_empty());
+    let resources = client.list_resources().await.unwrap();
+    let uri = resources[0]["uri"].as_str().unwrap();
+    let read = client.read_resource(uri).await.unwrap();
+    assert_eq!(read["contents"][0]["uri"], uri);
+}
+
 #[tokio::test]
 #[ignore = "needs Node.js and npm (tests/upstreams)"]
-async fn server_everything_in_each_era() {
+async fn server_everything_over_stdio_in_each_era() {
     for versions in [Versions::Auto, Versions::Handshake] {
         let notes = Arc::new(Mutex::new(Vec::new()));
-        let client = connect(versions, Arc::clone(&notes)).await;
-        assert!(
-            ["2026-07-28", "2025-11-25"].contains(&client.protocol_version()),
-            "{}",
-            client.protocol_version()
+        let stdio = Endpoint::command(
+            node(),
+            [everything().display().to_string(), "stdio".to_owned()],
         );
-        assert_eq!(client.server_info()["name"], "mcp-servers/everything");
+        let client = connect(stdio, versions, notes).await;
+        exercise(&client).await;
+        client.close().await;
+    }
+}
 
+/// server-everything serving Streamable HTTP on a port of its own; killed when dropped.
+struct HttpEverything {
+    child: Child,
+    url: String,
+}
+
+impl HttpEverything {
+    async fn start() -> HttpEverything {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new(node())
+            .arg(everything())
+            .arg("streamableHttp")
+            .env("PORT", port.to_string())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("node starts");
+        for _ in 0..400 {
+            if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        HttpEverything {
+            child,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+        }
+    }
+}
+
+impl Drop for HttpEverything {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs Node.js and npm (tests/upstreams)"]
+async fn server_everything_over_http_in_each_era() {
+    let server = HttpEverything::start().await;
+    for versions in [Versions::Auto, Versions::Handshake] {
+        let notes = Arc::new(Mutex::new(Vec::new()));
+        let client = connect(Endpoint::url(&server.url), versions, notes).await;
+        exercise(&client).await;
+        client.close().await;
+    }
+}
+
+/// `mcp-server-time` (PyPI), as `.ci/run` installs it: its command, named by
+/// `TOOLWRIGHT_MCP_SERVER_TIME`.
+fn time_server() -> String {
+    std::env::var("TOOLWRIGHT_MCP_SERVER_TIME").unwrap_or_else(|_| {
+        panic!(
+            "the client tests against mcp-server-time need its command in \
+             TOOLWRIGHT_MCP_SERVER_TIME (`pip install mcp-server-time` puts one in the \
+             environment's bin)"
+        )
+    })
+}
+
+#[tokio::test]
+#[ignore = "needs mcp-server-time from PyPI (TOOLWRIGHT_MCP_SERVER_TIME)"]
+async fn mcp_server_time_in_each_era() {
+    for versions in [Versions::Auto, Versions::Handshake] {
+        let client = Client::builder()
+            .name("time")
+            .versions(versions)
+            .connect(Endpoint::command(
+                time_server(),
+                ["--local-timezone", "UTC"],
+            ))
+            .await
+            .expect("mcp-server-time starts");
+        eprintln!("mcp-server-time, {versions:?}: {}", client.protocol_version());
         let tools = client.list_tools().await.unwrap();
         let names: Vec<&str> = tools.iter().map(|tool| tool.name()).collect();
-        for name in [
-            "echo",
-            "trigger-sampling-request",
-            "trigger-elicitation-request",
-            "trigger-long-running-operation",
-        ] {
-            assert!(names.contains(&name), "{name} among {names:?}");
-        }
+        assert_eq!(names, ["get_current_time", "convert_time"], "{versions:?}");
 
-        let echoed = client
-            .call_tool("echo", json!({"message": "hello"}))
+        let now = client
+            .call_tool("get_current_time", json!({"timezone": "Europe/Paris"}))
             .await
             .unwrap();
-        assert_eq!(echoed.text(), "Echo: hello");
+        assert!(!now.is_error(), "{}", now.text());
+        let said: Value = serde_json::from_str(&now.text()).unwrap();
+        assert_eq!(said["timezone"], "Europe/Paris", "{said}");
 
-        let sampled = client
+        let converted = client
             .call_tool(
-                "trigger-sampling-request",
-                json!({"prompt": "the weather?"}),
+                "convert_time",
+                json!({"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"}),
             )
             .await
             .unwrap();
-        assert!(
-            sampled.text().contains("Sunny, as asked: "),
-            "{}",
-            sampled.text()
-        );
-        assert!(
-            sampled.text().contains("the weather?"),
-            "{}",
-            sampled.text()
+        let said: Value = serde_json::from_str(&converted.text()).unwrap();
+        assert_eq!(
+            said["target"]["datetime"].as_str().unwrap()[11..16],
+            *"21:00",
+            "{said}"
         );
 
-        let elicited = client
-            .call_tool("trigger-elicitation-request", json!({}))
+        let refused = client
+            .call_tool("get_current_time", json!({"timezone": "Mars/Olympus_Mons"}))
             .await
             .unwrap();
+        assert!(refused.is_error(), "{}", refused.text());
         assert!(
-            elicited.text().contains("- Name: Ada Lovelace"),
+            refused.text().contains("Mars/Olympus_Mons"),
             "{}",
-            elicited.text()
+            refused.text()
         );
-
-        let steps = Arc::new(Mutex::new(Vec::new()));
-        let seen = Arc::clone(&steps);
-        let ran = client
-            .call_tool(
-                "trigger-long-running-operation",
-                json!({"duration": 1, "steps": 3}),
-            )
-            .on_progress(move |progress| seen.lock().unwrap().push(progress.progress))
-            .await
-            .unwrap();
-        assert!(!ran.is_error(), "{}", ran.text());
-        assert_eq!(*steps.lock().unwrap(), [1.0, 2.0, 3.0]);
-
-        let prompts = client.list_prompts().await.unwrap();
-        assert!(!prompts.is_empty());
-        let resources = client.list_resources().await.unwrap();
-        let uri = resources[0]["uri"].as_str().unwrap();
-        let read = client.read_resource(uri).await.unwrap();
-        assert_eq!(read["contents"][0]["uri"], uri);
         client.close().await;
     }
 }

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolwright::client::{Client, Endpoint, Error, Versions};
+use toolwright::client::{Client, Endpoint, Error, Notification, Versions};
 
 const NOTES: &str = env!("CARGO_BIN_EXE_notes-server");
 
@@ -192,6 +192,44 @@ async fn over_http_in_both_eras() {
         use_notes(&client).await;
         client.close().await;
     }
+}
+
+#[tokio::test]
+async fn a_subscribed_resource_that_changes_is_announced() {
+    let notified = Arc::new(Mutex::new(Vec::<Notification>::new()));
+    let seen = Arc::clone(&notified);
+    let client = Client::builder()
+        .name("notes")
+        .versions(Versions::Handshake)
+        .on_notification(move |notification| seen.lock().unwrap().push(notification))
+        .connect(Endpoint::command(NOTES, Vec::<String>::new()))
+        .await
+        .unwrap();
+    let added = client
+        .call_tool("add_note", json!({"title": "Plan", "body": "Draft."}))
+        .await
+        .unwrap();
+    let id = added.output::<Value>().unwrap()["id"].as_u64().unwrap();
+    let uri = format!("notes://{id}");
+    client.subscribe(&uri).await.unwrap();
+    client
+        .call_tool("update_note", json!({"id": id, "body": "Final."}))
+        .await
+        .unwrap();
+    let updated = json!({"uri": uri});
+    for _ in 0..100 {
+        if notified
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|n| n.method == "notifications/resources/updated" && n.params == updated)
+        {
+            client.close().await;
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("no update announced: {:?}", notified.lock().unwrap());
 }
 
 #[tokio::test]
