@@ -135,7 +135,7 @@ impl Catalog {
             .filter(|tool| is_meta_tool(tool.wire_name()))
             .map(|tool| Conflict::ReservedName {
                 name: tool.wire_name().to_owned(),
-                location: tool.location(),
+                location: tool.origin(),
             })
             .collect()
     }

@@ -481,7 +481,7 @@ impl Server {
             return self.run_http_with(addr, args, http);
         }
         init_logging();
-        let registry = match self.take_registry() {
+        let registry = match self.registry_to_print() {
             Ok(registry) => registry,
             Err(err) => {
                 eprintln!("error: {err}");

@@ -31,13 +31,33 @@ pub enum Role {
 ///     .with(Content::image(&[0x89, b'P', b'N', b'G'], "image/png"));
 /// assert_eq!(result.content().len(), 2);
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ToolResult {
     content: Vec<Content>,
-    #[serde(rename = "structuredContent", skip_serializing_if = "Option::is_none")]
     structured_content: Option<Value>,
-    #[serde(rename = "isError", skip_serializing_if = "std::ops::Not::not")]
     is_error: bool,
+    /// A result another server sent, which a mounted tool's call passes on as it came: what it
+    /// serialises to. `content` then holds its text blocks, for a layer to read.
+    forwarded: Option<Value>,
+}
+
+impl Serialize for ToolResult {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+
+        if let Some(forwarded) = &self.forwarded {
+            return forwarded.serialize(serializer);
+        }
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("content", &self.content)?;
+        if let Some(structured) = &self.structured_content {
+            map.serialize_entry("structuredContent", structured)?;
+        }
+        if self.is_error {
+            map.serialize_entry("isError", &true)?;
+        }
+        map.end()
+    }
 }
 
 impl ToolResult {
@@ -87,6 +107,26 @@ impl ToolResult {
     /// Whether this result reports a tool error.
     pub fn is_error(&self) -> bool {
         self.is_error
+    }
+
+    /// A result another server sent (a `CallToolResult` object), kept as it came: passed on
+    /// unchanged, with its text blocks, structured content and error flag readable here.
+    #[cfg(feature = "gateway")]
+    pub(crate) fn forwarded(result: Value) -> ToolResult {
+        let content = result["content"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|block| block["type"] == "text")
+            .filter_map(|block| block["text"].as_str())
+            .map(Content::text)
+            .collect();
+        ToolResult {
+            content,
+            structured_content: result.get("structuredContent").cloned(),
+            is_error: result["isError"] == true,
+            forwarded: Some(result),
+        }
     }
 }
 

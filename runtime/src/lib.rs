@@ -108,6 +108,8 @@ pub mod content;
 pub mod context;
 #[cfg(test)]
 mod fixtures;
+#[cfg(feature = "gateway")]
+pub mod gateway;
 mod handler;
 #[cfg(feature = "http")]
 pub mod http;

@@ -3,7 +3,7 @@
 
 use toolwright::Server;
 use toolwright::registry::Location;
-use toolwright::registry::{Conflict, Registry};
+use toolwright::registry::{Conflict, Origin, Registry};
 
 mod first {
     /// The line of the `#[mcp_tool]` below.
@@ -59,8 +59,8 @@ fn the_registry_refuses_two_tools_with_one_name() {
         error.conflicts(),
         [Conflict::DuplicateName {
             name: "lookup".to_owned(),
-            first: location(first::LINE, "duplicates::first"),
-            second: location(second::LINE, "duplicates::second"),
+            first: Origin::Linked(location(first::LINE, "duplicates::first")),
+            second: Origin::Linked(location(second::LINE, "duplicates::second")),
         }]
     );
     assert_eq!(error.to_string(), expected_message());

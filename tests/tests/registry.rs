@@ -213,11 +213,15 @@ fn every_tool_of_both_modules_and_the_other_crate_is_listed_in_byte_order() {
     let names: Vec<&str> = registry.tools().iter().map(|t| t.name()).collect();
     assert_eq!(names, expected);
     assert_eq!(
-        registry.get("add_note").map(|t| t.location().module_path),
+        registry
+            .get("add_note")
+            .map(|t| t.location().unwrap().module_path),
         Some("notes_tools::edit")
     );
     assert_eq!(
-        registry.get("Greet").map(|t| t.location().module_path),
+        registry
+            .get("Greet")
+            .map(|t| t.location().unwrap().module_path),
         Some("registry::misc")
     );
     assert!(registry.get("greet").is_none(), "names are case-sensitive");
@@ -435,7 +439,7 @@ fn the_notes_name_each_tool_served_as_text_and_no_other() {
         format!(
             "tool `{name}` at {}: its output's schema root is `{root}`, not an object, so it has \
              no `outputSchema` and its results are served as text",
-            tool.location()
+            tool.origin()
         )
     };
     assert_eq!(
@@ -446,7 +450,7 @@ fn the_notes_name_each_tool_served_as_text_and_no_other() {
             note("show_lines", "array"),
         ]
     );
-    let greet = registry.get("Greet").unwrap().location();
+    let greet = registry.get("Greet").unwrap().location().unwrap();
     assert_eq!((greet.file, greet.column), (file!(), 5));
     assert!(
         registry.manifest().notes()[1].contains("examples/notes-tools/src/read.rs:"),

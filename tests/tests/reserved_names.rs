@@ -3,7 +3,7 @@
 
 use serde_json::json;
 use toolwright::catalog::Catalog;
-use toolwright::registry::{Conflict, Registry};
+use toolwright::registry::{Conflict, Origin, Registry};
 use toolwright::{Error, Server, mcp_tool};
 use toolwright_tests::Client;
 
@@ -34,6 +34,9 @@ async fn the_progressive_catalog_refuses_to_start_with_it() {
         panic!("{err}");
     };
     assert_eq!(name, "search_tools");
+    let Origin::Linked(location) = location else {
+        panic!("{location}");
+    };
     assert_eq!(location.file, "tests/tests/reserved_names.rs");
     assert_eq!(
         err.to_string(),

@@ -223,7 +223,10 @@ async fn mcp_server_time_in_each_era() {
             ))
             .await
             .expect("mcp-server-time starts");
-        eprintln!("mcp-server-time, {versions:?}: {}", client.protocol_version());
+        eprintln!(
+            "mcp-server-time, {versions:?}: {}",
+            client.protocol_version()
+        );
         let tools = client.list_tools().await.unwrap();
         let names: Vec<&str> = tools.iter().map(|tool| tool.name()).collect();
         assert_eq!(names, ["get_current_time", "convert_time"], "{versions:?}");
@@ -262,4 +265,47 @@ async fn mcp_server_time_in_each_era() {
         );
         client.close().await;
     }
+}
+
+#[tokio::test]
+#[ignore = "needs Node.js and npm (tests/upstreams), and mcp-server-time (TOOLWRIGHT_MCP_SERVER_TIME)"]
+async fn a_gateway_serves_both_under_their_names() {
+    use toolwright::gateway::Upstream;
+
+    let gateway = toolwright::Server::new("gateway", "1.0.0")
+        .registry(toolwright::registry::Registry::from_registrations([]).unwrap())
+        .mount(
+            "everything",
+            Upstream::command(
+                node(),
+                [everything().display().to_string(), "stdio".to_owned()],
+            ),
+        )
+        .mount(
+            "time",
+            Upstream::command(time_server(), ["--local-timezone", "UTC"]),
+        )
+        .test_client()
+        .await
+        .expect("both are mounted");
+    let tools = gateway.list_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    for name in [
+        "everything__echo",
+        "time__convert_time",
+        "time__get_current_time",
+    ] {
+        assert!(names.contains(&name), "{name} among {names:?}");
+    }
+    let echoed = gateway
+        .call("everything__echo", json!({"message": "through"}))
+        .await
+        .unwrap();
+    assert_eq!(echoed.text(), "Echo: through");
+    let now = gateway
+        .call("time__get_current_time", json!({"timezone": "UTC"}))
+        .await
+        .unwrap();
+    let said: Value = serde_json::from_str(&now.text()).unwrap();
+    assert_eq!(said["timezone"], "UTC");
 }

@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use super::tool::Origin;
 use crate::registration::Location;
 use crate::schema::check::CheckError;
 use crate::schema::validator::Unsupported;
@@ -29,16 +30,16 @@ pub enum Conflict {
         /// The name.
         name: String,
         /// Where the first definition is.
-        first: Location,
+        first: Origin,
         /// Where the second definition is.
-        second: Location,
+        second: Origin,
     },
     /// A namespaced name longer than the protocol allows.
     NamespacedNameTooLong {
         /// The namespaced name.
         name: String,
         /// Where the tool is defined.
-        location: Location,
+        location: Origin,
     },
     /// An input schema whose root is not `type: object`.
     InputNotObject {
@@ -62,7 +63,7 @@ pub enum Conflict {
         /// The name.
         name: String,
         /// Where the tool is defined.
-        location: Location,
+        location: Origin,
     },
     /// Tools of the manifest embedded at build time that the binary does not link: most likely
     /// the server names no tools crate (`toolwright::server!()` where the build script names
@@ -99,7 +100,7 @@ pub enum Conflict {
         /// The `ui://` URI it names.
         uri: String,
         /// Where the tool is defined.
-        location: Location,
+        location: Origin,
         /// The URIs that are declared, for a typo.
         declared: Vec<String>,
     },
@@ -120,7 +121,7 @@ pub enum Conflict {
         /// The state's type.
         state: &'static str,
         /// Where the tool is defined.
-        location: Location,
+        location: Origin,
     },
     /// Two prompts have one name.
     DuplicatePrompt {

@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use serde_json::{Map, Value, json};
 
 use super::conflict::Conflict;
-use super::tool::{Serialised, Tool};
+use super::tool::{Serialised, Source, Tool};
 use crate::names::CanonicalName;
 use crate::registration::{InputSchema, ToolRegistration};
 use crate::schema::check::{self, ArgumentCheck, OutputCheck};
@@ -98,7 +98,7 @@ impl Tool {
         let structured = output_schema.is_some();
         let descriptor = descriptor(registration, input_schema, output_schema);
         Ok(Tool {
-            registration,
+            source: Source::Registered(registration),
             wire_name: tool.to_owned(),
             canonical_name: CanonicalName::registered(registration.provider, tool),
             json: Serialised::new(

@@ -9,6 +9,8 @@
 mod conflict;
 mod derived;
 mod embedded;
+#[cfg(feature = "gateway")]
+mod mounted;
 mod prompts;
 mod resources;
 mod tool;
@@ -30,7 +32,10 @@ use tool::Serialised;
 
 pub use crate::registration::{Annotations, Location};
 pub use conflict::{Conflict, RegistryError};
-pub use tool::{Mirrored, Tool};
+#[cfg(feature = "gateway")]
+pub(crate) use mounted::Forward;
+pub(crate) use tool::Runs;
+pub use tool::{Mirrored, Origin, Tool};
 
 /// What to do about a registry without tools: usually a crate of tools the linker dropped.
 pub(crate) const NOT_LINKED: &str = "no MCP tool is registered in this binary. The linker keeps \
@@ -191,7 +196,7 @@ impl Registry {
                 }
                 Err(NameError::TooLong(name)) => conflicts.push(Conflict::NamespacedNameTooLong {
                     name,
-                    location: tool.location(),
+                    location: tool.origin(),
                 }),
                 Err(other) => unreachable!("a valid canonical name namespaces: {other}"),
             }
@@ -253,21 +258,17 @@ impl Registry {
     ) -> Result<Registry, RegistryError> {
         // Link order varies between builds; the name (then the place) does not.
         tools.sort_by(|a, b| {
-            let place = |t: &Tool| {
-                let l = t.location();
-                (l.file, l.line, l.column)
-            };
             a.wire_name
                 .as_bytes()
                 .cmp(b.wire_name.as_bytes())
-                .then_with(|| place(a).cmp(&place(b)))
+                .then_with(|| a.origin().sort_key().cmp(&b.origin().sort_key()))
         });
         for pair in tools.windows(2) {
             if pair[0].wire_name == pair[1].wire_name {
                 conflicts.push(Conflict::DuplicateName {
                     name: pair[0].wire_name.clone(),
-                    first: pair[0].location(),
-                    second: pair[1].location(),
+                    first: pair[0].origin(),
+                    second: pair[1].origin(),
                 });
             }
         }

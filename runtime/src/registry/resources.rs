@@ -148,7 +148,7 @@ impl Resources {
                 conflicts.push(Conflict::MissingUiResource {
                     tool: tool.wire_name().to_owned(),
                     uri: uri.to_owned(),
-                    location: tool.location(),
+                    location: tool.origin(),
                     declared: resources.views().map(|v| v.uri().to_owned()).collect(),
                 });
             }

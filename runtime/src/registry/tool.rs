@@ -1,14 +1,16 @@
-//! One tool as a registry holds it: its registration, its names, and its `tools/list` JSON,
-//! ready to list and call.
+//! One tool as a registry holds it: where it comes from (its registration, or the server it is
+//! mounted from), its names, and its `tools/list` JSON, ready to list and call.
 
 use std::fmt;
 use std::ops::Range;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use bytes::Bytes;
 use serde_json::Value;
 
+#[cfg(feature = "gateway")]
+use super::mounted::Mounted;
 use crate::apps::ToolUi;
 use crate::content::ToolResult;
 use crate::handler::Handler;
@@ -22,7 +24,7 @@ use toolwright_rules as rules;
 
 /// One tool, ready to list and call.
 pub struct Tool {
-    pub(super) registration: &'static ToolRegistration,
+    pub(super) source: Source,
     /// The name `tools/list` shows and `tools/call` takes: the tool's name, or
     /// `<provider>__<tool>` on a namespaced registry.
     pub(super) wire_name: String,
@@ -45,6 +47,52 @@ pub struct Tool {
     /// The arguments its input schema mirrors in HTTP headers, read the first time they are
     /// asked for.
     pub(super) mirrored: OnceLock<Vec<Mirrored>>,
+}
+
+/// Where a tool is defined: in the binary, at a place in its source, or by a mounted server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// Linked into the binary, defined here.
+    Linked(Location),
+    /// Defined by the server mounted under this name.
+    Mounted(Arc<str>),
+}
+
+impl Origin {
+    /// A key that orders origins the same way on every run: by place, mounted ones last.
+    pub(super) fn sort_key(&self) -> (u8, &str, u32, u32) {
+        match self {
+            Origin::Linked(l) => (0, l.file, l.line, l.column),
+            Origin::Mounted(mount) => (1, mount, 0, 0),
+        }
+    }
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Linked(location) => location.fmt(f),
+            Origin::Mounted(mount) => write!(f, "the server mounted as `{mount}`"),
+        }
+    }
+}
+
+/// Where a tool comes from.
+pub(crate) enum Source {
+    /// `#[mcp_tool]`'s registration, linked into the binary.
+    Registered(&'static ToolRegistration),
+    /// A tool of a server the gateway mounts, forwarded to it.
+    #[cfg(feature = "gateway")]
+    Mounted(Arc<Mounted>),
+}
+
+/// What a call of a tool runs.
+pub(crate) enum Runs {
+    /// The function `#[mcp_tool]` registered.
+    Function(Handler),
+    /// A mounted tool's call, forwarded to its server.
+    #[cfg(feature = "gateway")]
+    Forwarded(Arc<Mounted>),
 }
 
 /// An argument the input schema mirrors in an HTTP header (`x-mcp-header`, SEP-2243): a client
@@ -76,17 +124,25 @@ impl Serialised {
 impl Tool {
     /// Its MCP Apps view and who may call it.
     pub fn ui(&self) -> ToolUi {
-        self.registration.ui
+        match &self.source {
+            Source::Registered(registration) => registration.ui,
+            #[cfg(feature = "gateway")]
+            Source::Mounted(_) => ToolUi::NONE,
+        }
     }
 
     /// Whether only the server's views may call it: its visibility leaves out the model.
     pub fn is_app_only(&self) -> bool {
-        !self.registration.ui.visibility().model
+        !self.ui().visibility().model
     }
 
-    /// The tool's own name, as `#[mcp_tool]` gave it.
-    pub fn name(&self) -> &'static str {
-        self.registration.name
+    /// The tool's own name, as `#[mcp_tool]` gave it, or as its own server calls it.
+    pub fn name(&self) -> &str {
+        match &self.source {
+            Source::Registered(registration) => registration.name,
+            #[cfg(feature = "gateway")]
+            Source::Mounted(mounted) => &mounted.name,
+        }
     }
 
     /// The name clients list and call: [`name`](Tool::name), or `<provider>__<tool>` in a
@@ -101,13 +157,21 @@ impl Tool {
     }
 
     /// The display name, if any.
-    pub fn title(&self) -> Option<&'static str> {
-        self.registration.title
+    pub fn title(&self) -> Option<&str> {
+        match &self.source {
+            Source::Registered(registration) => registration.title,
+            #[cfg(feature = "gateway")]
+            Source::Mounted(mounted) => mounted.title.as_deref(),
+        }
     }
 
     /// What the tool does.
-    pub fn description(&self) -> &'static str {
-        self.registration.description
+    pub fn description(&self) -> &str {
+        match &self.source {
+            Source::Registered(registration) => registration.description,
+            #[cfg(feature = "gateway")]
+            Source::Mounted(mounted) => &mounted.description,
+        }
     }
 
     /// The input schema as clients receive it.
@@ -127,49 +191,103 @@ impl Tool {
 
     /// The behaviour hints.
     pub fn annotations(&self) -> Annotations {
-        self.registration.annotations
+        match &self.source {
+            Source::Registered(registration) => registration.annotations,
+            #[cfg(feature = "gateway")]
+            Source::Mounted(mounted) => mounted.annotations,
+        }
     }
 
-    /// The tags.
+    /// The tags. A mounted tool has none: [`provider`](Tool::provider) names its server.
     pub fn tags(&self) -> &'static [&'static str] {
-        self.registration.tags
+        match &self.source {
+            Source::Registered(registration) => registration.tags,
+            #[cfg(feature = "gateway")]
+            Source::Mounted(_) => &[],
+        }
     }
 
     /// The OAuth scopes a caller's access token must grant (`#[mcp_tool(scopes = [...])]`).
     pub fn scopes(&self) -> &'static [&'static str] {
-        self.registration.scopes
+        match &self.source {
+            Source::Registered(registration) => registration.scopes,
+            #[cfg(feature = "gateway")]
+            Source::Mounted(_) => &[],
+        }
     }
 
     /// Whether the catalog always lists the tool.
     pub fn is_core(&self) -> bool {
-        self.registration.core
+        match &self.source {
+            Source::Registered(registration) => registration.core,
+            #[cfg(feature = "gateway")]
+            Source::Mounted(_) => false,
+        }
     }
 
-    /// The provider in the canonical name.
-    pub fn provider(&self) -> &'static str {
-        self.registration.provider
+    /// The provider in the canonical name: the crate's, or the mount's for a mounted tool.
+    pub fn provider(&self) -> &str {
+        match &self.source {
+            Source::Registered(registration) => registration.provider,
+            #[cfg(feature = "gateway")]
+            Source::Mounted(mounted) => &mounted.mount,
+        }
     }
 
     /// Whether the tool may run as a task, or only as one (`#[mcp_tool(task = "...")]`): what
     /// its `execution.taskSupport` tells clients, which a tool that is never a task leaves out.
     pub fn task_support(&self) -> TaskSupport {
-        self.registration.task
+        match &self.source {
+            Source::Registered(registration) => registration.task,
+            #[cfg(feature = "gateway")]
+            Source::Mounted(_) => TaskSupport::Forbidden,
+        }
     }
 
     /// How long a call may run before it is stopped, as `#[mcp_tool(timeout = "...")]` says;
     /// `None` for the server's limit ([`Server::call_timeout`](crate::Server::call_timeout)).
     pub fn timeout(&self) -> Option<Duration> {
-        self.registration.timeout
+        match &self.source {
+            Source::Registered(registration) => registration.timeout,
+            #[cfg(feature = "gateway")]
+            Source::Mounted(mounted) => mounted.timeout,
+        }
     }
 
     /// The application state types it takes (`State<T>` parameters).
     pub(crate) fn states(&self) -> &'static [StateType] {
-        self.registration.states
+        match &self.source {
+            Source::Registered(registration) => registration.states,
+            #[cfg(feature = "gateway")]
+            Source::Mounted(_) => &[],
+        }
     }
 
-    /// Where the tool is defined.
-    pub fn location(&self) -> Location {
-        self.registration.location
+    /// Where the tool is defined; `None` for a mounted tool, which its server defines.
+    pub fn location(&self) -> Option<Location> {
+        match &self.source {
+            Source::Registered(registration) => Some(registration.location),
+            #[cfg(feature = "gateway")]
+            Source::Mounted(_) => None,
+        }
+    }
+
+    /// Where the tool is defined: its place in the source, or the server it is mounted from.
+    pub fn origin(&self) -> Origin {
+        match &self.source {
+            Source::Registered(registration) => Origin::Linked(registration.location),
+            #[cfg(feature = "gateway")]
+            Source::Mounted(mounted) => Origin::Mounted(Arc::clone(&mounted.mount)),
+        }
+    }
+
+    /// The registration `#[mcp_tool]` made, for a tool linked into the binary.
+    pub(crate) fn registration(&self) -> Option<&'static ToolRegistration> {
+        match &self.source {
+            Source::Registered(registration) => Some(registration),
+            #[cfg(feature = "gateway")]
+            Source::Mounted(_) => None,
+        }
     }
 
     /// The tool as `tools/list` describes it.
@@ -221,8 +339,13 @@ impl Tool {
         &self.json.bytes[self.json.range.clone()]
     }
 
-    pub(crate) fn handler(&self) -> Handler {
-        self.registration.handler
+    /// What a call runs: a registered tool's function, or a mounted tool's forwarding.
+    pub(crate) fn runs(&self) -> Runs {
+        match &self.source {
+            Source::Registered(registration) => Runs::Function(registration.handler),
+            #[cfg(feature = "gateway")]
+            Source::Mounted(mounted) => Runs::Forwarded(Arc::clone(mounted)),
+        }
     }
 
     /// Checks arguments against the input schema; the error lists every problem, a line each.
@@ -272,7 +395,7 @@ impl fmt::Debug for Tool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Tool")
             .field("name", &self.name())
-            .field("location", &self.location())
+            .field("provider", &self.provider())
             .finish_non_exhaustive()
     }
 }
@@ -289,7 +412,7 @@ mod tests {
         // its check not compiled yet.
         let registration = Box::leak(Box::new(crate::fixtures::tool("broken", "")));
         let tool = Tool {
-            registration,
+            source: Source::Registered(registration),
             wire_name: "broken".to_owned(),
             canonical_name: CanonicalName::new("test", "broken").unwrap(),
             json: Serialised::new(br#"{"name";"broken"}"#.to_vec()),

@@ -73,6 +73,9 @@ pub struct Server {
     pub(super) layers: Layers,
     /// How tasks are kept and bounded.
     pub(super) tasks: TaskConfig,
+    /// The servers to mount as it starts, by name.
+    #[cfg(feature = "gateway")]
+    pub(super) mounts: Vec<(String, crate::gateway::Upstream)>,
 }
 
 /// A state built at start, by [`Server::state_from`]: its type, and what builds it.
@@ -114,7 +117,19 @@ impl Server {
             state_secret: None,
             layers: Layers::default(),
             tasks: TaskConfig::new(),
+            #[cfg(feature = "gateway")]
+            mounts: Vec::new(),
         }
+    }
+
+    /// Serves the tools of the server `upstream` beside this one's, each as `<name>__<tool>`
+    /// (canonical name `mcp::<name>::<tool>`), its calls forwarded there (feature `gateway`;
+    /// see [`gateway`](crate::gateway)). `name` is a provider name: 1 to 64 of `A-Z a-z 0-9 _
+    /// -`, with no `__`. The server is connected as this one starts.
+    #[cfg(feature = "gateway")]
+    pub fn mount(mut self, name: impl Into<String>, upstream: crate::gateway::Upstream) -> Server {
+        self.mounts.push((name.into(), upstream));
+        self
     }
 
     /// How the server keeps its [tasks](crate::tasks): their store, how long each is kept,

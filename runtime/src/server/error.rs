@@ -20,6 +20,16 @@ pub enum Error {
         /// Why, as its builder said.
         error: String,
     },
+    /// A server given to [`Server::mount`](crate::Server::mount) could not be mounted: it
+    /// could not be reached, or did not list its tools.
+    #[cfg(feature = "gateway")]
+    #[error("cannot mount `{mount}`: {error}")]
+    Mount {
+        /// The mount's name.
+        mount: String,
+        /// What the client met.
+        error: Box<crate::client::Error>,
+    },
     /// The OAuth settings (`http::Http::oauth`) cannot be served: an issuer or resource that is
     /// not an `https` URL, a resource missing where it cannot be derived, a malformed scope.
     #[cfg(feature = "oauth")]

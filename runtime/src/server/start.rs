@@ -27,6 +27,38 @@ impl Server {
         }
     }
 
+    /// `registry` with the tools of the servers given to [`mount`](Server::mount), which are
+    /// connected now.
+    #[cfg(feature = "gateway")]
+    pub(crate) async fn mount_into(&mut self, registry: Registry) -> Result<Registry, Error> {
+        let mounts = std::mem::take(&mut self.mounts);
+        if mounts.is_empty() {
+            return Ok(registry);
+        }
+        let tools = crate::gateway::mount_all(mounts)
+            .await
+            .map_err(|(mount, error)| Error::Mount {
+                mount,
+                error: Box::new(error),
+            })?;
+        Ok(registry.with_mounted(tools)?)
+    }
+
+    /// The tools to print or search, as [`take_registry`](Server::take_registry) gives them and
+    /// with the mounted servers' tools, for which a runtime of its own connects them.
+    #[cfg(feature = "cli")]
+    pub(crate) fn registry_to_print(&mut self) -> Result<Registry, Error> {
+        let registry = self.take_registry()?;
+        #[cfg(feature = "gateway")]
+        if !self.mounts.is_empty() {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
+            return runtime.block_on(self.mount_into(registry));
+        }
+        Ok(registry)
+    }
+
     /// Starts the server, as a transport serves it: its state built (see
     /// [`state_from`](Server::state_from)), its tools gathered and checked, its answers that do
     /// not change serialised. Fails, serving nothing, when a state cannot be built or the tools
@@ -47,6 +79,8 @@ impl Server {
             self.states.insert_any(pending.id, pending.name, value);
         }
         let registry = self.take_registry()?;
+        #[cfg(feature = "gateway")]
+        let registry = self.mount_into(registry).await?;
         let mut conflicts: Vec<Conflict> = self.catalog.conflicts(&registry);
         for tool in registry.tools() {
             for state in tool.states() {
@@ -54,7 +88,7 @@ impl Server {
                     conflicts.push(Conflict::MissingState {
                         tool: tool.wire_name().to_owned(),
                         state: (state.name)(),
-                        location: tool.location(),
+                        location: tool.origin(),
                     });
                 }
             }

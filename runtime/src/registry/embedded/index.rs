@@ -141,7 +141,11 @@ pub(in crate::registry) fn indexed(registry: &Registry) -> Vec<u8> {
         out.push(u8::from(tool.is_structured()));
         put(&mut out, tool.wire_name().as_bytes());
         scratch.clear();
-        registration_head(&mut scratch, tool.registration);
+        registration_head(
+            &mut scratch,
+            tool.registration()
+                .expect("an embedded manifest is built from the tools linked in, none mounted"),
+        );
         put(&mut out, &scratch);
     }
     put_u32(&mut out, json.len());

@@ -17,7 +17,7 @@ use std::sync::OnceLock;
 use bytes::Bytes;
 
 use super::conflict::{Conflict, REBUILT_OTHERWISE, RegistryError};
-use super::tool::{Serialised, Tool};
+use super::tool::{Serialised, Source, Tool};
 use super::{Registry, Resources};
 use crate::manifest::Manifest;
 use crate::names::CanonicalName;
@@ -169,7 +169,7 @@ impl Tool {
         entry: IndexEntry,
     ) -> Result<Tool, Conflict> {
         let mut tool = Tool {
-            registration,
+            source: Source::Registered(registration),
             wire_name,
             canonical_name,
             json: Serialised {

@@ -94,7 +94,7 @@ fn the_index_says_what_a_parser_reads_in_the_json() {
     for (entry, tool) in indexed.iter().zip(registry.tools()) {
         assert_eq!(&json[entry.range.clone()], tool.json());
         let mut linked = Vec::new();
-        registration_head(&mut linked, tool.registration);
+        registration_head(&mut linked, tool.registration().unwrap());
         assert_eq!(*entry.head, *linked, "{}", tool.name());
     }
     // Each member counts: another description is another head.
@@ -103,7 +103,7 @@ fn the_index_says_what_a_parser_reads_in_the_json() {
         &mut other,
         Some("Sum"),
         "Add two numbers.",
-        &registry.tools()[2].registration.annotations,
+        &registry.tools()[2].annotations(),
         Some(&json!({"taskSupport": "optional"})),
         None,
     );

@@ -17,7 +17,7 @@ use crate::context::{Context, Limit};
 use crate::handler::{BoxFuture, Handler, Output, panic_message};
 use crate::prompt::{Made, PromptArguments, PromptHandler};
 use crate::registration::{PromptRegistration, ResourceRegistration};
-use crate::registry::{Fixed, Found, Registry, Tool};
+use crate::registry::{Fixed, Found, Registry, Runs, Tool};
 use crate::resource::{Read, ResourceHandler, ResourceRequest};
 use crate::schema::check::problem_list;
 
@@ -162,14 +162,22 @@ fn past(limit: Limit, what: &str) -> String {
 /// Runs a tool, catching a panic, and shapes what it produced into its result. Dropping this
 /// future (the call was cancelled) drops the tool's future with it.
 async fn run_tool(tool: &Tool, arguments: Value, ctx: Context) -> ToolResult {
-    let caught = match tool.handler() {
-        Handler::Async(handler) => {
+    let caught = match tool.runs() {
+        Runs::Function(Handler::Async(handler)) => {
             AssertUnwindSafe(handler(arguments, ctx))
                 .catch_unwind()
                 .await
         }
-        Handler::Sync(handler) => panic::catch_unwind(AssertUnwindSafe(|| handler(arguments, ctx))),
-        Handler::Blocking(handler) => {
+        Runs::Function(Handler::Sync(handler)) => {
+            panic::catch_unwind(AssertUnwindSafe(|| handler(arguments, ctx)))
+        }
+        #[cfg(feature = "gateway")]
+        Runs::Forwarded(mounted) => {
+            AssertUnwindSafe(mounted.forward.call(&mounted.name, arguments, ctx))
+                .catch_unwind()
+                .await
+        }
+        Runs::Function(Handler::Blocking(handler)) => {
             let run = traced(move || handler(arguments, ctx));
             match tokio::task::spawn_blocking(run).await {
                 Ok(output) => Ok(output),

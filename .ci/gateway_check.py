@@ -1,0 +1,117 @@
+"""Drive toolwright-gateway, mounting servers nobody here wrote, with the official Python MCP SDK
+client (mcp 2.x).
+
+Usage:
+    python .ci/gateway_check.py -- target/debug/toolwright-gateway --config gateway.toml
+    python .ci/gateway_check.py --http -- target/debug/toolwright-gateway --config gateway.toml
+
+The configuration mounts notes-server as `notes`, `mcp-server-time` (PyPI) as `time` and
+`@modelcontextprotocol/server-everything` (npm) as `everything`. For each mode, [auto] (the SDK
+probes `server/discover`: the gateway speaks 2026-07-28) and [legacy] (`initialize`:
+2025-11-25), against a fresh gateway, on stdio or with --http over Streamable HTTP:
+  1. tools/list: every mounted server's tools under its name, sorted, nothing else;
+  2. calls forwarded to each server: notes__add_note (structured content), time__convert_time,
+     everything__echo; a tool error of a mounted server (notes__get_note of no note) comes back
+     as it was;
+  3. arguments checked by the gateway against the mounted tool's schema, naming the argument;
+     an unknown tool is JSON-RPC error -32602;
+  4. progress: everything__trigger-long-running-operation reports each step to the client's
+     progress callback, through the gateway.
+
+Prints one line per passed check and ends with "N passed, 0 failed"; on the first failure it
+prints the reason, "N passed, 1 failed", and exits 1.
+"""
+
+import json
+import sys
+
+import anyio
+from mcp import Client, MCPError
+from mcp.types import INVALID_PARAMS
+
+from mcp_checks import TIMEOUT, Checks, reported, server_command, serving, stdio_params, text_of
+
+EXPECTED_VERSION = {"auto": "2026-07-28", "legacy": "2025-11-25"}
+MOUNTS = ("everything__", "notes__", "time__")
+
+
+async def run_suite(c: Checks, client: Client) -> None:
+    tools = []
+    cursor = None
+    while True:
+        page = await client.list_tools(cursor=cursor) if cursor else await client.list_tools()
+        tools.extend(page.tools)
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    names = [t.name for t in tools]
+    c.ok(all(n.startswith(MOUNTS) for n in names) and names == sorted(names, key=str.encode),
+         f"{len(names)} tools, each under its mount's name, sorted", names)
+    for name in ("notes__add_note", "time__get_current_time", "everything__echo"):
+        c.ok(name in names, f"{name} is listed", names)
+
+    added = await client.call_tool("notes__add_note",
+                                   {"title": "Through the gateway", "body": "Forwarded."})
+    note = added.structured_content or {}
+    c.ok(not added.is_error and note.get("title") == "Through the gateway",
+         "notes__add_note forwarded, its structured content back", text_of(added))
+
+    converted = await client.call_tool("time__convert_time", {
+        "source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"})
+    said = json.loads(text_of(converted))
+    c.ok(said["target"]["datetime"][11:16] == "21:00", "time__convert_time forwarded",
+         text_of(converted))
+
+    echoed = await client.call_tool("everything__echo", {"message": "hello"})
+    c.ok(text_of(echoed) == "Echo: hello", "everything__echo forwarded", text_of(echoed))
+
+    missing = await client.call_tool("notes__get_note", {"id": 424242})
+    c.ok(missing.is_error and "424242" in text_of(missing),
+         "a mounted server's tool error comes back as it was", text_of(missing))
+
+    wrong = await client.call_tool("notes__add_note", {"title": 7, "body": "x"})
+    c.ok(wrong.is_error and "argument `title`" in text_of(wrong),
+         "the gateway checks arguments against the mounted tool's schema", text_of(wrong))
+
+    try:
+        await client.call_tool("nobody__nothing", {})
+        c.ok(False, "an unknown tool is refused", "it was answered")
+    except MCPError as e:
+        c.ok(e.error.code == INVALID_PARAMS, "an unknown tool is JSON-RPC error -32602",
+             repr(e.error))
+
+    steps: list[float] = []
+
+    async def progressed(progress: float, total: float | None, message: str | None) -> None:
+        steps.append(progress)
+
+    ran = await client.call_tool("everything__trigger-long-running-operation",
+                                 {"duration": 1, "steps": 3}, progress_callback=progressed)
+    c.ok(not ran.is_error and steps == [1.0, 2.0, 3.0],
+         "a mounted server's progress reaches the client", f"{steps} {text_of(ran)[:200]}")
+
+
+async def main(command: list[str], transport: str = "stdio") -> int:
+    params = stdio_params(command)
+    c = Checks()
+
+    async def both_modes() -> None:
+        for mode in ("auto", "legacy"):
+            c.label = mode if transport == "stdio" else f"{transport} {mode}"
+            with anyio.fail_after(10 * TIMEOUT):
+                async with (serving(c, transport, command, params) as server,
+                            Client(server, mode=mode, read_timeout_seconds=TIMEOUT) as client):
+                    version = EXPECTED_VERSION[mode]
+                    c.ok(client.protocol_version == version, f"negotiated protocol {version}",
+                         client.protocol_version)
+                    await run_suite(c, client)
+
+    return await reported(c, both_modes)
+
+
+if __name__ == "__main__":
+    argv = sys.argv[1:]
+    transport = "stdio"
+    if argv[:1] == ["--http"]:
+        transport, argv = "http", argv[1:]
+    sys.exit(anyio.run(main, server_command(argv, __doc__), transport))

@@ -1,0 +1,192 @@
+//! notes-server mounted by a gateway: its tools served under the mount's name beside the
+//! gateway's own, each call forwarded with its progress, and a server that dies mid-call
+//! answered for.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use toolwright::Server;
+use toolwright::gateway::Upstream;
+use toolwright::registry::Registry;
+use toolwright::testing::TestClient;
+
+const NOTES: &str = env!("CARGO_BIN_EXE_notes-server");
+
+/// A gateway that serves nothing of its own and mounts `upstream` as `notes`.
+async fn gateway(upstream: Upstream) -> TestClient {
+    Server::new("gateway", "1.0.0")
+        .registry(Registry::from_registrations([]).unwrap())
+        .mount("notes", upstream)
+        .test_client()
+        .await
+        .expect("the gateway starts")
+}
+
+#[tokio::test]
+async fn a_mounted_servers_tools_are_served_under_its_name_and_forwarded() {
+    let client = gateway(Upstream::command(NOTES, Vec::<String>::new())).await;
+    let tools = client.list_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert!(names.contains(&"notes__add_note"), "{names:?}");
+    assert!(
+        names.iter().all(|name| name.starts_with("notes__")),
+        "{names:?}"
+    );
+    // What notes-server says of its tool, under the mounted name.
+    let add_note = tools
+        .iter()
+        .find(|t| t["name"] == "notes__add_note")
+        .unwrap();
+    assert_eq!(
+        add_note["description"],
+        "Add a note to the notebook and return it with its new id."
+    );
+    assert_eq!(
+        add_note["inputSchema"]["required"],
+        json!(["title", "body"])
+    );
+
+    let added = client
+        .call(
+            "notes__add_note",
+            json!({"title": "Buy milk", "body": "Two litres."}),
+        )
+        .await
+        .unwrap();
+    assert!(!added.is_error(), "{}", added.text());
+    let note: Value = added.output().unwrap();
+    assert_eq!(note["title"], "Buy milk");
+
+    // The gateway checks arguments against the mounted tool's schema before forwarding.
+    let refused = client
+        .call("notes__add_note", json!({"title": 7}))
+        .await
+        .unwrap();
+    assert!(refused.is_error());
+    assert!(
+        refused.text().starts_with(
+            "invalid arguments for tool `notes__add_note`:\n- missing required argument `body`"
+        ),
+        "{}",
+        refused.text()
+    );
+
+    // A tool error of the mounted server reaches the client as it was.
+    let missing = client
+        .call("notes__get_note", json!({"id": 999}))
+        .await
+        .unwrap();
+    assert!(missing.is_error());
+    assert!(missing.text().contains("999"), "{}", missing.text());
+
+    // Progress the mounted server reports is passed on under the client's token.
+    let exported = client
+        .request(
+            "tools/call",
+            json!({
+                "name": "notes__export_notes",
+                "arguments": {"format": "markdown"},
+                "_meta": {"progressToken": "export-1"},
+            }),
+        )
+        .await
+        .unwrap();
+    assert!(
+        exported["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("# Buy milk")
+    );
+    let progress: Vec<Value> = client
+        .sent()
+        .into_iter()
+        .filter(|m| m["method"] == "notifications/progress")
+        .map(|m| m["params"].clone())
+        .collect();
+    assert_eq!(
+        progress.last(),
+        Some(&json!({
+            "progressToken": "export-1",
+            "progress": 1.0,
+            "total": 1.0,
+            "message": "1 of 1 notes",
+        })),
+        "{progress:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_mounted_server_that_dies_mid_call_fails_the_call_naming_it() {
+    let dir = std::env::temp_dir().join(format!("notes-gateway-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pid_file = dir.join("pid");
+    let script = format!("echo $$ > '{}'; exec '{NOTES}'", pid_file.display());
+    let client = std::sync::Arc::new(gateway(Upstream::command("sh", ["-c", &script])).await);
+    let waiting = {
+        let client = std::sync::Arc::clone(&client);
+        tokio::spawn(async move {
+            client
+                .call("notes__wait_for_note", json!({"text": "never"}))
+                .await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    std::process::Command::new("kill")
+        .args(["-KILL", pid.trim()])
+        .status()
+        .unwrap();
+    let died = tokio::time::timeout(Duration::from_secs(10), waiting)
+        .await
+        .expect("the call ends once the server dies")
+        .unwrap()
+        .unwrap();
+    assert!(died.is_error());
+    assert!(
+        died.text().starts_with(
+            "`notes` closed the connection before answering `tools/call`: the process exited"
+        ),
+        "{}",
+        died.text()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn a_mounted_server_past_the_mounts_time_limit_costs_its_caller_a_clear_error() {
+    let upstream =
+        Upstream::command(NOTES, Vec::<String>::new()).timeout(Some(Duration::from_millis(300)));
+    let client = gateway(upstream).await;
+    let waited = client
+        .call("notes__wait_for_note", json!({"text": "never"}))
+        .await
+        .unwrap();
+    assert!(waited.is_error());
+    assert_eq!(
+        waited.text(),
+        "tool `notes__wait_for_note` did not finish within its time limit of 300ms, and was stopped"
+    );
+    // The mounted server goes on serving.
+    let listed = client.call("notes__list_notes", json!({})).await.unwrap();
+    assert!(!listed.is_error(), "{}", listed.text());
+}
+
+#[tokio::test]
+async fn a_server_that_cannot_be_mounted_stops_the_start_naming_it() {
+    let refused = Server::new("gateway", "1.0.0")
+        .registry(Registry::from_registrations([]).unwrap())
+        .mount(
+            "ghost",
+            Upstream::command("/nonexistent/server", Vec::<String>::new()),
+        )
+        .test_client()
+        .await
+        .unwrap_err();
+    assert!(
+        refused.to_string().starts_with(
+            "cannot mount `ghost`: `ghost` could not be reached: `/nonexistent/server` could \
+             not be started: "
+        ),
+        "{refused}"
+    );
+}

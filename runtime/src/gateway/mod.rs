@@ -1,0 +1,30 @@
+//! Mounting other MCP servers (feature `gateway`): [`Server::mount`](crate::Server::mount) serves
+//! the tools of a server the gateway starts (stdio) or reaches (Streamable HTTP) beside its own,
+//! each under the mount's name, so that two servers' `search` never collide: `files__search` on
+//! the wire, `mcp::files::search` in the catalog. Calls are forwarded through the
+//! [`client`](crate::client), with their progress and cancellation; the call pipeline's layers,
+//! time limits and rate limits apply to them as to the server's own tools.
+//!
+//! ```no_run
+//! use toolwright::gateway::Upstream;
+//!
+//! fn main() -> std::process::ExitCode {
+//!     toolwright::server!()
+//!         .mount("time", Upstream::command("uvx", ["mcp-server-time"]))
+//!         .mount("notes", Upstream::url("https://notes.example.com/mcp"))
+//!         .run()
+//! }
+//! ```
+//!
+//! The mounted servers are connected as the server starts, all at once; one that cannot be
+//! reached, or lists a tool no client could call by its mounted name, stops the start with an
+//! error naming it.
+
+mod config;
+mod forward;
+mod upstream;
+
+pub use config::{Config, ConfigError};
+pub use upstream::Upstream;
+
+pub(crate) use forward::mount_all;
