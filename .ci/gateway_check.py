@@ -17,6 +17,8 @@ probes `server/discover`: the gateway speaks 2026-07-28) and [legacy] (`initiali
      an unknown tool is JSON-RPC error -32602;
   4. progress: everything__trigger-long-running-operation reports each step to the client's
      progress callback, through the gateway.
+Then once more in [auto] with `--catalog progressive`: `search_tools` ranks every server's tools
+together ("what time is it in Tokyo" finds the time server's first) and `call_tool` forwards.
 
 Prints one line per passed check and ends with "N passed, 0 failed"; on the first failure it
 prints the reason, "N passed, 1 failed", and exits 1.
@@ -106,7 +108,30 @@ async def main(command: list[str], transport: str = "stdio") -> int:
                          client.protocol_version)
                     await run_suite(c, client)
 
+        if transport == "stdio":
+            c.label = "progressive"
+            progressive = [*command, "--catalog", "progressive"]
+            with anyio.fail_after(10 * TIMEOUT):
+                async with Client(stdio_params(progressive), read_timeout_seconds=TIMEOUT) as client:
+                    await run_progressive(c, client)
+
     return await reported(c, both_modes)
+
+
+async def run_progressive(c: Checks, client: Client) -> None:
+    listed = [t.name for t in (await client.list_tools()).tools]
+    c.ok(listed[:2] == ["search_tools", "call_tool"], "the catalog lists its two meta-tools",
+         listed)
+    found = await client.call_tool("search_tools", {"query": "what time is it in Tokyo"})
+    names = [t["name"] for t in (found.structured_content or {}).get("tools", [])]
+    c.ok(names[:2] and all(n.startswith("time__") for n in names[:2]),
+         "search_tools ranks the mounted servers' tools together, the time server's first",
+         names[:5])
+    called = await client.call_tool("call_tool", {"name": "time__get_current_time",
+                                                  "arguments": {"timezone": "Asia/Tokyo"}})
+    said = json.loads(text_of(called))
+    c.ok(said.get("timezone") == "Asia/Tokyo", "call_tool forwards to the mounted server",
+         text_of(called)[:300])
 
 
 if __name__ == "__main__":

@@ -488,9 +488,16 @@ impl Server {
                 return ExitCode::FAILURE;
             }
         };
-        // A manifest of no tools is a contract of nothing: the tools crate was dropped.
+        // A manifest of no tools is a contract of nothing: the tools crate was dropped, or
+        // every mounted tool is held back.
         if registry.is_empty() {
-            eprintln!("error: {NOT_LINKED}");
+            match registry.held_count() {
+                0 => eprintln!("error: {NOT_LINKED}"),
+                held => eprintln!(
+                    "error: no tool to serve: the {held} tools of the mounted servers are held \
+                     back until they are approved (see above)"
+                ),
+            }
             return ExitCode::FAILURE;
         }
         // The manifest's notes are said where they matter, once: at each start of the server,

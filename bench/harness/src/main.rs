@@ -7,6 +7,7 @@
 //! cd bench && cargo run --release -p harness -- --modes     # only fresh servers' list then calls
 //! cd bench && cargo run --release -p harness -- --against <commit> # toolwright then and now
 //! cd bench && cargo run --release -p harness -- --telemetry # what the `otel` feature costs
+//! cd bench && cargo run --release -p harness -- --gateway   # what toolwright-gateway adds
 //! ```
 //!
 //! For each tool count (50 and 500) it builds every server for that count: toolwright deriving
@@ -21,6 +22,7 @@
 
 mod against;
 mod footprint;
+mod gateway;
 mod modes;
 mod report;
 mod server;
@@ -102,6 +104,11 @@ fn run() -> io::Result<()> {
             .next()
             .ok_or_else(|| io::Error::other("--against takes a commit"))?;
         println!("{}", against::measure(&workspace, &commit)?);
+        return Ok(());
+    }
+    if std::env::args().skip(1).any(|arg| arg == "--gateway") {
+        progress("gateway: echo direct and through toolwright-gateway; memory; 1,000 tools");
+        println!("{}", gateway::measure(&workspace)?);
         return Ok(());
     }
     if std::env::args().skip(1).any(|arg| arg == "--telemetry") {

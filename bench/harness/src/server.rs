@@ -37,6 +37,9 @@ pub(crate) enum Server {
     Rmcp,
     /// rmcp on `stdio_pipes()`: the pipes reopened non-blocking, on tokio's reactor.
     RmcpPipes,
+    /// `toolwright-gateway` mounting `toolwright-bench-server` (its configuration named by
+    /// `TOOLWRIGHT_GATEWAY_CONFIG`).
+    Gateway,
 }
 
 impl Server {
@@ -57,6 +60,7 @@ impl Server {
             Server::Toolwright => "toolwright-bench-server",
             Server::Embedded => "toolwright-embedded-bench-server",
             Server::Rmcp | Server::RmcpPipes => "rmcp-bench-server",
+            Server::Gateway => "toolwright-gateway",
         }
     }
 
@@ -80,6 +84,7 @@ impl fmt::Display for Server {
             Server::Embedded => "toolwright (embedded manifest)",
             Server::Rmcp => "rmcp stdio()",
             Server::RmcpPipes => "rmcp stdio_pipes()",
+            Server::Gateway => "toolwright-gateway",
         })
     }
 }
@@ -110,6 +115,17 @@ impl Connection {
         pinned: bool,
         env: &[(&str, &str)],
     ) -> io::Result<Connection> {
+        Connection::spawn_with_args(server, binary, pinned, server.args(), env)
+    }
+
+    /// [`spawn_with`](Connection::spawn_with), with `args` instead of the server's own.
+    pub(crate) fn spawn_with_args(
+        server: Server,
+        binary: &Path,
+        pinned: bool,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> io::Result<Connection> {
         let mut command = if pinned {
             let mut command = Command::new("taskset");
             command.args(["-c", "0"]).arg(binary);
@@ -118,7 +134,7 @@ impl Connection {
             Command::new(binary)
         };
         let mut child = command
-            .args(server.args())
+            .args(args)
             .env("RUST_LOG", "warn")
             .envs(env.iter().copied())
             .stdin(Stdio::piped())

@@ -26,7 +26,8 @@ const TOOLS: usize = 50;
 pub(crate) fn measure(workspace: &Workspace) -> io::Result<String> {
     workspace.build(&[Server::Toolwright], TOOLS)?;
     let default = workspace.binary(Server::Toolwright, TOOLS);
-    let otel = workspace.build_variant(Server::Toolwright, TOOLS, "otel", &["--features", "otel"])?;
+    let otel =
+        workspace.build_variant(Server::Toolwright, TOOLS, "otel", &["--features", "otel"])?;
     let endpoint = receiver()?;
     let mut table = format!(
         "| {TOOLS} tools, `echo` round trip, median of {RUNS} runs' medians (each run's) | \
@@ -69,7 +70,11 @@ pub(crate) fn measure(workspace: &Workspace) -> io::Result<String> {
         let _ = writeln!(
             table,
             "| {} | {} | {} | {} | {:+.1} µs | {:.1}% |",
-            if pinned { "pinned to one CPU" } else { "unpinned" },
+            if pinned {
+                "pinned to one CPU"
+            } else {
+                "unpinned"
+            },
             cell(default, &medians[0]),
             cell(quiet, &medians[1]),
             cell(exporting, &medians[2]),

@@ -81,7 +81,12 @@ impl Workspace {
         server: Server,
         tools: usize,
     ) -> io::Result<PathBuf> {
-        self.build_variant(server, tools, "no-default-features", &["--no-default-features"])
+        self.build_variant(
+            server,
+            tools,
+            "no-default-features",
+            &["--no-default-features"],
+        )
     }
 
     /// Builds a server with `tools` tools and the cargo `flags`, in a target directory of its
@@ -96,6 +101,20 @@ impl Workspace {
         let target = self.target.join(format!("tools-{tools}-{variant}"));
         self.cargo_build_packages(&[server.package()], tools, &target, flags)?;
         Ok(target.join("release").join(server.package()))
+    }
+
+    /// Builds `toolwright-gateway` from the repository's own workspace, in release mode, in a
+    /// target directory of its own; returns its binary.
+    pub(crate) fn build_gateway(&self) -> io::Result<PathBuf> {
+        let target = self.target.join("gateway");
+        self.cargo(
+            &self.repository().join("Cargo.toml"),
+            &[Server::Gateway.package()],
+            0,
+            &target,
+            &[],
+        )?;
+        Ok(target.join("release").join(Server::Gateway.package()))
     }
 
     /// A server binary's size in bytes after `strip`.

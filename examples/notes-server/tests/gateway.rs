@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use toolwright::Server;
-use toolwright::gateway::Upstream;
+use toolwright::gateway::{Lock, NewTools, Upstream, list_all};
 use toolwright::registry::Registry;
 use toolwright::testing::TestClient;
 
@@ -14,12 +14,96 @@ const NOTES: &str = env!("CARGO_BIN_EXE_notes-server");
 
 /// A gateway that serves nothing of its own and mounts `upstream` as `notes`.
 async fn gateway(upstream: Upstream) -> TestClient {
-    Server::new("gateway", "1.0.0")
+    locked_gateway(upstream, None).await
+}
+
+/// [`gateway`], serving the mounted tools as `lock` approved them, if given.
+async fn locked_gateway(upstream: Upstream, lock: Option<Lock>) -> TestClient {
+    let mut server = Server::new("gateway", "1.0.0")
         .registry(Registry::from_registrations([]).unwrap())
-        .mount("notes", upstream)
-        .test_client()
+        .mount("notes", upstream);
+    if let Some(lock) = lock {
+        server = server.lock(lock);
+    }
+    server.test_client().await.expect("the gateway starts")
+}
+
+async fn listed_names(client: &TestClient) -> Vec<String> {
+    let tools = client.list_tools().await.unwrap();
+    tools
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_tool_that_changed_since_it_was_approved_is_held_back_until_approved_again() {
+    let notes = || Upstream::command(NOTES, Vec::<String>::new());
+    let listed = list_all(&[("notes".to_owned(), notes())]).await.unwrap();
+    let now = &listed[0].tools;
+    // What a person approved differs from what the server lists now: `add_note`'s description
+    // changed since (as in a rug pull), and `get_note` is new.
+    let mut then = now.clone();
+    let add_note = then.iter_mut().find(|t| t["name"] == "add_note").unwrap();
+    add_note["description"] = json!("Add a note.");
+    then.retain(|t| t["name"] != "get_note");
+    let mut lock = Lock::default();
+    lock.approve("notes", &then);
+
+    let client = locked_gateway(notes(), Some(lock.clone())).await;
+    let names = listed_names(&client).await;
+    assert!(!names.contains(&"notes__add_note".to_owned()), "{names:?}");
+    assert!(!names.contains(&"notes__get_note".to_owned()), "{names:?}");
+    assert!(names.contains(&"notes__list_notes".to_owned()), "{names:?}");
+    let approve = "It is served once a person approves it in the gateway's lock \
+                   (`toolwright-gateway --approve` prints the change and approves it).";
+    let changed = client
+        .call("notes__add_note", json!({"title": "t", "body": "b"}))
         .await
-        .expect("the gateway starts")
+        .unwrap_err();
+    assert_eq!(changed.code, -32602);
+    assert_eq!(
+        changed.message,
+        format!(
+            "tool `notes__add_note` is held back: it changed since it was approved:\n  \
+             cosmetic: add_note: description changed\n{approve}"
+        )
+    );
+    let new = client
+        .call("notes__get_note", json!({"id": 1}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        new.message,
+        format!(
+            "tool `notes__get_note` is held back: it is new since the gateway's lock was \
+             written\n{approve}"
+        )
+    );
+
+    // A mount that admits new tools serves `get_note`, not the changed `add_note`.
+    let admitting = locked_gateway(notes().new_tools(NewTools::Admit), Some(lock.clone())).await;
+    let names = listed_names(&admitting).await;
+    assert!(names.contains(&"notes__get_note".to_owned()), "{names:?}");
+    assert!(!names.contains(&"notes__add_note".to_owned()), "{names:?}");
+
+    // Approved as they are now, both are served.
+    let changes: Vec<String> = lock
+        .approve("notes", now)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        changes,
+        [
+            "additive: get_note: tool added",
+            "cosmetic: add_note: description changed"
+        ]
+    );
+    let approved = locked_gateway(notes(), Some(lock)).await;
+    let names = listed_names(&approved).await;
+    assert!(names.contains(&"notes__add_note".to_owned()), "{names:?}");
+    assert!(names.contains(&"notes__get_note".to_owned()), "{names:?}");
 }
 
 #[tokio::test]

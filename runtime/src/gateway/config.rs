@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::Upstream;
+use super::{NewTools, Upstream};
 use crate::client::{Endpoint, Versions};
 
 /// A gateway's configuration, read from TOML.
@@ -36,9 +36,10 @@ use crate::client::{Endpoint, Versions};
 /// Each `[upstreams.<name>]` table mounts one server as `<name>`: `command` (the program and its
 /// arguments) with `env` and `cwd`, or `url` with `headers` and `bearer`; then `timeout` (a
 /// duration such as `"30s"`, or `"none"`; 60 s by default), `versions` (`"auto"`,
-/// `"handshake"` or `"stateless"`), and which tools to serve: `tools` (only these) and `hide`
-/// (all but these). In every string, `${NAME}` is the environment variable `NAME`; one that is
-/// not set is an error naming it.
+/// `"handshake"` or `"stateless"`), which tools to serve: `tools` (only these) or `hide` (all
+/// but these), and `new_tools` (`"hold"`, the default, or `"admit"`): what becomes of a tool the
+/// [`Lock`](super::Lock) does not pin. In every string, `${NAME}` is the environment variable
+/// `NAME`; one that is not set is an error naming it.
 #[derive(Clone, Debug)]
 pub struct Config {
     name: String,
@@ -99,6 +100,7 @@ struct UpstreamFile {
     tools: Option<Vec<String>>,
     #[serde(default)]
     hide: Vec<String>,
+    new_tools: Option<String>,
 }
 
 impl Config {
@@ -211,6 +213,17 @@ impl UpstreamFile {
                 other => {
                     return Err(format!(
                         "`versions = {other:?}`: expected \"auto\", \"handshake\" or \"stateless\""
+                    ));
+                }
+            });
+        }
+        if let Some(new_tools) = &self.new_tools {
+            upstream = upstream.new_tools(match new_tools.as_str() {
+                "hold" => NewTools::Hold,
+                "admit" => NewTools::Admit,
+                other => {
+                    return Err(format!(
+                        "`new_tools = {other:?}`: expected \"hold\" or \"admit\""
                     ));
                 }
             });

@@ -1,38 +1,53 @@
-//! The mounted servers connected as the server starts, their tools listed and made the
-//! registry's, and each call forwarded: its progress passed back, and cancelled upstream when
-//! it is cancelled here (the forwarding future dropped with the call).
+//! The mounted servers connected as the server starts, their tools listed, checked against the
+//! lock and made the registry's, and each call forwarded: its progress passed back, and
+//! cancelled upstream when it is cancelled here (the forwarding future dropped with the call).
 
 use std::sync::Arc;
 
 use futures_util::future::join_all;
 use serde_json::Value;
 
-use super::Upstream;
+use super::lock::{Lock, Pinned};
+use super::{NewTools, Upstream};
 use crate::client::{Client, Error};
 use crate::content::ToolResult;
 use crate::handler::{BoxFuture, Output};
 use crate::protocol::SERVER_INFO_KEY;
 use crate::registry::{Forward, Tool};
 
-/// Connects every mount at once and lists its tools: the tools to serve, or the first mount
-/// that failed, by its name, and why.
-pub(crate) async fn mount_all(
-    mounts: Vec<(String, Upstream)>,
-) -> Result<Vec<Tool>, (String, Error)> {
-    let connected = join_all(mounts.into_iter().map(|(name, upstream)| async move {
-        let tools = mount(&name, upstream).await;
-        (name, tools)
-    }))
-    .await;
-    let mut tools = Vec::new();
-    for (name, mounted) in connected {
-        tools.extend(mounted.map_err(|error| (name, error))?);
-    }
-    Ok(tools)
+/// What the mounted servers give the registry: the tools to serve, and those held back, by
+/// wire name, with why.
+pub(crate) struct Mounted {
+    pub(crate) tools: Vec<Tool>,
+    pub(crate) held: Vec<(String, String)>,
 }
 
-/// Connects the server mounted as `name` and makes its tools.
-async fn mount(name: &str, upstream: Upstream) -> Result<Vec<Tool>, Error> {
+/// Connects every mount at once and lists its tools: the tools to serve (those `lock` pins as
+/// they are listed now, when there is a lock) and those held back, or the first mount that
+/// failed, by its name, and why.
+pub(crate) async fn mount_all(
+    mounts: Vec<(String, Upstream)>,
+    lock: Option<&Lock>,
+) -> Result<Mounted, (String, Error)> {
+    let connected = join_all(mounts.into_iter().map(|(name, upstream)| async move {
+        let listed = connect(&name, &upstream).await;
+        (name, upstream, listed)
+    }))
+    .await;
+    let mut mounted = Mounted {
+        tools: Vec::new(),
+        held: Vec::new(),
+    };
+    for (name, upstream, listed) in connected {
+        let (client, listed) = listed.map_err(|error| (name.clone(), error))?;
+        mount(&name, &upstream, client, &listed, lock, &mut mounted);
+    }
+    Ok(mounted)
+}
+
+/// Connects the server mounted as `name` and lists the tools it serves: the client, and the
+/// tool objects, as the server sent them.
+async fn connect(name: &str, upstream: &Upstream) -> Result<(Client, Vec<Value>), Error> {
     let client = Client::builder()
         .name(name)
         .versions(upstream.versions)
@@ -47,21 +62,107 @@ async fn mount(name: &str, upstream: Upstream) -> Result<Vec<Tool>, Error> {
             "the configuration names a tool the server does not list"
         );
     }
+    let served = listed
+        .into_iter()
+        .filter(|tool| upstream.serves(tool.name()))
+        .map(|tool| tool.into_json())
+        .collect();
+    Ok((client, served))
+}
+
+/// Makes the tools of the server mounted as `name`, or holds them back as `lock` says.
+fn mount(
+    name: &str,
+    upstream: &Upstream,
+    client: Client,
+    listed: &[Value],
+    lock: Option<&Lock>,
+    mounted: &mut Mounted,
+) {
     let mount: Arc<str> = Arc::from(name);
     let forward: Arc<dyn Forward> = Arc::new(Forwarder { client });
-    let mut tools = Vec::with_capacity(listed.len());
-    for tool in listed.iter().filter(|tool| upstream.serves(tool.name())) {
-        match Tool::from_mount(&mount, tool.json(), Arc::clone(&forward), upstream.timeout) {
-            Ok(tool) => tools.push(tool),
+    let mut served = 0;
+    for tool in listed {
+        let pinned = lock.map_or(Pinned::Approved, |lock| lock.pinned(name, tool));
+        let held = match pinned {
+            Pinned::Approved => None,
+            Pinned::New if upstream.new_tools == NewTools::Admit => None,
+            Pinned::New => Some("it is new since the gateway's lock was written".to_owned()),
+            Pinned::Changed(lines) => Some(format!(
+                "it changed since it was approved:\n{}",
+                lines
+                    .iter()
+                    .map(|line| format!("  {line}"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )),
+        };
+        match Tool::from_mount(&mount, tool, Arc::clone(&forward), upstream.timeout) {
+            Ok(tool) => match held {
+                None => {
+                    served += 1;
+                    mounted.tools.push(tool);
+                }
+                Some(why) => {
+                    let wire = tool.wire_name().to_owned();
+                    tracing::warn!(mount = name, tool = wire, "held back: {why}");
+                    mounted.held.push((
+                        wire.clone(),
+                        format!(
+                            "tool `{wire}` is held back: {why}\nIt is served once a person \
+                             approves it in the gateway's lock (`toolwright-gateway --approve` \
+                             prints the change and approves it)."
+                        ),
+                    ));
+                }
+            },
             Err(reason) => tracing::warn!(
                 mount = name,
-                tool = tool.name(),
+                tool = tool["name"].as_str().unwrap_or_default(),
                 "a tool not served, since no client could call it by its mounted name: {reason}"
             ),
         }
     }
-    tracing::info!(mount = name, tools = tools.len(), "mounted");
-    Ok(tools)
+    if let Some(lock) = lock {
+        for gone in lock.unlisted(name, listed) {
+            tracing::warn!(
+                mount = name,
+                tool = gone,
+                "an approved tool the server no longer lists: gone"
+            );
+        }
+    }
+    tracing::info!(mount = name, tools = served, "mounted");
+}
+
+/// Each mounted server's tools, as it lists them now (with `tools` and `hide` applied): what
+/// [`Lock::approve`] takes.
+#[derive(Debug)]
+pub struct Listed {
+    /// The mount's name.
+    pub mount: String,
+    /// Its tool objects, as the server sent them.
+    pub tools: Vec<Value>,
+}
+
+/// Connects every server of `upstreams` at once and lists its tools, for a person to approve:
+/// the lists, by mount, or the first mount that failed, by its name, and why.
+pub async fn list_all(upstreams: &[(String, Upstream)]) -> Result<Vec<Listed>, (String, Error)> {
+    let listed = join_all(upstreams.iter().map(|(name, upstream)| async move {
+        let listed = connect(name, upstream).await;
+        (name, listed)
+    }))
+    .await;
+    let mut all = Vec::with_capacity(listed.len());
+    for (name, listed) in listed {
+        let (client, tools) = listed.map_err(|error| (name.clone(), error))?;
+        client.close().await;
+        all.push(Listed {
+            mount: name.clone(),
+            tools,
+        });
+    }
+    Ok(all)
 }
 
 /// Forwards calls to one mounted server.
@@ -70,7 +171,12 @@ struct Forwarder {
 }
 
 impl Forward for Forwarder {
-    fn call(&self, tool: &str, arguments: Value, ctx: crate::Context) -> BoxFuture<Output> {
+    fn call(
+        &self,
+        tool: &str,
+        arguments: Value,
+        ctx: crate::context::Context,
+    ) -> BoxFuture<Output> {
         let client = self.client.clone();
         let tool = tool.to_owned();
         Box::pin(async move {

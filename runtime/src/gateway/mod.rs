@@ -22,9 +22,12 @@
 
 mod config;
 mod forward;
+mod lock;
 mod upstream;
 
 pub use config::{Config, ConfigError};
-pub use upstream::Upstream;
+pub use forward::{Listed, list_all};
+pub use lock::{Lock, LockError};
+pub use upstream::{NewTools, Upstream};
 
 pub(crate) use forward::mount_all;

@@ -30,6 +30,20 @@ pub struct Upstream {
     pub(crate) only: Option<Vec<String>>,
     /// None of these.
     pub(crate) hidden: Vec<String>,
+    /// What becomes of a tool the lock does not know.
+    pub(crate) new_tools: NewTools,
+}
+
+/// What a gateway with a [`Lock`](super::Lock) does with a tool a mounted server lists that the
+/// lock does not pin: one added since it was written, or every tool of a server mounted since.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NewTools {
+    /// Held back, as a changed tool is, until a person approves it.
+    #[default]
+    Hold,
+    /// Served at once (and pinned at the next approval).
+    Admit,
 }
 
 impl Upstream {
@@ -42,6 +56,7 @@ impl Upstream {
             versions: Versions::Auto,
             only: None,
             hidden: Vec::new(),
+            new_tools: NewTools::Hold,
         }
     }
 
@@ -92,6 +107,12 @@ impl Upstream {
         S: Into<String>,
     {
         self.hidden.extend(tools.into_iter().map(Into::into));
+        self
+    }
+
+    /// What becomes of a tool the lock does not pin ([`NewTools::Hold`] by default).
+    pub fn new_tools(mut self, new_tools: NewTools) -> Upstream {
+        self.new_tools = new_tools;
         self
     }
 

@@ -13,8 +13,10 @@ mod embedded;
 mod mounted;
 mod prompts;
 mod resources;
+mod source;
 mod tool;
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use serde_json::Value;
@@ -33,7 +35,7 @@ use tool::Serialised;
 pub use crate::registration::{Annotations, Location};
 pub use conflict::{Conflict, RegistryError};
 #[cfg(feature = "gateway")]
-pub(crate) use mounted::Forward;
+pub(crate) use source::Forward;
 pub(crate) use tool::Runs;
 pub use tool::{Mirrored, Origin, Tool};
 
@@ -54,6 +56,9 @@ pub struct Registry {
     resources: Resources,
     /// The prompts, sorted by name.
     prompts: Vec<&'static PromptRegistration>,
+    /// Tools of mounted servers that are not served, by wire name, with why: a change since
+    /// they were approved, say.
+    held: BTreeMap<String, String>,
 }
 
 impl Registry {
@@ -294,6 +299,7 @@ impl Registry {
             manifest,
             resources,
             prompts: Vec::new(),
+            held: BTreeMap::new(),
         };
         registry.describe_beside();
         Ok(registry)
@@ -351,6 +357,17 @@ impl Registry {
     /// The prompts, sorted by name.
     pub(crate) fn prompts(&self) -> &[&'static PromptRegistration] {
         &self.prompts
+    }
+
+    /// How many tools of mounted servers are held back.
+    #[cfg(feature = "cli")]
+    pub(crate) fn held_count(&self) -> usize {
+        self.held.len()
+    }
+
+    /// Why the tool `name` of a mounted server is held back, if it is.
+    pub(crate) fn held_back(&self, name: &str) -> Option<&str> {
+        self.held.get(name).map(String::as_str)
     }
 
     /// The prompt with this name.

@@ -1,40 +1,18 @@
-//! A tool of a mounted server: built from the tool object its server lists, under the mount's
-//! name (`<mount>__<tool>` on the wire, `mcp::<mount>::<tool>` in the catalog), its calls
-//! forwarded to that server; and a registry that serves such tools beside its own.
+//! A tool of a mounted server built from the tool object its server lists, under the mount's
+//! name (`<mount>__<tool>` on the wire, `mcp::<mount>::<tool>` in the catalog); and a registry
+//! that serves such tools beside its own.
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use super::tool::{Serialised, Source, Tool};
+use super::source::{Forward, Mounted, Source};
+use super::tool::{Serialised, Tool};
 use super::{Registry, RegistryError};
-use crate::handler::{BoxFuture, Output};
 use crate::names::CanonicalName;
 use crate::registration::Annotations;
 use crate::schema::check::{ArgumentCheck, OutputCheck};
-
-/// A tool of a mounted server, as the registry holds it: what the server said of it, and how a
-/// call reaches it.
-pub(crate) struct Mounted {
-    /// The mount's name: the provider of its canonical name.
-    pub(crate) mount: Arc<str>,
-    /// The tool's name on its own server.
-    pub(crate) name: String,
-    pub(crate) title: Option<String>,
-    pub(crate) description: String,
-    pub(crate) annotations: Annotations,
-    /// How long a call may run, as the mount says.
-    pub(crate) timeout: Option<Duration>,
-    /// Runs a call on the server.
-    pub(crate) forward: Arc<dyn Forward>,
-}
-
-/// Carries a call of a mounted tool to its server: the tool's own name there, the arguments,
-/// and the call's context, whose progress and cancellation the forwarding passes on.
-pub(crate) trait Forward: Send + Sync {
-    fn call(&self, tool: &str, arguments: Value, ctx: crate::Context) -> BoxFuture<Output>;
-}
 
 impl Tool {
     /// The tool `listed` (a tool object, as its server's `tools/list` gave it) of the server
@@ -121,17 +99,20 @@ impl Tool {
 }
 
 impl Registry {
-    /// The same registry, serving the mounted `tools` too, all sorted by wire name; a wire name
-    /// taken twice stops it, naming both.
-    pub(crate) fn with_mounted(self, tools: Vec<Tool>) -> Result<Registry, RegistryError> {
-        if tools.is_empty() {
-            return Ok(self);
-        }
+    /// The same registry, serving the mounted `tools` too, all sorted by wire name, and
+    /// refusing the `held` ones (by wire name) with why; a wire name taken twice stops it,
+    /// naming both.
+    pub(crate) fn with_mounted(
+        self,
+        tools: Vec<Tool>,
+        held: Vec<(String, String)>,
+    ) -> Result<Registry, RegistryError> {
         let mut all = self.tools;
         all.extend(tools);
         let views: Vec<_> = self.resources.view_registrations().collect();
         let mut registry = Registry::assemble(all, views, Vec::new())?;
         registry.prompts = self.prompts;
+        registry.held = self.held.into_iter().chain(held).collect();
         registry.with_resources(self.resources.functions().collect::<Vec<_>>())
     }
 }

@@ -10,7 +10,8 @@ use bytes::Bytes;
 use serde_json::Value;
 
 #[cfg(feature = "gateway")]
-use super::mounted::Mounted;
+use super::source::Mounted;
+pub(crate) use super::source::Source;
 use crate::apps::ToolUi;
 use crate::content::ToolResult;
 use crate::handler::Handler;
@@ -75,15 +76,6 @@ impl fmt::Display for Origin {
             Origin::Mounted(mount) => write!(f, "the server mounted as `{mount}`"),
         }
     }
-}
-
-/// Where a tool comes from.
-pub(crate) enum Source {
-    /// `#[mcp_tool]`'s registration, linked into the binary.
-    Registered(&'static ToolRegistration),
-    /// A tool of a server the gateway mounts, forwarded to it.
-    #[cfg(feature = "gateway")]
-    Mounted(Arc<Mounted>),
 }
 
 /// What a call of a tool runs.

@@ -76,6 +76,9 @@ pub struct Server {
     /// The servers to mount as it starts, by name.
     #[cfg(feature = "gateway")]
     pub(super) mounts: Vec<(String, crate::gateway::Upstream)>,
+    /// The mounted tools as a person approved them.
+    #[cfg(feature = "gateway")]
+    pub(super) lock: Option<crate::gateway::Lock>,
 }
 
 /// A state built at start, by [`Server::state_from`]: its type, and what builds it.
@@ -119,6 +122,8 @@ impl Server {
             tasks: TaskConfig::new(),
             #[cfg(feature = "gateway")]
             mounts: Vec::new(),
+            #[cfg(feature = "gateway")]
+            lock: None,
         }
     }
 
@@ -129,6 +134,17 @@ impl Server {
     #[cfg(feature = "gateway")]
     pub fn mount(mut self, name: impl Into<String>, upstream: crate::gateway::Upstream) -> Server {
         self.mounts.push((name.into(), upstream));
+        self
+    }
+
+    /// Serves the mounted servers' tools only as `lock` approved them (feature `gateway`): a
+    /// tool whose description, schemas or annotations changed since is held back, absent from
+    /// the list and refused by name with what changed; a tool the lock does not pin is held
+    /// back too, or served, as its [`Upstream::new_tools`](crate::gateway::Upstream::new_tools)
+    /// says. Without a lock, every mounted tool is served as its server lists it.
+    #[cfg(feature = "gateway")]
+    pub fn lock(mut self, lock: crate::gateway::Lock) -> Server {
+        self.lock = Some(lock);
         self
     }
 

@@ -35,13 +35,13 @@ impl Server {
         if mounts.is_empty() {
             return Ok(registry);
         }
-        let tools = crate::gateway::mount_all(mounts)
+        let mounted = crate::gateway::mount_all(mounts, self.lock.as_ref())
             .await
             .map_err(|(mount, error)| Error::Mount {
                 mount,
                 error: Box::new(error),
             })?;
-        Ok(registry.with_mounted(tools)?)
+        Ok(registry.with_mounted(mounted.tools, mounted.held)?)
     }
 
     /// The tools to print or search, as [`take_registry`](Server::take_registry) gives them and

@@ -188,14 +188,20 @@ impl Calls {
                 .get(name)
                 .filter(|_| !disabled.tools.contains(name))
         };
+        // A mounted server's tool held back says why.
+        let held = |name: &str| self.registry.held_back(name).map(str::to_owned);
         let Some(progressive) = &self.progressive else {
             return match get(name) {
                 Some(tool) => direct(tool).map(|()| (tool, arguments)),
-                None => Err(NotRun::Protocol(format!("unknown tool `{name}`"))),
+                None => Err(NotRun::Protocol(
+                    held(name).unwrap_or_else(|| format!("unknown tool `{name}`")),
+                )),
             };
         };
         let unknown = |name: &str| {
-            format!("unknown tool `{name}`: `{SEARCH_TOOL}` finds the tools this server has")
+            held(name).unwrap_or_else(|| {
+                format!("unknown tool `{name}`: `{SEARCH_TOOL}` finds the tools this server has")
+            })
         };
         match name {
             SEARCH_TOOL => Err(NotRun::Answered(

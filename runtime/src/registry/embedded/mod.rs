@@ -151,6 +151,7 @@ impl Registry {
             manifest,
             resources,
             prompts: Vec::new(),
+            held: Default::default(),
         }
         .with_prompts(inventory::iter::<PromptRegistration>)?
         .with_resources(inventory::iter::<ResourceRegistration>)

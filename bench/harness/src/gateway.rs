@@ -1,0 +1,225 @@
+//! What the gateway costs: `echo` called on the bench server directly and through
+//! `toolwright-gateway` mounting it (`bench__echo`), in turn, unpinned and pinned; the gateway's
+//! memory with 10 mounted servers; and listing and searching 1,000 mounted tools.
+//!
+//! ```text
+//! cd bench && cargo run --release -p harness -- --gateway
+//! ```
+
+use std::fmt::Write as _;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::server::{Connection, Server};
+use crate::stats::{self, Samples};
+use crate::workspace::Workspace;
+use crate::{
+    CALL_REQUESTS, CALL_WARMUP, ECHO, LIST_REQUESTS, LIST_WARMUP, MIB, RUNS, pin_self, secs,
+};
+
+/// `echo`, as the gateway serves the bench server's.
+const BENCH_ECHO: &str = r#"{"name":"bench__echo","arguments":{"text":"hello"}}"#;
+/// Searches of the progressive catalog per run, after as many untimed.
+const SEARCHES: usize = 200;
+
+/// Runs every measure; returns the tables, in Markdown.
+pub(crate) fn measure(workspace: &Workspace) -> io::Result<String> {
+    workspace.build(&[Server::Toolwright], 50)?;
+    workspace.build(&[Server::Toolwright], 500)?;
+    let small = workspace.binary(Server::Toolwright, 50);
+    let large = workspace.binary(Server::Toolwright, 500);
+    let gateway = workspace.build_gateway()?;
+    let dir = workspace.root().join("target").join("gateway-configs");
+    std::fs::create_dir_all(&dir)?;
+
+    let mut out = String::new();
+    let one = configure(&gateway, &dir, "one", &[("bench", &small)])?;
+    out.push_str(&round_trips(&small, &gateway, &one)?);
+
+    let ten: Vec<(String, &Path)> = (0..10)
+        .map(|i| (format!("bench{i}"), small.as_path()))
+        .collect();
+    let ten: Vec<(&str, &Path)> = ten.iter().map(|(n, p)| (n.as_str(), *p)).collect();
+    let ten = configure(&gateway, &dir, "ten", &ten)?;
+    out.push_str(&memory(&small, &gateway, &ten)?);
+
+    let thousand = configure(&gateway, &dir, "thousand", &[("a", &large), ("b", &large)])?;
+    out.push_str(&listing(&large, &gateway, &thousand)?);
+    Ok(out)
+}
+
+/// Writes the configuration `name` mounting `mounts` and approves their tools: its path.
+fn configure(
+    gateway: &Path,
+    dir: &Path,
+    name: &str,
+    mounts: &[(&str, &Path)],
+) -> io::Result<PathBuf> {
+    let mut toml = String::from("name = \"bench-gateway\"\n");
+    for (mount, binary) in mounts {
+        let _ = writeln!(
+            toml,
+            "\n[upstreams.{mount}]\ncommand = [{:?}]",
+            binary.display().to_string()
+        );
+    }
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, toml)?;
+    let approved = Command::new(gateway)
+        .arg("--config")
+        .arg(&path)
+        .arg("--approve")
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()?;
+    if !approved.success() {
+        return Err(io::Error::other(format!(
+            "approving {} failed: {approved}",
+            path.display()
+        )));
+    }
+    Ok(path)
+}
+
+fn spawn_gateway(
+    gateway: &Path,
+    config: &Path,
+    pinned: bool,
+    args: &[&str],
+) -> io::Result<Connection> {
+    let config = config.display().to_string();
+    let mut connection = Connection::spawn_with_args(
+        Server::Gateway,
+        gateway,
+        pinned,
+        args,
+        &[("TOOLWRIGHT_GATEWAY_CONFIG", config.as_str())],
+    )?;
+    connection.initialize()?;
+    Ok(connection)
+}
+
+/// `RUNS` runs of one-at-a-time `echo` calls, direct and through the gateway in turn, unpinned
+/// and pinned to one CPU: a table row each.
+fn round_trips(bench: &Path, gateway: &Path, config: &Path) -> io::Result<String> {
+    let mut table = format!(
+        "| 50 tools, `echo` round trip, median of {RUNS} runs' medians (each run's) | direct | \
+         through `toolwright-gateway` | added | ratio |\n| --- | ---: | ---: | ---: | ---: |\n"
+    );
+    for pinned in [false, true] {
+        pin_self(pinned)?;
+        let mut direct = Connection::spawn(Server::Toolwright, bench, pinned)?;
+        direct.initialize()?;
+        let mut through = spawn_gateway(gateway, config, pinned, &[])?;
+        let mut runs: [Vec<f64>; 2] = Default::default();
+        for round in 0..RUNS {
+            for k in 0..2 {
+                let index = (round + k) % 2;
+                let (connection, call) = if index == 0 {
+                    (&mut direct, ECHO)
+                } else {
+                    (&mut through, BENCH_ECHO)
+                };
+                let mut samples = Samples::default();
+                for i in 0..CALL_WARMUP + CALL_REQUESTS {
+                    let (elapsed, _) = connection.call("tools/call", call)?;
+                    if i >= CALL_WARMUP {
+                        samples.push(elapsed);
+                    }
+                }
+                runs[index].push(secs(samples.median()) * 1e6);
+            }
+        }
+        direct.close()?;
+        through.close()?;
+        let [d, g] = runs.each_ref().map(|runs| stats::median(runs));
+        let cell = |median: f64, runs: &[f64]| {
+            let runs: Vec<String> = runs.iter().map(|run| format!("{run:.1}")).collect();
+            format!("{median:.1} µs ({})", runs.join(" · "))
+        };
+        let _ = writeln!(
+            table,
+            "| {} | {} | {} | +{:.1} µs | {:.2}× |",
+            if pinned {
+                "pinned to one CPU"
+            } else {
+                "unpinned"
+            },
+            cell(d, &runs[0]),
+            cell(g, &runs[1]),
+            g - d,
+            g / d,
+        );
+    }
+    pin_self(false)?;
+    Ok(table)
+}
+
+/// The gateway's memory with ten 50-tool servers mounted, after a list and a call of each, and
+/// one mounted server's, for scale.
+fn memory(bench: &Path, gateway: &Path, config: &Path) -> io::Result<String> {
+    let mut through = spawn_gateway(gateway, config, false, &[])?;
+    through.call("tools/list", "{}")?;
+    for i in 0..10 {
+        let call = BENCH_ECHO.replace("bench__", &format!("bench{i}__"));
+        through.call("tools/call", &call)?;
+    }
+    let (rss, peak) = (through.status_kib("VmRSS")?, through.status_kib("VmHWM")?);
+    through.close()?;
+    let mut alone = Connection::spawn(Server::Toolwright, bench, false)?;
+    alone.initialize()?;
+    alone.call("tools/list", "{}")?;
+    alone.call("tools/call", ECHO)?;
+    let upstream = alone.status_kib("VmRSS")?;
+    alone.close()?;
+    let mib = |kib: u64| kib as f64 * 1024.0 / MIB;
+    Ok(format!(
+        "\n| memory, after a list and a call of each | RSS | peak (VmHWM) |\n| --- | ---: | ---: |\n\
+         | `toolwright-gateway` with 10 mounted 50-tool servers (520 tools) | {:.1} MiB | {:.1} MiB |\n\
+         | one mounted server's own process, for scale | {:.1} MiB | – |\n",
+        mib(rss),
+        mib(peak),
+        mib(upstream),
+    ))
+}
+
+/// `tools/list` of the 1,004 tools of two mounted 500-tool servers, against one such server
+/// directly; and a `search_tools` query of the progressive catalog over them.
+fn listing(bench: &Path, gateway: &Path, config: &Path) -> io::Result<String> {
+    let time = |connection: &mut Connection, method: &str, params: &str| -> io::Result<f64> {
+        let mut samples = Samples::default();
+        for i in 0..LIST_WARMUP + LIST_REQUESTS {
+            let (elapsed, _) = connection.call(method, params)?;
+            if i >= LIST_WARMUP {
+                samples.push(elapsed);
+            }
+        }
+        Ok(secs(samples.median()) * 1e3)
+    };
+    let mut direct = Connection::spawn(Server::Toolwright, bench, false)?;
+    direct.initialize()?;
+    let direct_list = time(&mut direct, "tools/list", "{}")?;
+    direct.close()?;
+    let mut through = spawn_gateway(gateway, config, false, &[])?;
+    let gateway_list = time(&mut through, "tools/list", "{}")?;
+    through.close()?;
+    let mut catalog = spawn_gateway(gateway, config, false, &["--catalog", "progressive"])?;
+    let mut samples = Samples::default();
+    let search = r#"{"name":"search_tools","arguments":{"query":"add two numbers with a label"}}"#;
+    for i in 0..2 * SEARCHES {
+        let (elapsed, _) = catalog.call("tools/call", search)?;
+        if i >= SEARCHES {
+            samples.push(elapsed);
+        }
+    }
+    catalog.close()?;
+    Ok(format!(
+        "\n| listing and searching mounted tools, median | time |\n| --- | ---: |\n\
+         | `tools/list`, one 502-tool server directly | {direct_list:.2} ms |\n\
+         | `tools/list` through the gateway, two 502-tool servers mounted (1,004 tools) | {gateway_list:.2} ms |\n\
+         | `search_tools` (progressive catalog) over the 1,004 mounted tools | {:.0} µs |\n",
+        secs(samples.median()) * 1e6,
+    ))
+}
