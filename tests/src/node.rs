@@ -3,6 +3,12 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Mutex;
+
+/// Held while a folder is checked and installed: the tests of one binary run at once, and
+/// `npm ci` begins by removing `node_modules`, which would pull the files from under a program
+/// another test already runs from there.
+static INSTALLING: Mutex<()> = Mutex::new(());
 
 /// The `node` to run: `TOOLWRIGHT_NODE`, or the one on the `PATH`.
 pub fn node() -> String {
@@ -18,6 +24,7 @@ pub fn node() -> String {
 ///
 /// If the files cannot be copied, or `npm ci` cannot run or fails.
 pub fn installed(source: &Path, dir: &Path, files: &[&str], marker: &str, what: &str) -> PathBuf {
+    let _installing = INSTALLING.lock().unwrap_or_else(|e| e.into_inner());
     std::fs::create_dir_all(dir).unwrap();
     let lock = std::fs::read(source.join("package-lock.json")).unwrap();
     let current = std::fs::read(dir.join("package-lock.json")).ok();
