@@ -135,10 +135,6 @@ fn round_trips(bench: &Path, gateway: &Path, config: &Path) -> io::Result<String
         direct.close()?;
         through.close()?;
         let [d, g] = runs.each_ref().map(|runs| stats::median(runs));
-        let cell = |median: f64, runs: &[f64]| {
-            let runs: Vec<String> = runs.iter().map(|run| format!("{run:.1}")).collect();
-            format!("{median:.1} µs ({})", runs.join(" · "))
-        };
         let _ = writeln!(
             table,
             "| {} | {} | {} | +{:.1} µs | {:.2}× |",
@@ -147,8 +143,8 @@ fn round_trips(bench: &Path, gateway: &Path, config: &Path) -> io::Result<String
             } else {
                 "unpinned"
             },
-            cell(d, &runs[0]),
-            cell(g, &runs[1]),
+            stats::with_runs(d, &runs[0]),
+            stats::with_runs(g, &runs[1]),
             g - d,
             g / d,
         );

@@ -63,10 +63,6 @@ pub(crate) fn measure(workspace: &Workspace) -> io::Result<String> {
                 .collect::<Vec<f64>>()
         });
         let [default, quiet, exporting] = medians.each_ref().map(|runs| stats::median(runs));
-        let cell = |median: f64, runs: &[f64]| {
-            let runs: Vec<String> = runs.iter().map(|run| format!("{run:.1}")).collect();
-            format!("{median:.1} µs ({})", runs.join(" · "))
-        };
         let _ = writeln!(
             table,
             "| {} | {} | {} | {} | {:+.1} µs | {:.1}% |",
@@ -75,9 +71,9 @@ pub(crate) fn measure(workspace: &Workspace) -> io::Result<String> {
             } else {
                 "unpinned"
             },
-            cell(default, &medians[0]),
-            cell(quiet, &medians[1]),
-            cell(exporting, &medians[2]),
+            stats::with_runs(default, &medians[0]),
+            stats::with_runs(quiet, &medians[1]),
+            stats::with_runs(exporting, &medians[2]),
             exporting - default,
             (exporting - default) / default * 100.0,
         );

@@ -385,22 +385,7 @@ impl Link for Http {
 
     fn close(&self) -> BoxFuture<'_, ()> {
         Box::pin(async move {
-            if let Some(listening) = self
-                .listening
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .take()
-            {
-                listening.abort();
-            }
-            for (_, task) in self
-                .exchanges
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .drain()
-            {
-                task.abort();
-            }
+            self.stop_tasks();
             let session = self
                 .shared
                 .state
@@ -425,14 +410,15 @@ impl Link for Http {
     }
 }
 
-impl Drop for Http {
-    fn drop(&mut self) {
-        if let Some(listening) = self
+impl Http {
+    /// Stops the session's GET stream and every request's exchange.
+    fn stop_tasks(&self) {
+        let listening = self
             .listening
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .take()
-        {
+            .take();
+        if let Some(listening) = listening {
             listening.abort();
         }
         for (_, task) in self
@@ -443,5 +429,11 @@ impl Drop for Http {
         {
             task.abort();
         }
+    }
+}
+
+impl Drop for Http {
+    fn drop(&mut self) {
+        self.stop_tasks();
     }
 }
