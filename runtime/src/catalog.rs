@@ -6,7 +6,7 @@
 //! stays short; the whole catalog is still there, ranked by [`SearchIndex`], and every tool can
 //! be called, by `call_tool` or directly by name.
 
-use std::collections::BTreeSet;
+use crate::live::Disabled;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
@@ -152,13 +152,13 @@ pub(crate) enum Audience {
 }
 
 /// The tools `tools/list` shows `audience`, each its JSON, in order: in progressive mode the
-/// meta-tools and then the core tools, never one of the `disabled`; `None` for the manifest's
+/// meta-tools and then the core tools, never one disabled or held back; `None` for the manifest's
 /// tools as they are.
 pub(crate) fn listed(
     progressive: Option<&Progressive>,
     registry: &Registry,
     audience: Audience,
-    disabled: &BTreeSet<String>,
+    disabled: &Disabled,
 ) -> Option<Vec<Vec<u8>>> {
     let shown = |tool: &Tool| {
         let shown = match (progressive.is_some(), audience) {
@@ -167,7 +167,7 @@ pub(crate) fn listed(
             (true, Audience::Apps) => tool.is_core() || tool.is_app_only(),
             (true, Audience::Model) => tool.is_core() && !tool.is_app_only(),
         };
-        shown && !disabled.contains(tool.wire_name())
+        shown && !disabled.tool_off(tool.wire_name())
     };
     let meta = match progressive {
         Some(progressive) => progressive.descriptors.to_vec(),
@@ -314,9 +314,10 @@ impl Progressive {
             .collect()
     }
 
-    /// Runs `search_tools`: one page of the tools that match, the `disabled` left out, or a
+    /// Runs `search_tools`: one page of the tools that match, those disabled or held back left
+    /// out, or a
     /// tool error naming what is wrong with the arguments.
-    pub(crate) fn search(&self, arguments: Value, disabled: &BTreeSet<String>) -> ToolResult {
+    pub(crate) fn search(&self, arguments: Value, disabled: &Disabled) -> ToolResult {
         let search: Search = match read(SEARCH_TOOL, &self.search_check, arguments) {
             Ok(search) => search,
             Err(refused) => return refused,
@@ -333,7 +334,7 @@ impl Progressive {
             ));
         }
         let mut hits = self.ranked(&search.query);
-        hits.retain(|(tool, _)| !disabled.contains(tool.wire_name()));
+        hits.retain(|(tool, _)| !disabled.tool_off(tool.wire_name()));
         let tools: Vec<Value> = hits
             .iter()
             .skip(search.offset)
@@ -614,7 +615,7 @@ mod tests {
             "limit": MAX_LIMIT,
             "offset": u64::MAX,
         });
-        assert!(!catalog.search(at_limits, &BTreeSet::new()).is_error());
+        assert!(!catalog.search(at_limits, &Disabled::default()).is_error());
         let defaults = [
             json!({}),
             json!({"query": null, "detail": null, "limit": null, "offset": null}),
@@ -638,7 +639,7 @@ mod tests {
         // Words are counted as the search splits them: `listNotes` is two.
         let camel = |pairs: u32| {
             let query: Vec<String> = (0..pairs).map(|n| format!("x{n}Y{n}")).collect();
-            catalog.search(json!({"query": query.join(" ")}), &BTreeSet::new())
+            catalog.search(json!({"query": query.join(" ")}), &Disabled::default())
         };
         assert!(!camel(8).is_error());
         assert_eq!(
@@ -651,7 +652,8 @@ mod tests {
     #[test]
     fn search_arguments_are_checked_by_the_schema_search_tools_declares() {
         let catalog = empty();
-        let refused = |arguments: Value| error_text(&catalog.search(arguments, &BTreeSet::new()));
+        let refused =
+            |arguments: Value| error_text(&catalog.search(arguments, &Disabled::default()));
         assert_eq!(
             refused(json!({"limit": 0})),
             "invalid arguments for tool `search_tools`: argument `limit`: 0 is less than the \

@@ -4,7 +4,7 @@
 //! connection (stdio) or its GET stream (HTTP), and each `subscriptions/listen` stream of
 //! protocol 2026-07-28.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock, Weak};
 
@@ -93,9 +93,18 @@ pub(crate) struct Disabled {
     pub(crate) tools: BTreeSet<String>,
     pub(crate) prompts: BTreeSet<String>,
     pub(crate) resources: BTreeSet<String>,
+    /// Mounted tools held back since the server started, because their server changed them,
+    /// with why: out of the list, and refused by name with the reason.
+    pub(crate) held: BTreeMap<String, String>,
 }
 
 impl Disabled {
+    /// Whether the tool `name` is out of its list and unknown to calls: disabled, or held
+    /// back.
+    pub(crate) fn tool_off(&self, name: &str) -> bool {
+        self.tools.contains(name) || self.held.contains_key(name)
+    }
+
     fn set(&self, kind: Listed) -> &BTreeSet<String> {
         match kind {
             Listed::Tool => &self.tools,
@@ -247,6 +256,29 @@ impl Live {
             self.tell(kind.change());
         }
         Ok(())
+    }
+
+    /// Holds the tool `name` back, out of its list and refused by name with `why`, or serves
+    /// it again (`None`); a change is announced as a change of the list.
+    #[cfg(feature = "gateway")]
+    pub(crate) fn hold(&self, name: &str, why: Option<String>) {
+        let changed = {
+            let mut disabled = self.disabled.write().unwrap_or_else(|e| e.into_inner());
+            let mut changed = (**disabled).clone();
+            let listed_before = !changed.held.contains_key(name);
+            match why {
+                Some(why) => changed.held.insert(name.to_owned(), why),
+                None => changed.held.remove(name),
+            };
+            let differs = listed_before == changed.held.contains_key(name);
+            *disabled = Arc::new(changed);
+            differs
+        };
+        // The message may change while the tool stays held: the list is the same.
+        if changed {
+            self.version.fetch_add(1, Ordering::Release);
+            self.tell(Changed::Tools);
+        }
     }
 
     /// What is disabled now: a snapshot, which later changes leave as it is.

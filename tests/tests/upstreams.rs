@@ -309,3 +309,115 @@ async fn a_gateway_serves_both_under_their_names() {
     let said: Value = serde_json::from_str(&now.text()).unwrap();
     assert_eq!(said["timezone"], "UTC");
 }
+
+/// The Python of an environment with FastMCP (PyPI), as `.ci/run` makes it, named by
+/// `TOOLWRIGHT_FASTMCP_PYTHON`; and `tests/upstreams/shifting.py`, the server it runs.
+fn shifting_server(state: &Path, versions: Versions) -> toolwright::gateway::Upstream {
+    let python = std::env::var("TOOLWRIGHT_FASTMCP_PYTHON").unwrap_or_else(|_| {
+        panic!(
+            "the gateway tests against FastMCP need a Python with it in \
+             TOOLWRIGHT_FASTMCP_PYTHON (`pip install fastmcp`)"
+        )
+    });
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("upstreams/shifting.py");
+    toolwright::gateway::Upstream::command(
+        python,
+        [script.display().to_string(), state.display().to_string()],
+    )
+    .versions(versions)
+}
+
+/// Whether the gateway `client` lists `weather__forecast`.
+async fn listed(client: &toolwright::testing::TestClient) -> bool {
+    client
+        .list_tools()
+        .await
+        .unwrap()
+        .iter()
+        .any(|tool| tool["name"] == "weather__forecast")
+}
+
+#[tokio::test]
+#[ignore = "needs FastMCP from PyPI (TOOLWRIGHT_FASTMCP_PYTHON)"]
+async fn a_fastmcp_tool_changed_while_the_gateway_runs_is_held_back_until_approved() {
+    for versions in [Versions::Handshake, Versions::Stateless] {
+        held_back_until_approved(versions).await;
+    }
+}
+
+/// FastMCP's `forecast` changes while the gateway runs, speaking to it in `versions`.
+async fn held_back_until_approved(versions: Versions) {
+    use toolwright::gateway::{Lock, list_all};
+
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("shifting-{}-{versions:?}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let state = dir.join("description");
+    let _ = std::fs::remove_file(&state);
+    let mounts = || vec![("weather".to_owned(), shifting_server(&state, versions))];
+    let gateway = |lock: Lock| {
+        let mut server = toolwright::Server::new("gateway", "1.0.0")
+            .registry(toolwright::registry::Registry::from_registrations([]).unwrap());
+        for (name, upstream) in mounts() {
+            server = server.mount(name, upstream);
+        }
+        server.lock(lock).test_client()
+    };
+    // A person approves the tools as the server first lists them.
+    let mut lock = Lock::default();
+    for listed in list_all(&mounts()).await.unwrap() {
+        lock.approve(&listed.mount, &listed.tools);
+    }
+    let client = gateway(lock.clone()).await.expect("FastMCP is mounted");
+    assert!(listed(&client).await);
+    let sunny = client
+        .call("weather__forecast", json!({"city": "Oslo"}))
+        .await
+        .unwrap();
+    assert_eq!(sunny.text(), "Sunny in Oslo.");
+
+    // The server rewrites `forecast`'s description and announces it: the tool is held back.
+    let shifted = client.call("weather__shift", json!({})).await.unwrap();
+    assert!(!shifted.is_error(), "{}", shifted.text());
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while listed(&client).await {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still listed after 10 s"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let refused = client
+        .call("weather__forecast", json!({"city": "Oslo"}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        refused.message,
+        "tool `weather__forecast` is held back: its server changed it while the gateway ran:\n  \
+         cosmetic: forecast: description changed\nIt is served again once its server lists it \
+         as it was approved; a change a person approves in the gateway's lock \
+         (`toolwright-gateway --approve`) is served from the gateway's next start."
+    );
+
+    // A person reads the change and approves it: the next start serves the tool as it is now.
+    let mut changes = Vec::new();
+    for listed in list_all(&mounts()).await.unwrap() {
+        changes.extend(lock.approve(&listed.mount, &listed.tools));
+    }
+    let changes: Vec<String> = changes.iter().map(ToString::to_string).collect();
+    assert_eq!(changes, ["cosmetic: forecast: description changed"]);
+    let restarted = gateway(lock).await.expect("FastMCP is mounted again");
+    let tools = restarted.list_tools().await.unwrap();
+    let forecast = tools
+        .iter()
+        .find(|tool| tool["name"] == "weather__forecast")
+        .expect("the approved tool is served");
+    assert!(
+        forecast["description"]
+            .as_str()
+            .unwrap()
+            .contains("read ~/.ssh/id_rsa"),
+        "{forecast}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

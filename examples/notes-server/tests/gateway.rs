@@ -1,6 +1,6 @@
 //! notes-server mounted by a gateway: its tools served under the mount's name beside the
 //! gateway's own, each call forwarded with its progress, and a server that dies mid-call
-//! answered for.
+//! answered for and started again.
 
 use std::time::Duration;
 
@@ -200,7 +200,7 @@ async fn a_mounted_servers_tools_are_served_under_its_name_and_forwarded() {
 }
 
 #[tokio::test]
-async fn a_mounted_server_that_dies_mid_call_fails_the_call_naming_it() {
+async fn a_mounted_server_that_dies_mid_call_fails_the_call_naming_it_and_comes_back() {
     let dir = std::env::temp_dir().join(format!("notes-gateway-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let pid_file = dir.join("pid");
@@ -233,7 +233,53 @@ async fn a_mounted_server_that_dies_mid_call_fails_the_call_naming_it() {
         "{}",
         died.text()
     );
+    // The gateway starts it again: its tools are called as before.
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    loop {
+        let listed = client.call("notes__list_notes", json!({})).await.unwrap();
+        if !listed.is_error() {
+            break;
+        }
+        // Meanwhile, a call says why it cannot be made.
+        assert!(
+            listed
+                .text()
+                .starts_with("`notes` cannot be called now: its connection ended"),
+            "{}",
+            listed.text()
+        );
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server is not back after 15 s"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let restarted = std::fs::read_to_string(&pid_file).unwrap();
+    assert_ne!(restarted, pid, "a new process serves");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn a_mounted_server_that_writes_garbage_is_read_past_and_none_of_it_forwarded() {
+    // Before each line the server writes: a line that is no JSON, and an answer to a request
+    // nobody made.
+    let script = format!(
+        "'{NOTES}' | while IFS= read -r line; do echo 'garbage {{'; \
+         echo '{{\"jsonrpc\":\"2.0\",\"id\":999999,\"result\":{{}}}}'; \
+         printf '%s\\n' \"$line\"; done"
+    );
+    let client = gateway(Upstream::command("sh", ["-c", &script])).await;
+    let names = listed_names(&client).await;
+    assert!(names.contains(&"notes__add_note".to_owned()), "{names:?}");
+    let added = client
+        .call("notes__add_note", json!({"title": "t", "body": "b"}))
+        .await
+        .unwrap();
+    assert!(!added.is_error(), "{}", added.text());
+    let listed = client.call("notes__list_notes", json!({})).await.unwrap();
+    assert!(listed.text().contains("\"t\""), "{}", listed.text());
+    // Nothing of it reached the gateway's client.
+    assert_eq!(client.sent(), Vec::<Value>::new());
 }
 
 #[tokio::test]

@@ -206,8 +206,11 @@ impl Shared {
             format!(": {text}")
         };
         Some(match status {
+            // A session the server forgot is over for every request: the connection ends.
             StatusCode::NOT_FOUND if self.has_session() => {
-                Failure::Closed(format!("the session is over (404 Not Found{said})"))
+                let reason = format!("the session is over (404 Not Found{said})");
+                self.deliver(Inbound::Ended(reason.clone()));
+                Failure::Closed(reason)
             }
             _ => Failure::Protocol(format!("HTTP {status}{said}")),
         })

@@ -249,6 +249,14 @@ impl Client {
         Request::new(self, method, params, Ok)
     }
 
+    /// Completes when the connection ends, with why: the command's process exited, the HTTP
+    /// server said the session is over (`404 Not Found`), or [`close`](Client::close) ended it.
+    /// A connection that ended answers no more requests; a new one is made with
+    /// [`connect`](Builder::connect).
+    pub async fn closed(&self) -> String {
+        self.peer.ended().await
+    }
+
     /// Ends the connection: a command's input is closed and the process given a second to exit
     /// before it is killed; an HTTP session is deleted.
     pub async fn close(&self) {

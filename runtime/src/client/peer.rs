@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::AbortHandle;
 
 use super::error::Error;
@@ -29,7 +29,7 @@ pub(crate) struct Peer {
     /// The server's requests being answered, by id as JSON, so that it can cancel them.
     answering: Mutex<HashMap<String, AbortHandle>>,
     /// Why the connection ended, once it has.
-    ended: Mutex<Option<String>>,
+    ended: watch::Sender<Option<String>>,
 }
 
 /// A request of ours, until its answer comes.
@@ -69,7 +69,7 @@ impl Peer {
             next_id: AtomicI64::new(0),
             waiting: Mutex::new(HashMap::new()),
             answering: Mutex::new(HashMap::new()),
-            ended: Mutex::new(None),
+            ended: watch::Sender::new(None),
         });
         tokio::spawn(pump(Arc::downgrade(&peer), inbound));
         peer
@@ -105,7 +105,7 @@ impl Peer {
                     progress: options.progress,
                 },
             );
-        let ended = self.ended.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let ended = self.ended.borrow().clone();
         if let Some(reason) = ended {
             self.forget(id);
             return Err(self.closed(method, reason));
@@ -163,10 +163,24 @@ impl Peer {
             }),
             // The peer forgot it without an answer: the connection ended.
             Err(_) => {
-                let reason = self.ended.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                let reason = self.ended.borrow().clone();
                 Err(self.closed(method, reason.unwrap_or_else(|| "it ended".to_owned())))
             }
         }
+    }
+
+    /// Completes when the connection ends: why it did.
+    pub(crate) async fn ended(&self) -> String {
+        let mut ended = self.ended.subscribe();
+        let reason = ended
+            .wait_for(Option::is_some)
+            .await
+            .map(|reason| reason.clone());
+        // The sender lives as long as the peer, which `self` borrows.
+        reason
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| "it ended".to_owned())
     }
 
     /// Sends the notification `method` with `params`.
@@ -213,7 +227,7 @@ impl Peer {
     /// The connection ended for `reason`: every request waiting fails with it.
     fn end(&self, reason: String) {
         tracing::debug!(target: "toolwright::client", server = %self.name, "connection ended: {reason}");
-        *self.ended.lock().unwrap_or_else(|e| e.into_inner()) = Some(reason.clone());
+        self.ended.send_replace(Some(reason.clone()));
         let waiting: Vec<Waiting> = self
             .waiting
             .lock()

@@ -6,8 +6,11 @@ use std::sync::Arc;
 
 use futures_util::future::join_all;
 use serde_json::Value;
+use tokio::sync::mpsc;
 
+use super::connect::connect;
 use super::lock::{Lock, Pinned};
+use super::watch::{Connection, Served, Watch, indented};
 use super::{NewTools, Upstream};
 use crate::client::{Client, Error};
 use crate::content::ToolResult;
@@ -16,10 +19,11 @@ use crate::protocol::SERVER_INFO_KEY;
 use crate::registry::{Forward, Tool};
 
 /// What the mounted servers give the registry: the tools to serve, and those held back, by
-/// wire name, with why.
+/// wire name, with why; and each server's watch, to start once the gateway serves.
 pub(crate) struct Mounted {
     pub(crate) tools: Vec<Tool>,
     pub(crate) held: Vec<(String, String)>,
+    pub(crate) watches: Vec<Watch>,
 }
 
 /// Connects every mount at once and lists its tools: the tools to serve (those `lock` pins as
@@ -30,58 +34,49 @@ pub(crate) async fn mount_all(
     lock: Option<&Lock>,
 ) -> Result<Mounted, (String, Error)> {
     let connected = join_all(mounts.into_iter().map(|(name, upstream)| async move {
-        let listed = connect(&name, &upstream).await;
-        (name, upstream, listed)
+        let changes = mpsc::unbounded_channel();
+        let listed = connect(&name, &upstream, Some(changes.0.clone())).await;
+        (name, upstream, changes, listed)
     }))
     .await;
     let mut mounted = Mounted {
         tools: Vec::new(),
         held: Vec::new(),
+        watches: Vec::new(),
     };
-    for (name, upstream, listed) in connected {
+    for (name, upstream, changes, listed) in connected {
         let (client, listed) = listed.map_err(|error| (name.clone(), error))?;
-        mount(&name, &upstream, client, &listed, lock, &mut mounted);
-    }
-    Ok(mounted)
-}
-
-/// Connects the server mounted as `name` and lists the tools it serves: the client, and the
-/// tool objects, as the server sent them.
-async fn connect(name: &str, upstream: &Upstream) -> Result<(Client, Vec<Value>), Error> {
-    let client = Client::builder()
-        .name(name)
-        .versions(upstream.versions)
-        .connect(upstream.endpoint.clone())
-        .await?;
-    let listed = client.list_tools().await?;
-    let names: Vec<&str> = listed.iter().map(|tool| tool.name()).collect();
-    for unknown in upstream.unknown(&names) {
-        tracing::warn!(
-            mount = name,
-            tool = unknown,
-            "the configuration names a tool the server does not list"
+        mount(
+            &name,
+            upstream,
+            client,
+            &listed,
+            lock,
+            changes,
+            &mut mounted,
         );
     }
-    let served = listed
-        .into_iter()
-        .filter(|tool| upstream.serves(tool.name()))
-        .map(|tool| tool.into_json())
-        .collect();
-    Ok((client, served))
+    Ok(mounted)
 }
 
 /// Makes the tools of the server mounted as `name`, or holds them back as `lock` says.
 fn mount(
     name: &str,
-    upstream: &Upstream,
+    upstream: Upstream,
     client: Client,
     listed: &[Value],
     lock: Option<&Lock>,
+    changes: (mpsc::UnboundedSender<()>, mpsc::UnboundedReceiver<()>),
     mounted: &mut Mounted,
 ) {
     let mount: Arc<str> = Arc::from(name);
-    let forward: Arc<dyn Forward> = Arc::new(Forwarder { client });
-    let mut served = 0;
+    let connection = Arc::new(Connection::new(client));
+    let forward: Arc<dyn Forward> = Arc::new(Forwarder {
+        mount: Arc::clone(&mount),
+        connection: Arc::clone(&connection),
+    });
+    let mut served = Vec::new();
+    let mut held_at_start = Vec::new();
     for tool in listed {
         let pinned = lock.map_or(Pinned::Approved, |lock| lock.pinned(name, tool));
         let held = match pinned {
@@ -90,21 +85,22 @@ fn mount(
             Pinned::New => Some("it is new since the gateway's lock was written".to_owned()),
             Pinned::Changed(lines) => Some(format!(
                 "it changed since it was approved:\n{}",
-                lines
-                    .iter()
-                    .map(|line| format!("  {line}"))
-                    .collect::<Vec<_>>()
-                    .join("\n")
+                indented(&lines)
             )),
         };
         match Tool::from_mount(&mount, tool, Arc::clone(&forward), upstream.timeout) {
-            Ok(tool) => match held {
+            Ok(mounted_tool) => match held {
                 None => {
-                    served += 1;
-                    mounted.tools.push(tool);
+                    served.push(Served {
+                        name: tool["name"].as_str().unwrap_or_default().to_owned(),
+                        wire: mounted_tool.wire_name().to_owned(),
+                        approved: tool.clone(),
+                    });
+                    mounted.tools.push(mounted_tool);
                 }
                 Some(why) => {
-                    let wire = tool.wire_name().to_owned();
+                    let wire = mounted_tool.wire_name().to_owned();
+                    held_at_start.push(wire.clone());
                     tracing::warn!(mount = name, tool = wire, "held back: {why}");
                     mounted.held.push((
                         wire.clone(),
@@ -132,7 +128,18 @@ fn mount(
             );
         }
     }
-    tracing::info!(mount = name, tools = served, "mounted");
+    tracing::info!(mount = name, tools = served.len(), "mounted");
+    let admits_new = lock.is_none() || upstream.new_tools == NewTools::Admit;
+    mounted.watches.push(Watch {
+        mount,
+        upstream,
+        connection,
+        served,
+        held_at_start,
+        admits_new,
+        announce: changes.0,
+        changes: changes.1,
+    });
 }
 
 /// Each mounted server's tools, as it lists them now (with `tools` and `hide` applied): what
@@ -149,7 +156,7 @@ pub struct Listed {
 /// the lists, by mount, or the first mount that failed, by its name, and why.
 pub async fn list_all(upstreams: &[(String, Upstream)]) -> Result<Vec<Listed>, (String, Error)> {
     let listed = join_all(upstreams.iter().map(|(name, upstream)| async move {
-        let listed = connect(name, upstream).await;
+        let listed = connect(name, upstream, None).await;
         (name, listed)
     }))
     .await;
@@ -167,7 +174,8 @@ pub async fn list_all(upstreams: &[(String, Upstream)]) -> Result<Vec<Listed>, (
 
 /// Forwards calls to one mounted server.
 struct Forwarder {
-    client: Client,
+    mount: Arc<str>,
+    connection: Arc<Connection>,
 }
 
 impl Forward for Forwarder {
@@ -177,7 +185,13 @@ impl Forward for Forwarder {
         arguments: Value,
         ctx: crate::context::Context,
     ) -> BoxFuture<Output> {
-        let client = self.client.clone();
+        let client = match self.connection.client() {
+            Ok(client) => client,
+            Err(why) => {
+                let unreachable = format!("`{}` cannot be called now: {why}", self.mount);
+                return Box::pin(async move { Output::Error(unreachable) });
+            }
+        };
         let tool = tool.to_owned();
         Box::pin(async move {
             let progress = ctx.clone();

@@ -137,13 +137,7 @@ impl Lock {
         let name = tool["name"].as_str().unwrap_or_default();
         match self.upstreams.get(mount).and_then(|tools| tools.get(name)) {
             None => Pinned::New,
-            Some(approved) if hash(approved) == hash(tool) => Pinned::Approved,
-            Some(approved) => Pinned::Changed(
-                changes(std::slice::from_ref(approved), std::slice::from_ref(tool))
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect(),
-            ),
+            Some(approved) => drift(approved, tool).map_or(Pinned::Approved, Pinned::Changed),
         }
     }
 
@@ -168,6 +162,20 @@ impl Lock {
 /// A tool's pin: the SHA-256 of its canonical JSON (compact, keys sorted).
 fn hash(tool: &Value) -> String {
     sha256_hex(&serde_json::to_vec(tool).expect("JSON serialises"))
+}
+
+/// What changed of a tool from `approved` to `now`, a line each, as the manifest diff reads
+/// it; `None` when nothing did.
+pub(crate) fn drift(approved: &Value, now: &Value) -> Option<Vec<String>> {
+    if hash(approved) == hash(now) {
+        return None;
+    }
+    Some(
+        changes(std::slice::from_ref(approved), std::slice::from_ref(now))
+            .iter()
+            .map(ToString::to_string)
+            .collect(),
+    )
 }
 
 /// What changed from `before` to `after`, tool lists of one server, as the manifest diff reads

@@ -21,9 +21,11 @@
 //! error naming it.
 
 mod config;
+mod connect;
 mod forward;
 mod lock;
 mod upstream;
+mod watch;
 
 pub use config::{Config, ConfigError};
 pub use forward::{Listed, list_all};
@@ -31,3 +33,4 @@ pub use lock::{Lock, LockError};
 pub use upstream::{NewTools, Upstream};
 
 pub(crate) use forward::mount_all;
+pub(crate) use watch::Watch;

@@ -506,7 +506,7 @@ impl Dispatcher {
     #[cfg(feature = "http")]
     pub(super) fn mirrored(&self, name: &str) -> &[Mirrored] {
         match self.registry.get(name) {
-            Some(tool) if !self.live.disabled().tools.contains(name) => tool.mirrored(),
+            Some(tool) if !self.live.disabled().tool_off(name) => tool.mirrored(),
             _ => &[],
         }
     }

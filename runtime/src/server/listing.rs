@@ -106,7 +106,7 @@ impl Lists {
         live: &Live,
     ) -> Lists {
         let version = live.version();
-        let disabled = live.disabled().tools.clone();
+        let disabled = live.disabled();
         let listing_for = |audience| {
             let listed = catalog::listed(progressive, registry, audience, &disabled);
             Listing::new(registry.manifest(), listed.as_deref(), page_size, cacheable)

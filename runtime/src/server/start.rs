@@ -28,12 +28,15 @@ impl Server {
     }
 
     /// `registry` with the tools of the servers given to [`mount`](Server::mount), which are
-    /// connected now.
+    /// connected now; and their watches, to start once the server serves.
     #[cfg(feature = "gateway")]
-    pub(crate) async fn mount_into(&mut self, registry: Registry) -> Result<Registry, Error> {
+    pub(crate) async fn mount_into(
+        &mut self,
+        registry: Registry,
+    ) -> Result<(Registry, Vec<crate::gateway::Watch>), Error> {
         let mounts = std::mem::take(&mut self.mounts);
         if mounts.is_empty() {
-            return Ok(registry);
+            return Ok((registry, Vec::new()));
         }
         let mounted = crate::gateway::mount_all(mounts, self.lock.as_ref())
             .await
@@ -41,7 +44,8 @@ impl Server {
                 mount,
                 error: Box::new(error),
             })?;
-        Ok(registry.with_mounted(mounted.tools, mounted.held)?)
+        let registry = registry.with_mounted(mounted.tools, mounted.held)?;
+        Ok((registry, mounted.watches))
     }
 
     /// The tools to print or search, as [`take_registry`](Server::take_registry) gives them and
@@ -54,7 +58,10 @@ impl Server {
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()?;
-            return runtime.block_on(self.mount_into(registry));
+            // Printed, not served: the mounted servers are not watched.
+            return runtime
+                .block_on(self.mount_into(registry))
+                .map(|(registry, _)| registry);
         }
         Ok(registry)
     }
@@ -80,7 +87,7 @@ impl Server {
         }
         let registry = self.take_registry()?;
         #[cfg(feature = "gateway")]
-        let registry = self.mount_into(registry).await?;
+        let (registry, watches) = self.mount_into(registry).await?;
         let mut conflicts: Vec<Conflict> = self.catalog.conflicts(&registry);
         for tool in registry.tools() {
             for state in tool.states() {
@@ -157,6 +164,12 @@ impl Server {
                 None => tracing::info!("tasks: in {}", store.describe()),
             }
         }
+        // The mounted servers are watched from now on: connected again when they end, their
+        // tools held back when they change.
+        #[cfg(feature = "gateway")]
+        for watch in watches {
+            tokio::spawn(watch.run(Arc::clone(self.handle.live())));
+        }
         let config = ServerConfig {
             name: self.name,
             version: self.version,
@@ -207,5 +220,6 @@ fn served(registry: &Registry) -> Disabled {
                     .map(|t| t.registration.uri.to_owned()),
             )
             .collect(),
+        held: std::collections::BTreeMap::new(),
     }
 }

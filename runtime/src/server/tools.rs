@@ -182,14 +182,18 @@ impl Calls {
             }
         };
         let disabled = self.server.live().disabled();
-        // A disabled tool is unknown until it is enabled again.
-        let get = |name: &str| {
-            self.registry
+        // A disabled tool is unknown until it is enabled again, and one held back too.
+        let get = |name: &str| self.registry.get(name).filter(|_| !disabled.tool_off(name));
+        // A mounted server's tool held back says why: since the start, or since its server
+        // changed it.
+        let held = |name: &str| {
+            disabled
+                .held
                 .get(name)
-                .filter(|_| !disabled.tools.contains(name))
+                .map(String::as_str)
+                .or_else(|| self.registry.held_back(name))
+                .map(str::to_owned)
         };
-        // A mounted server's tool held back says why.
-        let held = |name: &str| self.registry.held_back(name).map(str::to_owned);
         let Some(progressive) = &self.progressive else {
             return match get(name) {
                 Some(tool) => direct(tool).map(|()| (tool, arguments)),
@@ -204,9 +208,7 @@ impl Calls {
             })
         };
         match name {
-            SEARCH_TOOL => Err(NotRun::Answered(
-                progressive.search(arguments, &disabled.tools),
-            )),
+            SEARCH_TOOL => Err(NotRun::Answered(progressive.search(arguments, &disabled))),
             CALL_TOOL => {
                 let (name, arguments) = progressive
                     .unwrap_call(arguments)

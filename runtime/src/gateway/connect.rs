@@ -1,0 +1,57 @@
+//! Connecting a mounted server and listing the tools the gateway serves of it: as the server
+//! starts, when a person approves, and when a watch connects again or lists again.
+
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use super::Upstream;
+use crate::client::{Client, Error};
+
+/// Connects the server mounted as `name` and lists the tools it serves: the client, and the
+/// tool objects, as the server sent them. Its announcements that its tool list changed are
+/// told to `changes`.
+pub(super) async fn connect(
+    name: &str,
+    upstream: &Upstream,
+    changes: Option<mpsc::UnboundedSender<()>>,
+) -> Result<(Client, Vec<Value>), Error> {
+    let mut builder = Client::builder().name(name).versions(upstream.versions);
+    if let Some(changes) = changes {
+        // A change made before a `subscriptions/listen` stream was acknowledged is told on
+        // none: the tools are listed again once it is.
+        builder = builder.on_notification(move |notification| {
+            if matches!(
+                notification.method.as_str(),
+                "notifications/tools/list_changed" | "notifications/subscriptions/acknowledged"
+            ) {
+                let _ = changes.send(());
+            }
+        });
+    }
+    let client = builder.connect(upstream.endpoint.clone()).await?;
+    let listed = client.list_tools().await?;
+    let names: Vec<&str> = listed.iter().map(|tool| tool.name()).collect();
+    for unknown in upstream.unknown(&names) {
+        tracing::warn!(
+            mount = name,
+            tool = unknown,
+            "the configuration names a tool the server does not list"
+        );
+    }
+    let served = served(upstream, listed);
+    Ok((client, served))
+}
+
+/// The tools `client`'s server lists now, of those the mount serves.
+pub(super) async fn listing(upstream: &Upstream, client: &Client) -> Result<Vec<Value>, Error> {
+    Ok(served(upstream, client.list_tools().await?))
+}
+
+/// The tool objects of `listed` the mount serves (`tools`, `hide`).
+fn served(upstream: &Upstream, listed: Vec<crate::client::Tool>) -> Vec<Value> {
+    listed
+        .into_iter()
+        .filter(|tool| upstream.serves(tool.name()))
+        .map(|tool| tool.into_json())
+        .collect()
+}

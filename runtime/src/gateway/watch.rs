@@ -1,0 +1,270 @@
+//! A mounted server watched while the gateway serves: connected again with backoff when its
+//! connection ends (its process exited, its HTTP session is over), and its tools listed again
+//! when it announces a change or comes back, each compared with what the gateway serves of it.
+//! A tool that changed, or that its server no longer lists, is held back (out of the list,
+//! refused by name with why) until its server lists it as it was approved; the clients are told
+//! the list changed.
+
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use super::Upstream;
+use super::connect::{connect, listing};
+use super::lock::drift;
+use crate::client::{Client, Error};
+use crate::live::Live;
+use crate::names::CanonicalName;
+use crate::protocol::STATELESS_VERSIONS;
+
+/// The first pause before connecting again to a server whose connection ended; each failed
+/// attempt doubles it, up to [`MAX_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_millis(250);
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+
+/// The client of a mounted server, as it is now: shared by the calls that forward to it and
+/// the watch that replaces it.
+pub(crate) struct Connection {
+    now: RwLock<Result<Client, String>>,
+}
+
+impl Connection {
+    pub(crate) fn new(client: Client) -> Connection {
+        Connection {
+            now: RwLock::new(Ok(client)),
+        }
+    }
+
+    /// The client to call through, or why there is none now.
+    pub(crate) fn client(&self) -> Result<Client, String> {
+        self.now.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn set(&self, now: Result<Client, String>) {
+        *self.now.write().unwrap_or_else(|e| e.into_inner()) = now;
+    }
+}
+
+/// A tool the gateway serves of a mounted server, as it was approved (or listed at start, when
+/// no lock approves).
+pub(crate) struct Served {
+    /// Its name on its server.
+    pub(crate) name: String,
+    /// Its name here.
+    pub(crate) wire: String,
+    /// Its tool object, as approved.
+    pub(crate) approved: Value,
+}
+
+/// One mounted server, watched.
+pub(crate) struct Watch {
+    pub(super) mount: Arc<str>,
+    pub(super) upstream: Upstream,
+    pub(super) connection: Arc<Connection>,
+    pub(super) served: Vec<Served>,
+    /// Tools held back as the server started: served only from the next start.
+    pub(super) held_at_start: Vec<String>,
+    /// Whether a tool new since the start would be served at the next start without approval.
+    pub(super) admits_new: bool,
+    /// Told when the server announces its tool list changed.
+    pub(super) changes: mpsc::UnboundedReceiver<()>,
+    /// Given to each new connection, to tell `changes`.
+    pub(super) announce: mpsc::UnboundedSender<()>,
+}
+
+impl Watch {
+    /// Watches the server until the gateway stops, holding back and serving again its tools in
+    /// `live`.
+    pub(crate) async fn run(mut self, live: Arc<Live>) {
+        let Ok(mut client) = self.connection.client() else {
+            return;
+        };
+        let mut listening = AbortOnDrop(tokio::spawn(listen(client.clone())));
+        loop {
+            tokio::select! {
+                () = live.stopping() => {
+                    drop(listening);
+                    client.close().await;
+                    return;
+                }
+                reason = client.closed() => {
+                    tracing::warn!(
+                        mount = &*self.mount,
+                        "its connection ended ({reason}): connecting again"
+                    );
+                    self.connection.set(Err(format!(
+                        "its connection ended ({reason}), and the gateway is connecting again"
+                    )));
+                    drop(listening);
+                    client = match self.reconnect(&live).await {
+                        Some(client) => client,
+                        None => return,
+                    };
+                    listening = AbortOnDrop(tokio::spawn(listen(client.clone())));
+                }
+                Some(()) = self.changes.recv() => {
+                    // Announcements that came meanwhile are answered by the same listing.
+                    while self.changes.try_recv().is_ok() {}
+                    match listing(&self.upstream, &client).await {
+                        Ok(listed) => self.check(&listed, &live),
+                        Err(error) => tracing::warn!(
+                            mount = &*self.mount,
+                            %error,
+                            "its tools could not be listed again after it announced a change"
+                        ),
+                    }
+                }
+            }
+        }
+    }
+
+    /// Connects again, pausing longer after each failure, until it succeeds (the client, its
+    /// tools checked) or the gateway stops (`None`).
+    async fn reconnect(&mut self, live: &Live) -> Option<Client> {
+        let mut pause = FIRST_BACKOFF;
+        loop {
+            tokio::select! {
+                () = live.stopping() => return None,
+                () = tokio::time::sleep(pause) => {}
+            }
+            let connected = tokio::select! {
+                () = live.stopping() => return None,
+                connected = connect(&self.mount, &self.upstream, Some(self.announce.clone())) => {
+                    connected
+                }
+            };
+            match connected {
+                Ok((client, listed)) => {
+                    tracing::info!(mount = &*self.mount, "connected again");
+                    self.connection.set(Ok(client.clone()));
+                    self.check(&listed, live);
+                    return Some(client);
+                }
+                Err(error) => {
+                    pause = (pause * 2).min(MAX_BACKOFF);
+                    tracing::warn!(
+                        mount = &*self.mount,
+                        %error,
+                        "could not connect again; next attempt in {}",
+                        humantime::format_duration(pause)
+                    );
+                    self.connection.set(Err(format!(
+                        "it could not be connected again ({error}); the gateway tries again"
+                    )));
+                }
+            }
+        }
+    }
+
+    /// Compares what the server lists now with what the gateway serves of it: each tool
+    /// changed or gone is held back, each listed as approved served again.
+    fn check(&self, listed: &[Value], live: &Live) {
+        for served in &self.served {
+            let now = listed.iter().find(|tool| tool["name"] == *served.name);
+            let why = match now {
+                None => Some("its server no longer lists it".to_owned()),
+                Some(now) => drift(&served.approved, now).map(|lines| {
+                    format!(
+                        "its server changed it while the gateway ran:\n{}",
+                        indented(&lines)
+                    )
+                }),
+            };
+            if let Some(why) = &why {
+                tracing::warn!(mount = &*self.mount, tool = served.wire, "held back: {why}");
+            }
+            live.hold(
+                &served.wire,
+                why.map(|why| {
+                    format!(
+                        "tool `{}` is held back: {why}\nIt is served again once its server \
+                         lists it as it was approved; a change a person approves in the \
+                         gateway's lock (`toolwright-gateway --approve`) is served from the \
+                         gateway's next start.",
+                        served.wire
+                    )
+                }),
+            );
+        }
+        for tool in listed {
+            let Some(name) = tool["name"].as_str() else {
+                continue;
+            };
+            if self.served.iter().any(|served| served.name == name) {
+                continue;
+            }
+            let Some(wire) = CanonicalName::new(&self.mount, name)
+                .and_then(|canonical| canonical.namespaced())
+                .ok()
+            else {
+                continue;
+            };
+            if self.held_at_start.contains(&wire) {
+                continue;
+            }
+            let when = if self.admits_new {
+                "It is served from the gateway's next start."
+            } else {
+                "It is served from the gateway's next start, once a person approves it in the \
+                 gateway's lock (`toolwright-gateway --approve`)."
+            };
+            tracing::warn!(
+                mount = &*self.mount,
+                tool = wire,
+                "a tool new since the gateway started: not served until it restarts"
+            );
+            live.hold(
+                &wire,
+                Some(format!(
+                    "tool `{wire}` is held back: it is new since the gateway started.\n{when}"
+                )),
+            );
+        }
+    }
+}
+
+/// Asks a server of protocol 2026-07-28 to announce its tool list's changes, which it does only
+/// on a `subscriptions/listen` stream (a server of the handshake era announces them unasked):
+/// opened again a second after the server ends it, for as long as the connection lasts.
+async fn listen(client: Client) {
+    if !STATELESS_VERSIONS.contains(&client.protocol_version()) {
+        return;
+    }
+    loop {
+        let listened = client
+            .request(
+                "subscriptions/listen",
+                json!({"notifications": {"toolsListChanged": true}}),
+            )
+            .timeout(None)
+            .await;
+        match listened {
+            Err(Error::Closed { .. }) => return,
+            Err(error) => {
+                tracing::warn!(%error, "its tool list's changes cannot be followed");
+                return;
+            }
+            Ok(_) => tokio::time::sleep(Duration::from_secs(1)).await,
+        }
+    }
+}
+
+/// A task stopped when this is dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// `lines`, each indented by two spaces, on lines of their own.
+pub(crate) fn indented(lines: &[String]) -> String {
+    lines
+        .iter()
+        .map(|line| format!("  {line}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}

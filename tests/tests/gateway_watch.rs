@@ -1,0 +1,126 @@
+//! A mounted server watched while the gateway serves: a tool its server takes out of its list
+//! (and announces) is held back, with why, until the server lists it again; the gateway's own
+//! clients are told each time. The mounted server is served over HTTP in this process, in each
+//! protocol era: announced unasked in the handshake era, on a `subscriptions/listen` stream in
+//! 2026-07-28. (A binary of its own: `inventory` collects per binary.)
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+use toolwright::client::Versions;
+use toolwright::gateway::Upstream;
+use toolwright::http::Http;
+use toolwright::registry::Registry;
+use toolwright::server::ServerHandle;
+use toolwright::testing::TestClient;
+use toolwright::{Server, mcp_tool};
+
+/// Add two integers.
+#[mcp_tool]
+fn add(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+/// The mounted server, over HTTP on a free port: its URL, its handle, and what stops it.
+async fn upstream() -> (String, ServerHandle, oneshot::Sender<()>) {
+    let server = Server::new("upstream", "1.0.0").registry(Registry::collect().unwrap());
+    let handle = server.handle();
+    let bound = server
+        .bind_http("127.0.0.1:0", Http::new())
+        .await
+        .expect("a free port on 127.0.0.1");
+    let url = bound.url();
+    let (stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(bound.run_until(async {
+        let _ = stopped.await;
+    }));
+    (url, handle, stop)
+}
+
+/// A gateway serving nothing of its own, mounting the server at `url` as `up`.
+async fn gateway(url: &str, versions: Versions) -> TestClient {
+    Server::new("gateway", "1.0.0")
+        .registry(Registry::from_registrations([]).unwrap())
+        .mount("up", Upstream::url(url).versions(versions))
+        .test_client()
+        .await
+        .expect("the gateway starts")
+}
+
+/// Whether the gateway lists `name`.
+async fn lists(client: &TestClient, name: &str) -> bool {
+    client
+        .list_tools()
+        .await
+        .unwrap()
+        .iter()
+        .any(|tool| tool["name"] == name)
+}
+
+/// Waits up to ten seconds for the gateway to list `name` (`listed`) or not.
+async fn until_listed(client: &TestClient, name: &str, listed: bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while lists(client, name).await != listed {
+        assert!(
+            Instant::now() < deadline,
+            "the gateway still {} `{name}` after ten seconds",
+            if listed { "does not list" } else { "lists" }
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// How many `notifications/tools/list_changed` the gateway sent its client since last asked.
+fn list_changes(client: &TestClient) -> usize {
+    client
+        .sent()
+        .iter()
+        .filter(|message: &&Value| message["method"] == "notifications/tools/list_changed")
+        .count()
+}
+
+async fn a_tool_taken_away_is_held_back_until_it_is_back(versions: Versions) {
+    let (url, handle, _stop) = upstream().await;
+    let client = gateway(&url, versions).await;
+    assert!(lists(&client, "up__add").await);
+    let _ = client.sent();
+
+    handle.disable_tool("add").unwrap();
+    until_listed(&client, "up__add", false).await;
+    let refused = client
+        .call("up__add", json!({"a": 1, "b": 2}))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code, -32602);
+    assert_eq!(
+        refused.message,
+        "tool `up__add` is held back: its server no longer lists it\nIt is served again once \
+         its server lists it as it was approved; a change a person approves in the gateway's \
+         lock (`toolwright-gateway --approve`) is served from the gateway's next start."
+    );
+    assert_eq!(list_changes(&client), 1, "the gateway's client is told");
+
+    handle.enable_tool("add").unwrap();
+    until_listed(&client, "up__add", true).await;
+    let added = client
+        .call("up__add", json!({"a": 1, "b": 2}))
+        .await
+        .unwrap();
+    assert_eq!(added.text(), "3");
+    assert_eq!(
+        list_changes(&client),
+        1,
+        "the gateway's client is told again"
+    );
+}
+
+#[tokio::test]
+async fn a_tool_taken_away_in_the_handshake_era_is_held_back_until_it_is_back() {
+    a_tool_taken_away_is_held_back_until_it_is_back(Versions::Handshake).await;
+}
+
+#[tokio::test]
+async fn a_tool_taken_away_in_2026_07_28_is_held_back_until_it_is_back() {
+    a_tool_taken_away_is_held_back_until_it_is_back(Versions::Stateless).await;
+}
