@@ -20,6 +20,8 @@ use crate::{
 
 /// `echo`, as the gateway serves the bench server's.
 const BENCH_ECHO: &str = r#"{"name":"bench__echo","arguments":{"text":"hello"}}"#;
+/// `echo`, as FastMCP's proxy serves it, mounted under the namespace `bench`.
+const FASTMCP_ECHO: &str = r#"{"name":"bench_echo","arguments":{"text":"hello"}}"#;
 /// Searches of the progressive catalog per run, after as many untimed.
 const SEARCHES: usize = 200;
 
@@ -35,7 +37,14 @@ pub(crate) fn measure(workspace: &Workspace) -> io::Result<String> {
 
     let mut out = String::new();
     let one = configure(&gateway, &dir, "one", &[("bench", &small)])?;
-    out.push_str(&round_trips(&small, &gateway, &one)?);
+    let fastmcp = fastmcp(workspace.root());
+    if fastmcp.is_none() {
+        crate::progress(
+            "gateway: FastMCP's proxy not measured: TOOLWRIGHT_FASTMCP_PYTHON names no Python \
+             with FastMCP (`pip install fastmcp`)",
+        );
+    }
+    out.push_str(&round_trips(&small, &gateway, &one, fastmcp.as_ref())?);
 
     let ten: Vec<(String, &Path)> = (0..10)
         .map(|i| (format!("bench{i}"), small.as_path()))
@@ -101,27 +110,60 @@ fn spawn_gateway(
     Ok(connection)
 }
 
-/// `RUNS` runs of one-at-a-time `echo` calls, direct and through the gateway in turn, unpinned
-/// and pinned to one CPU: a table row each.
-fn round_trips(bench: &Path, gateway: &Path, config: &Path) -> io::Result<String> {
+/// FastMCP's proxy mounting the bench server, when `TOOLWRIGHT_FASTMCP_PYTHON` names a Python
+/// with FastMCP: the Python, and the script.
+fn fastmcp(workspace_root: &Path) -> Option<(PathBuf, PathBuf)> {
+    let python = std::env::var_os("TOOLWRIGHT_FASTMCP_PYTHON")?;
+    let script = workspace_root.join("servers/fastmcp-proxy/proxy.py");
+    Some((PathBuf::from(python), script))
+}
+
+/// `RUNS` runs of one-at-a-time `echo` calls, direct, through the gateway and through FastMCP's
+/// proxy (when there is one) in turn, unpinned and pinned to one CPU: a table row each.
+fn round_trips(
+    bench: &Path,
+    gateway: &Path,
+    config: &Path,
+    fastmcp: Option<&(PathBuf, PathBuf)>,
+) -> io::Result<String> {
     let mut table = format!(
         "| 50 tools, `echo` round trip, median of {RUNS} runs' medians (each run's) | direct | \
-         through `toolwright-gateway` | added | ratio |\n| --- | ---: | ---: | ---: | ---: |\n"
+         through `toolwright-gateway` | added | ratio |"
     );
+    if fastmcp.is_some() {
+        table.push_str(" through FastMCP's proxy | added | FastMCP's added over the gateway's |");
+    }
+    table.push_str("\n| --- | ---: | ---: | ---: | ---: |");
+    if fastmcp.is_some() {
+        table.push_str(" ---: | ---: | ---: |");
+    }
+    table.push('\n');
     for pinned in [false, true] {
         pin_self(pinned)?;
+        let mut connections = Vec::new();
         let mut direct = Connection::spawn(Server::Toolwright, bench, pinned)?;
         direct.initialize()?;
-        let mut through = spawn_gateway(gateway, config, pinned, &[])?;
-        let mut runs: [Vec<f64>; 2] = Default::default();
+        connections.push((direct, ECHO));
+        connections.push((spawn_gateway(gateway, config, pinned, &[])?, BENCH_ECHO));
+        if let Some((python, script)) = fastmcp {
+            let script = script.display().to_string();
+            let bench = bench.display().to_string();
+            let mut proxy = Connection::spawn_with_args(
+                Server::FastmcpProxy,
+                python,
+                pinned,
+                &[script.as_str(), bench.as_str()],
+                &[],
+            )?;
+            proxy.initialize()?;
+            connections.push((proxy, FASTMCP_ECHO));
+        }
+        let count = connections.len();
+        let mut runs: Vec<Vec<f64>> = vec![Vec::new(); count];
         for round in 0..RUNS {
-            for k in 0..2 {
-                let index = (round + k) % 2;
-                let (connection, call) = if index == 0 {
-                    (&mut direct, ECHO)
-                } else {
-                    (&mut through, BENCH_ECHO)
-                };
+            for k in 0..count {
+                let index = (round + k) % count;
+                let (connection, call) = &mut connections[index];
                 let mut samples = Samples::default();
                 for i in 0..CALL_WARMUP + CALL_REQUESTS {
                     let (elapsed, _) = connection.call("tools/call", call)?;
@@ -132,10 +174,12 @@ fn round_trips(bench: &Path, gateway: &Path, config: &Path) -> io::Result<String
                 runs[index].push(secs(samples.median()) * 1e6);
             }
         }
-        direct.close()?;
-        through.close()?;
-        let [d, g] = runs.each_ref().map(|runs| stats::median(runs));
-        let _ = writeln!(
+        for (connection, _) in connections {
+            connection.close()?;
+        }
+        let medians: Vec<f64> = runs.iter().map(|runs| stats::median(runs)).collect();
+        let (d, g) = (medians[0], medians[1]);
+        let _ = write!(
             table,
             "| {} | {} | {} | +{:.1} µs | {:.2}× |",
             if pinned {
@@ -148,6 +192,16 @@ fn round_trips(bench: &Path, gateway: &Path, config: &Path) -> io::Result<String
             g - d,
             g / d,
         );
+        if let Some(&f) = medians.get(2) {
+            let _ = write!(
+                table,
+                " {} | +{:.1} µs | {:.1}× |",
+                stats::with_runs(f, &runs[2]),
+                f - d,
+                (f - d) / (g - d),
+            );
+        }
+        table.push('\n');
     }
     pin_self(false)?;
     Ok(table)

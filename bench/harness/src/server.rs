@@ -40,6 +40,9 @@ pub(crate) enum Server {
     /// `toolwright-gateway` mounting `toolwright-bench-server` (its configuration named by
     /// `TOOLWRIGHT_GATEWAY_CONFIG`).
     Gateway,
+    /// FastMCP's proxy mounting `toolwright-bench-server` (`servers/fastmcp-proxy/proxy.py`,
+    /// run by the Python `TOOLWRIGHT_FASTMCP_PYTHON` names).
+    FastmcpProxy,
 }
 
 impl Server {
@@ -61,6 +64,7 @@ impl Server {
             Server::Embedded => "toolwright-embedded-bench-server",
             Server::Rmcp | Server::RmcpPipes => "rmcp-bench-server",
             Server::Gateway => "toolwright-gateway",
+            Server::FastmcpProxy => "fastmcp-proxy",
         }
     }
 
@@ -85,6 +89,7 @@ impl fmt::Display for Server {
             Server::Rmcp => "rmcp stdio()",
             Server::RmcpPipes => "rmcp stdio_pipes()",
             Server::Gateway => "toolwright-gateway",
+            Server::FastmcpProxy => "FastMCP proxy",
         })
     }
 }
