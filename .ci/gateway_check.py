@@ -16,7 +16,10 @@ probes `server/discover`: the gateway speaks 2026-07-28) and [legacy] (`initiali
   3. arguments checked by the gateway against the mounted tool's schema, naming the argument;
      an unknown tool is JSON-RPC error -32602;
   4. progress: everything__trigger-long-running-operation reports each step to the client's
-     progress callback, through the gateway.
+     progress callback, through the gateway;
+  5. questions: everything__trigger-sampling-request and everything__trigger-elicitation-request
+     ask server-everything's client, the gateway, which asks its own: this client's sampling and
+     elicitation callbacks answer, in 2026-07-28 through input-required results.
 Then once more in [auto] with `--catalog progressive`: `search_tools` ranks every server's tools
 together ("what time is it in Tokyo" finds the time server's first) and `call_tool` forwards.
 
@@ -29,7 +32,7 @@ import sys
 
 import anyio
 from mcp import Client, MCPError
-from mcp.types import INVALID_PARAMS
+from mcp.types import INVALID_PARAMS, CreateMessageResult, ElicitResult, TextContent
 
 from mcp_checks import TIMEOUT, Checks, reported, server_command, serving, stdio_params, text_of
 
@@ -92,6 +95,28 @@ async def run_suite(c: Checks, client: Client) -> None:
     c.ok(not ran.is_error and steps == [1.0, 2.0, 3.0],
          "a mounted server's progress reaches the client", f"{steps} {text_of(ran)[:200]}")
 
+    sampled = await client.call_tool("everything__trigger-sampling-request",
+                                     {"prompt": "the weather?"})
+    c.ok(not sampled.is_error and SAMPLED in text_of(sampled),
+         "a mounted server's sampling request reaches this client's callback",
+         text_of(sampled)[:300])
+    elicited = await client.call_tool("everything__trigger-elicitation-request", {})
+    c.ok(not elicited.is_error and "Ada Lovelace" in text_of(elicited),
+         "a mounted server's elicitation request reaches this client's callback",
+         text_of(elicited)[:300])
+
+
+SAMPLED = "sampled-by-the-gateway-check"
+
+
+async def sampling(context: object, params: object) -> CreateMessageResult:
+    return CreateMessageResult(role="assistant", model="gateway-check", stop_reason="endTurn",
+                               content=TextContent(type="text", text=SAMPLED))
+
+
+async def elicitation(context: object, params: object) -> ElicitResult:
+    return ElicitResult(action="accept", content={"name": "Ada Lovelace", "check": True})
+
 
 async def main(command: list[str], transport: str = "stdio") -> int:
     params = stdio_params(command)
@@ -102,7 +127,9 @@ async def main(command: list[str], transport: str = "stdio") -> int:
             c.label = mode if transport == "stdio" else f"{transport} {mode}"
             with anyio.fail_after(10 * TIMEOUT):
                 async with (serving(c, transport, command, params) as server,
-                            Client(server, mode=mode, read_timeout_seconds=TIMEOUT) as client):
+                            Client(server, mode=mode, read_timeout_seconds=TIMEOUT,
+                                   sampling_callback=sampling,
+                                   elicitation_callback=elicitation) as client):
                     version = EXPECTED_VERSION[mode]
                     c.ok(client.protocol_version == version, f"negotiated protocol {version}",
                          client.protocol_version)

@@ -421,3 +421,69 @@ async fn held_back_until_approved(versions: Versions) {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test]
+#[ignore = "needs Node.js and npm (tests/upstreams)"]
+async fn server_everythings_questions_reach_the_gateways_client_in_each_era() {
+    use toolwright::gateway::Upstream;
+
+    // A gateway over HTTP mounting server-everything (stdio); its client answers sampling and
+    // elicitation as `connect` has it.
+    let bound = toolwright::Server::new("gateway", "1.0.0")
+        .registry(toolwright::registry::Registry::from_registrations([]).unwrap())
+        .mount(
+            "everything",
+            Upstream::command(
+                node(),
+                [everything().display().to_string(), "stdio".to_owned()],
+            ),
+        )
+        .bind_http("127.0.0.1:0", toolwright::http::Http::new())
+        .await
+        .expect("server-everything is mounted");
+    let url = bound.url();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let served = tokio::spawn(bound.run_until(async {
+        let _ = stopped.await;
+    }));
+    for versions in [Versions::Handshake, Versions::Stateless] {
+        let notes = Arc::new(Mutex::new(Vec::new()));
+        let client = connect(Endpoint::url(&url), versions, notes).await;
+        let sampled = client
+            .call_tool(
+                "everything__trigger-sampling-request",
+                json!({"prompt": "the weather?"}),
+            )
+            .await
+            .unwrap();
+        let text = sampled.text();
+        assert!(
+            text.contains("Sunny, as asked: ") && text.contains("the weather?"),
+            "{versions:?}: {text}"
+        );
+        let elicited = client
+            .call_tool("everything__trigger-elicitation-request", json!({}))
+            .await
+            .unwrap();
+        assert!(
+            elicited.text().contains("- Name: Ada Lovelace"),
+            "{versions:?}: {}",
+            elicited.text()
+        );
+        let steps = Arc::new(Mutex::new(Vec::new()));
+        let seen = Arc::clone(&steps);
+        let ran = client
+            .call_tool(
+                "everything__trigger-long-running-operation",
+                json!({"duration": 1, "steps": 3}),
+            )
+            .on_progress(move |progress| seen.lock().unwrap().push(progress.progress))
+            .await
+            .unwrap();
+        assert!(!ran.is_error(), "{versions:?}: {}", ran.text());
+        assert_eq!(*steps.lock().unwrap(), [1.0, 2.0, 3.0], "{versions:?}");
+        client.close().await;
+    }
+    let _ = stop.send(());
+    served.await.unwrap().unwrap();
+}

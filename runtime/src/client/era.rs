@@ -112,6 +112,7 @@ async fn discover(peer: &Arc<Peer>, introduction: &Introduction) -> Result<Opene
         limit: Some(introduction.discovery_limit),
         progress: None,
         name: None,
+        answerer: None,
     };
     let result = peer.request("server/discover", params, options).await?;
     let supported = result
@@ -152,6 +153,7 @@ async fn initialize(peer: &Arc<Peer>, introduction: &Introduction) -> Result<Ope
         limit: introduction.request_limit,
         progress: None,
         name: None,
+        answerer: None,
     };
     let result = peer.request("initialize", params, options).await?;
     let answered = result.get("protocolVersion").and_then(Value::as_str);

@@ -13,6 +13,11 @@ use futures_util::future::BoxFuture;
 pub(crate) type RequestHandler =
     Arc<dyn Fn(Value) -> BoxFuture<'static, Result<Value, RpcError>> + Send + Sync>;
 
+/// Answers the server's requests made for one request of the client's: their method and
+/// `params` in, the result out.
+pub(crate) type Answerer =
+    Arc<dyn Fn(String, Value) -> BoxFuture<'static, Result<Value, RpcError>> + Send + Sync>;
+
 /// Takes a request's progress.
 pub(crate) type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
 

@@ -160,11 +160,14 @@ impl Shared {
         }
         let kind = content_type(&response);
         let ended = if kind.starts_with("text/event-stream") {
-            self.events(response, &mut None).await
+            self.events(response, &mut None, Some(id)).await
         } else if kind.starts_with("application/json") {
             match response.bytes().await {
                 Ok(body) => {
-                    self.deliver(Inbound::Message(body.to_vec()));
+                    self.deliver(Inbound::Message {
+                        bytes: body.to_vec(),
+                        related: Some(id),
+                    });
                     return;
                 }
                 Err(error) => format!("the response broke off: {error}"),
@@ -194,7 +197,10 @@ impl Shared {
             message.insert("id".to_owned(), Value::from(id));
             message.insert("jsonrpc".to_owned(), Value::from("2.0"));
             let bytes = serde_json::to_vec(&message).expect("JSON serialises");
-            self.deliver(Inbound::Message(bytes));
+            self.deliver(Inbound::Message {
+                bytes,
+                related: Some(id),
+            });
             return None;
         }
         let text = String::from_utf8_lossy(&body[..body.len().min(200)])
@@ -224,9 +230,14 @@ impl Shared {
             .is_some()
     }
 
-    /// Delivers every event of an event stream; how the stream ended. `last` keeps the id of
-    /// the last event that had one.
-    async fn events(&self, response: Response, last: &mut Option<String>) -> String {
+    /// Delivers every event of an event stream, the response to our request `related` if it is
+    /// one; how the stream ended. `last` keeps the id of the last event that had one.
+    async fn events(
+        &self,
+        response: Response,
+        last: &mut Option<String>,
+        related: Option<i64>,
+    ) -> String {
         let mut events = response.bytes_stream().eventsource();
         while let Some(event) = events.next().await {
             match event {
@@ -235,7 +246,10 @@ impl Shared {
                         *last = Some(event.id);
                     }
                     if !event.data.trim().is_empty() {
-                        self.deliver(Inbound::Message(event.data.into_bytes()));
+                        self.deliver(Inbound::Message {
+                            bytes: event.data.into_bytes(),
+                            related,
+                        });
                     }
                 }
                 Err(error) => return format!("the event stream broke off: {error}"),
@@ -271,7 +285,7 @@ impl Shared {
             match request.send().await {
                 Ok(response) if response.status().is_success() => {
                     backoff = Duration::from_millis(250);
-                    let ended = self.events(response, &mut last).await;
+                    let ended = self.events(response, &mut last, None).await;
                     tracing::debug!(target: "toolwright::client", server = %self.name, "its GET stream: {ended}");
                 }
                 Ok(response)

@@ -31,8 +31,12 @@ pub(crate) enum OutgoingKind {
 /// What a transport hands to the peer.
 #[derive(Debug)]
 pub(crate) enum Inbound {
-    /// A message from the server.
-    Message(Vec<u8>),
+    /// A message from the server; over HTTP, `related` is the request of ours on whose
+    /// response it came.
+    Message {
+        bytes: Vec<u8>,
+        related: Option<i64>,
+    },
     /// The request `id` cannot be answered: its HTTP exchange failed.
     Failed { id: i64, reason: Failure },
     /// The connection is over: the process exited, or the client closed it.

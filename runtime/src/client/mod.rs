@@ -62,7 +62,7 @@ pub use results::Tool;
 
 use self::endpoint::Kind;
 use self::era::{Era, Introduction, Opened};
-use self::handlers::{Handlers, ProgressFn, RequestHandler};
+use self::handlers::{Answerer, Handlers, ProgressFn, RequestHandler};
 use self::link::Link;
 use self::peer::{Options, Peer};
 use crate::protocol::LogLevel;
@@ -299,6 +299,7 @@ impl Client {
         limit: Option<Duration>,
         progress: Option<ProgressFn>,
         name: Option<String>,
+        answerer: Option<Answerer>,
     ) -> Result<Value, Error> {
         let era = &self.opened.era;
         let mut params = params;
@@ -308,6 +309,7 @@ impl Client {
                 limit,
                 progress: progress.clone(),
                 name: name.clone(),
+                answerer: answerer.clone(),
             };
             let result = self.peer.request(method, params.clone(), options).await?;
             if !matches!(era, Era::Stateless { .. })
@@ -315,7 +317,9 @@ impl Client {
             {
                 return Ok(result);
             }
-            let responses = self.answer_input(method, &result).await?;
+            let responses = self
+                .answer_input(method, &result, answerer.as_ref())
+                .await?;
             let object = params.as_object_mut().expect("params are an object");
             object.insert("inputResponses".to_owned(), responses);
             match result.get("requestState") {
@@ -330,8 +334,14 @@ impl Client {
         })
     }
 
-    /// The answers to what an `input_required` result of `method` asks, by its keys.
-    async fn answer_input(&self, method: &str, result: &Value) -> Result<Value, Error> {
+    /// The answers to what an `input_required` result of `method` asks, by its keys: from the
+    /// request's own `answerer` if it has one, else from the handlers.
+    async fn answer_input(
+        &self,
+        method: &str,
+        result: &Value,
+        answerer: Option<&Answerer>,
+    ) -> Result<Value, Error> {
         let asked = result
             .get("inputRequests")
             .and_then(Value::as_object)
@@ -341,14 +351,22 @@ impl Client {
         for (key, request) in asked {
             let wanted = request.get("method").and_then(Value::as_str).unwrap_or("");
             let params = request.get("params").cloned().unwrap_or(json!({}));
-            let Some(handler) = self.peer.handlers().for_request(wanted) else {
-                return Err(Error::Protocol {
-                    server: self.peer.name.clone(),
-                    method: method.to_owned(),
-                    reason: format!("it asked for `{wanted}`, which this client does not answer"),
-                });
+            let answered = match answerer {
+                Some(answerer) => answerer(wanted.to_owned(), params),
+                None => match self.peer.handlers().for_request(wanted) {
+                    Some(handler) => handler(params),
+                    None => {
+                        return Err(Error::Protocol {
+                            server: self.peer.name.clone(),
+                            method: method.to_owned(),
+                            reason: format!(
+                                "it asked for `{wanted}`, which this client does not answer"
+                            ),
+                        });
+                    }
+                },
             };
-            let answer = handler(params).await.map_err(|error| Error::Rpc {
+            let answer = answered.await.map_err(|error| Error::Rpc {
                 server: self.peer.name.clone(),
                 method: method.to_owned(),
                 error,
@@ -490,6 +508,7 @@ pub struct Request<'a, T> {
     name: Option<String>,
     limit: Option<Duration>,
     progress: Option<ProgressFn>,
+    answerer: Option<Answerer>,
     read: fn(Value) -> Result<T, Value>,
 }
 
@@ -516,6 +535,7 @@ impl<'a, T> Request<'a, T> {
             name: None,
             limit: client.timeout,
             progress: None,
+            answerer: None,
             read,
         }
     }
@@ -529,6 +549,25 @@ impl<'a, T> Request<'a, T> {
     /// `progressToken`).
     pub fn on_progress(mut self, callback: impl Fn(Progress) + Send + Sync + 'static) -> Self {
         self.progress = Some(Arc::new(callback));
+        self
+    }
+
+    /// Answers the server's requests made for this request, in place of the client's handlers
+    /// ([`on_sampling`](Builder::on_sampling), [`on_elicitation`](Builder::on_elicitation),
+    /// [`on_roots`](Builder::on_roots)): their method and `params` in, the result out. Those
+    /// are, in 2026-07-28, what an `input_required` result asks; in the handshake era, the
+    /// requests that come on this request's HTTP response, or, on a connection that cannot say
+    /// (stdio), those that come while it is the only request waiting with an answerer. A
+    /// request the client cannot tie to one goes to the handlers. A gateway passes each on to
+    /// the client whose call it forwards this way.
+    pub fn answering<F, Fut>(mut self, answerer: F) -> Self
+    where
+        F: Fn(String, Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value, RpcError>> + Send + 'static,
+    {
+        self.answerer = Some(Arc::new(move |method, params| {
+            Box::pin(answerer(method, params))
+        }));
         self
     }
 
@@ -559,6 +598,7 @@ impl<'a, T: Send + 'a> IntoFuture for Request<'a, T> {
                     self.limit,
                     self.progress,
                     self.name,
+                    self.answerer,
                 )
                 .await?;
             (self.read)(result).map_err(|result| Error::Protocol {

@@ -12,7 +12,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::AbortHandle;
 
 use super::error::Error;
-use super::handlers::{Handlers, Notification, Progress, ProgressFn};
+use super::handlers::{Answerer, Handlers, Notification, Progress, ProgressFn};
 use super::link::{Failure, Inbound, Link, Outgoing, OutgoingKind};
 use crate::answers::RpcError;
 use crate::protocol::jsonrpc::{self, ErrorObject, Id, Incoming, METHOD_NOT_FOUND, Reply};
@@ -36,6 +36,8 @@ pub(crate) struct Peer {
 struct Waiting {
     answer: oneshot::Sender<Answer>,
     progress: Option<ProgressFn>,
+    /// Answers the server's requests made for this one.
+    answerer: Option<Answerer>,
 }
 
 /// What became of a request.
@@ -51,6 +53,8 @@ pub(crate) struct Options {
     pub(crate) progress: Option<ProgressFn>,
     /// The tool, prompt or resource the request names (a header over HTTP in 2026-07-28).
     pub(crate) name: Option<String>,
+    /// Answers the server's requests made for this one, in place of the handlers.
+    pub(crate) answerer: Option<Answerer>,
 }
 
 impl Peer {
@@ -103,6 +107,7 @@ impl Peer {
                 Waiting {
                     answer,
                     progress: options.progress,
+                    answerer: options.answerer,
                 },
             );
         let ended = self.ended.borrow().clone();
@@ -214,7 +219,7 @@ impl Peer {
     /// Takes in what the transport received.
     fn receive(self: &Arc<Self>, inbound: Inbound) {
         match inbound {
-            Inbound::Message(bytes) => self.message(&bytes),
+            Inbound::Message { bytes, related } => self.message(&bytes, related),
             Inbound::Failed { id, reason } => {
                 if let Some(waiting) = self.forget(id) {
                     let _ = waiting.answer.send(Answer::Failed(reason));
@@ -250,7 +255,7 @@ impl Peer {
         }
     }
 
-    fn message(self: &Arc<Self>, bytes: &[u8]) {
+    fn message(self: &Arc<Self>, bytes: &[u8], related: Option<i64>) {
         match jsonrpc::parse(bytes) {
             Err(_) => {
                 let shown = String::from_utf8_lossy(&bytes[..bytes.len().min(200)]);
@@ -278,7 +283,9 @@ impl Peer {
                     Err(error) => Answer::Error(error),
                 });
             }
-            Ok(Incoming::Request { id, method, params }) => self.answer(id, method, params),
+            Ok(Incoming::Request { id, method, params }) => {
+                self.answer(id, method, params, related);
+            }
             Ok(Incoming::Notification { method, params }) => self.notified(method, params),
         }
     }
@@ -313,15 +320,38 @@ impl Peer {
         }
     }
 
-    /// Answers the server's request `id`, in a task of its own, which the server may cancel.
-    fn answer(self: &Arc<Self>, id: Id, method: String, params: Value) {
+    /// The answerer of the server's requests made for our request `related` (the one on whose
+    /// HTTP response they came), or, when none says, for the only request waiting that has
+    /// one: a request tied to none of ours goes to the handlers.
+    fn answerer(&self, related: Option<i64>) -> Option<Answerer> {
+        let waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+        match related {
+            Some(id) => waiting.get(&id)?.answerer.clone(),
+            None => {
+                let mut answerers = waiting.values().filter_map(|w| w.answerer.as_ref());
+                let only = answerers.next()?;
+                answerers.next().is_none().then(|| Arc::clone(only))
+            }
+        }
+    }
+
+    /// Answers the server's request `id`, made for our request `related` if it came on its
+    /// HTTP response, in a task of its own, which the server may cancel.
+    fn answer(self: &Arc<Self>, id: Id, method: String, params: Value, related: Option<i64>) {
         let key = id.to_string();
         let peer = Arc::downgrade(self);
-        let handler = self.handlers.for_request(&method);
+        let answered = match (self.answerer(related), method.as_str()) {
+            // `ping` is the client's to answer, whoever asks.
+            (Some(answerer), wanted) if wanted != "ping" => Some(answerer(method.clone(), params)),
+            _ => self
+                .handlers
+                .for_request(&method)
+                .map(|handler| handler(params)),
+        };
         let task_key = key.clone();
         let task = tokio::spawn(async move {
-            let outcome = match handler {
-                Some(handler) => handler(params).await,
+            let outcome = match answered {
+                Some(answered) => answered.await,
                 None => Err(RpcError {
                     code: METHOD_NOT_FOUND,
                     message: format!("this client does not answer `{method}`"),

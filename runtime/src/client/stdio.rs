@@ -90,7 +90,12 @@ impl Pipe {
                     Ok(_) => {
                         let message = std::mem::take(&mut line);
                         if !message.iter().all(u8::is_ascii_whitespace)
-                            && inbox.send(Inbound::Message(message)).is_err()
+                            && inbox
+                                .send(Inbound::Message {
+                                    bytes: message,
+                                    related: None,
+                                })
+                                .is_err()
                         {
                             return;
                         }

@@ -431,6 +431,22 @@ impl Context {
         Keyed { ctx: self, key }
     }
 
+    /// Asks the client `method` (`sampling/createMessage`, `elicitation/create`, `roots/list`)
+    /// with `params` as they are, as [`create_message`](Context::create_message) asks: what a
+    /// gateway passes on of a mounted server's request made for the call it forwards. `None`
+    /// for another method.
+    #[cfg(feature = "gateway")]
+    pub(crate) async fn pass_on(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Option<Result<Value, ClientRequestError>> {
+        let asked = [SAMPLING, ELICITATION, ROOTS]
+            .into_iter()
+            .find(|asked| asked.method == method)?;
+        Some(self.request(asked, None, params).await)
+    }
+
     /// Asks the client `params`, under `key` in 2026-07-28, and reads its answer as `R`.
     async fn ask<R: DeserializeOwned>(
         &self,

@@ -5,7 +5,8 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::Upstream;
-use crate::client::{Client, Error};
+use crate::client::{Client, Error, RpcError};
+use crate::protocol::jsonrpc::INTERNAL_ERROR;
 
 /// Connects the server mounted as `name` and lists the tools it serves: the client, and the
 /// tool objects, as the server sent them. Its announcements that its tool list changed are
@@ -15,7 +16,15 @@ pub(super) async fn connect(
     upstream: &Upstream,
     changes: Option<mpsc::UnboundedSender<()>>,
 ) -> Result<(Client, Vec<Value>), Error> {
-    let mut builder = Client::builder().name(name).versions(upstream.versions);
+    // Sampling and elicitation are passed on to the client whose call asks for them (see
+    // `Request::answering`); the handlers answer only what no call can be tied to. Declared
+    // when approving too: a server may list tools by what its client can do. Roots are not
+    // declared: a server given none keeps to what its own configuration says.
+    let mut builder = Client::builder()
+        .name(name)
+        .versions(upstream.versions)
+        .on_sampling(unrelated(name, "sampling/createMessage"))
+        .on_elicitation(unrelated(name, "elicitation/create"));
     if let Some(changes) = changes {
         // A change made before a `subscriptions/listen` stream was acknowledged is told on
         // none: the tools are listed again once it is.
@@ -40,6 +49,25 @@ pub(super) async fn connect(
     }
     let served = served(upstream, listed);
     Ok((client, served))
+}
+
+/// Refuses `method`, asked by the server mounted as `name` outside any call the gateway could
+/// tie it to.
+fn unrelated(
+    name: &str,
+    method: &'static str,
+) -> impl Fn(Value) -> std::future::Ready<Result<Value, RpcError>> + Send + Sync + 'static {
+    let message = format!(
+        "`{method}` came from `{name}` outside any one call the gateway forwards: it has no \
+         client to pass it on to"
+    );
+    move |_| {
+        std::future::ready(Err(RpcError {
+            code: INTERNAL_ERROR,
+            message: message.clone(),
+            data: None,
+        }))
+    }
 }
 
 /// The tools `client`'s server lists now, of those the mount serves.

@@ -12,10 +12,12 @@ use super::connect::connect;
 use super::lock::{Lock, Pinned};
 use super::watch::{Connection, Served, Watch, indented};
 use super::{NewTools, Upstream};
-use crate::client::{Client, Error};
+use crate::client::{Client, Error, RpcError};
 use crate::content::ToolResult;
+use crate::context::ClientRequestError;
 use crate::handler::{BoxFuture, Output};
 use crate::protocol::SERVER_INFO_KEY;
+use crate::protocol::jsonrpc::{INTERNAL_ERROR, METHOD_NOT_FOUND};
 use crate::registry::{Forward, Tool};
 
 /// What the mounted servers give the registry: the tools to serve, and those held back, by
@@ -193,8 +195,10 @@ impl Forward for Forwarder {
             }
         };
         let tool = tool.to_owned();
+        let mount = Arc::clone(&self.mount);
         Box::pin(async move {
             let progress = ctx.clone();
+            let asking = ctx.clone();
             // The call pipeline bounds the call, with the mount's limit: not the client.
             let called = client
                 .call_tool(&tool, arguments)
@@ -202,12 +206,51 @@ impl Forward for Forwarder {
                 .on_progress(move |step| {
                     progress.progress(step.progress, step.total, step.message.as_deref());
                 })
+                .answering(move |method, params| {
+                    pass_on(Arc::clone(&mount), asking.clone(), method, params)
+                })
                 .await;
             match called {
                 Ok(result) => Output::Result(ToolResult::forwarded(passed_on(result.into_json()))),
                 Err(error) => Output::Error(error.to_string()),
             }
         })
+    }
+}
+
+/// The client's answer to `method` with `params`, which the server mounted as `mount` asked
+/// for the call `ctx` forwards: its sampling, elicitation and roots requests are this client's
+/// to answer.
+async fn pass_on(
+    mount: Arc<str>,
+    ctx: crate::context::Context,
+    method: String,
+    params: Value,
+) -> Result<Value, RpcError> {
+    let error = |code, message: String| RpcError {
+        code,
+        message,
+        data: None,
+    };
+    match ctx.pass_on(&method, params).await {
+        None => Err(error(
+            METHOD_NOT_FOUND,
+            format!("the gateway passes on no `{method}` of `{mount}`"),
+        )),
+        Some(Ok(answer)) => Ok(answer),
+        Some(Err(ClientRequestError::Client {
+            code,
+            message,
+            data,
+        })) => Err(RpcError {
+            code,
+            message,
+            data,
+        }),
+        Some(Err(refused @ ClientRequestError::MissingCapability { .. })) => {
+            Err(error(METHOD_NOT_FOUND, refused.to_string()))
+        }
+        Some(Err(failed)) => Err(error(INTERNAL_ERROR, failed.to_string())),
     }
 }
 

@@ -225,11 +225,14 @@ impl Watch {
     }
 }
 
-/// Asks a server of protocol 2026-07-28 to announce its tool list's changes, which it does only
-/// on a `subscriptions/listen` stream (a server of the handshake era announces them unasked):
-/// opened again a second after the server ends it, for as long as the connection lasts.
+/// Asks a server of protocol 2026-07-28 that says its tool list changes to announce the
+/// changes, which it does only on a `subscriptions/listen` stream (a server of the handshake
+/// era announces them unasked): opened again a second after the server ends it, for as long
+/// as the connection lasts.
 async fn listen(client: Client) {
-    if !STATELESS_VERSIONS.contains(&client.protocol_version()) {
+    if !STATELESS_VERSIONS.contains(&client.protocol_version())
+        || client.capabilities()["tools"]["listChanged"] != true
+    {
         return;
     }
     loop {
