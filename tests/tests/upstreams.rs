@@ -80,26 +80,34 @@ async fn exercise(client: &Client) {
         .unwrap();
     assert_eq!(echoed.text(), "Echo: hello");
 
+    asks_and_reports(client, "").await;
+
+    let prompts = client.list_prompts().await.unwrap();
+    assert!(!prompts.is_empty());
+    let resources = client.list_resources().await.unwrap();
+    let uri = resources[0]["uri"].as_str().unwrap();
+    let read = client.read_resource(uri).await.unwrap();
+    assert_eq!(read["contents"][0]["uri"], uri);
+}
+
+/// server-everything's tools that ask the client (sampling, elicitation, answered by the
+/// handlers `connect` gives) and report progress, named with `prefix` (a gateway's mount).
+async fn asks_and_reports(client: &Client, prefix: &str) {
     let sampled = client
         .call_tool(
-            "trigger-sampling-request",
+            &format!("{prefix}trigger-sampling-request"),
             json!({"prompt": "the weather?"}),
         )
         .await
         .unwrap();
+    let text = sampled.text();
     assert!(
-        sampled.text().contains("Sunny, as asked: "),
-        "{}",
-        sampled.text()
-    );
-    assert!(
-        sampled.text().contains("the weather?"),
-        "{}",
-        sampled.text()
+        text.contains("Sunny, as asked: ") && text.contains("the weather?"),
+        "{text}"
     );
 
     let elicited = client
-        .call_tool("trigger-elicitation-request", json!({}))
+        .call_tool(&format!("{prefix}trigger-elicitation-request"), json!({}))
         .await
         .unwrap();
     assert!(
@@ -112,7 +120,7 @@ async fn exercise(client: &Client) {
     let seen = Arc::clone(&steps);
     let ran = client
         .call_tool(
-            "trigger-long-running-operation",
+            &format!("{prefix}trigger-long-running-operation"),
             json!({"duration": 1, "steps": 3}),
         )
         .on_progress(move |progress| seen.lock().unwrap().push(progress.progress))
@@ -120,13 +128,6 @@ async fn exercise(client: &Client) {
         .unwrap();
     assert!(!ran.is_error(), "{}", ran.text());
     assert_eq!(*steps.lock().unwrap(), [1.0, 2.0, 3.0]);
-
-    let prompts = client.list_prompts().await.unwrap();
-    assert!(!prompts.is_empty());
-    let resources = client.list_resources().await.unwrap();
-    let uri = resources[0]["uri"].as_str().unwrap();
-    let read = client.read_resource(uri).await.unwrap();
-    assert_eq!(read["contents"][0]["uri"], uri);
 }
 
 #[tokio::test]
@@ -449,39 +450,7 @@ async fn server_everythings_questions_reach_the_gateways_client_in_each_era() {
     for versions in [Versions::Handshake, Versions::Stateless] {
         let notes = Arc::new(Mutex::new(Vec::new()));
         let client = connect(Endpoint::url(&url), versions, notes).await;
-        let sampled = client
-            .call_tool(
-                "everything__trigger-sampling-request",
-                json!({"prompt": "the weather?"}),
-            )
-            .await
-            .unwrap();
-        let text = sampled.text();
-        assert!(
-            text.contains("Sunny, as asked: ") && text.contains("the weather?"),
-            "{versions:?}: {text}"
-        );
-        let elicited = client
-            .call_tool("everything__trigger-elicitation-request", json!({}))
-            .await
-            .unwrap();
-        assert!(
-            elicited.text().contains("- Name: Ada Lovelace"),
-            "{versions:?}: {}",
-            elicited.text()
-        );
-        let steps = Arc::new(Mutex::new(Vec::new()));
-        let seen = Arc::clone(&steps);
-        let ran = client
-            .call_tool(
-                "everything__trigger-long-running-operation",
-                json!({"duration": 1, "steps": 3}),
-            )
-            .on_progress(move |progress| seen.lock().unwrap().push(progress.progress))
-            .await
-            .unwrap();
-        assert!(!ran.is_error(), "{versions:?}: {}", ran.text());
-        assert_eq!(*steps.lock().unwrap(), [1.0, 2.0, 3.0], "{versions:?}");
+        asks_and_reports(&client, "everything__").await;
         client.close().await;
     }
     let _ = stop.send(());
