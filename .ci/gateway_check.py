@@ -5,13 +5,16 @@ Usage:
     python .ci/gateway_check.py -- target/debug/toolwright-gateway --config gateway.toml
     python .ci/gateway_check.py --http -- target/debug/toolwright-gateway --config gateway.toml
 
-The configuration mounts notes-server as `notes`, `mcp-server-time` (PyPI) as `time` and
-`@modelcontextprotocol/server-everything` (npm) as `everything`. For each mode, [auto] (the SDK
+The configuration mounts notes-server as `notes`, `mcp-server-time` (PyPI) as `time`,
+`@modelcontextprotocol/server-everything` (npm) as `everything`, `server-filesystem` (npm) as
+`files` over a folder holding `hello.txt`, `server-memory` (npm) as `memory` and
+`mcp-server-git` (PyPI) as `git` over the repository the check runs in. For each mode, [auto] (the SDK
 probes `server/discover`: the gateway speaks 2026-07-28) and [legacy] (`initialize`:
 2025-11-25), against a fresh gateway, on stdio or with --http over Streamable HTTP:
   1. tools/list: every mounted server's tools under its name, sorted, nothing else;
   2. calls forwarded to each server: notes__add_note (structured content), time__convert_time,
-     everything__echo; a tool error of a mounted server (notes__get_note of no note) comes back
+     everything__echo, files__read_text_file, memory__create_entities then memory__read_graph,
+     git__git_status; a tool error of a mounted server (notes__get_note of no note) comes back
      as it was;
   3. arguments checked by the gateway against the mounted tool's schema, naming the argument;
      an unknown tool is JSON-RPC error -32602;
@@ -28,6 +31,7 @@ prints the reason, "N passed, 1 failed", and exits 1.
 """
 
 import json
+import os
 import sys
 
 import anyio
@@ -37,7 +41,7 @@ from mcp.types import INVALID_PARAMS, CreateMessageResult, ElicitResult, TextCon
 from mcp_checks import TIMEOUT, Checks, reported, server_command, serving, stdio_params, text_of
 
 EXPECTED_VERSION = {"auto": "2026-07-28", "legacy": "2025-11-25"}
-MOUNTS = ("everything__", "notes__", "time__")
+MOUNTS = ("everything__", "files__", "git__", "memory__", "notes__", "time__")
 
 
 async def run_suite(c: Checks, client: Client) -> None:
@@ -52,7 +56,8 @@ async def run_suite(c: Checks, client: Client) -> None:
     names = [t.name for t in tools]
     c.ok(all(n.startswith(MOUNTS) for n in names) and names == sorted(names, key=str.encode),
          f"{len(names)} tools, each under its mount's name, sorted", names)
-    for name in ("notes__add_note", "time__get_current_time", "everything__echo"):
+    for name in ("notes__add_note", "time__get_current_time", "everything__echo",
+                 "files__read_text_file", "memory__read_graph", "git__git_status"):
         c.ok(name in names, f"{name} is listed", names)
 
     added = await client.call_tool("notes__add_note",
@@ -69,6 +74,23 @@ async def run_suite(c: Checks, client: Client) -> None:
 
     echoed = await client.call_tool("everything__echo", {"message": "hello"})
     c.ok(text_of(echoed) == "Echo: hello", "everything__echo forwarded", text_of(echoed))
+
+    folders = text_of(await client.call_tool("files__list_allowed_directories", {}))
+    folder = next(line.strip() for line in folders.splitlines() if line.strip().startswith("/"))
+    read = await client.call_tool("files__read_text_file", {"path": f"{folder}/hello.txt"})
+    c.ok(not read.is_error and "hello from the files server" in text_of(read),
+         "files__read_text_file forwarded", text_of(read)[:300])
+
+    entity = f"gateway-check-{client.protocol_version}"
+    created = await client.call_tool("memory__create_entities", {"entities": [
+        {"name": entity, "entityType": "check", "observations": ["passed through the gateway"]}]})
+    graph = await client.call_tool("memory__read_graph", {})
+    c.ok(not created.is_error and entity in text_of(graph),
+         "memory__create_entities and memory__read_graph forwarded", text_of(graph)[:300])
+
+    status = await client.call_tool("git__git_status", {"repo_path": os.getcwd()})
+    c.ok(not status.is_error and "branch" in text_of(status).lower(),
+         "git__git_status forwarded", text_of(status)[:300])
 
     missing = await client.call_tool("notes__get_note", {"id": 424242})
     c.ok(missing.is_error and "424242" in text_of(missing),
