@@ -9,7 +9,7 @@
 //
 // Usage:
 //     node .ci/ts_client_check.mjs --sdk v1|v2 --transport stdio|http --era handshake|stateless|auto \
-//         [--prefix DIR] [--url URL] [--suite notes|mrtr] [--wire] -- <server command> [args...]
+//         [--prefix DIR] [--url URL] [--suite notes|mrtr|gateway] [--wire] -- <server command> [args...]
 //
 //   --sdk        v1 (@modelcontextprotocol/sdk) or v2 (@modelcontextprotocol/client)
 //   --transport  stdio: the SDK spawns <server command>; http: the script starts
@@ -28,6 +28,11 @@
 //                this client registers (sampling/createMessage, elicitation/create); in 2026-07-28
 //                the server asks through an input_required result, which the v2 client fulfils
 //                through the same handlers and retries with `inputResponses` + `requestState`
+//                gateway: against toolwright-gateway mounting notes-server, server-everything,
+//                mcp-server-time, server-filesystem, server-memory and mcp-server-git (the
+//                configuration of .ci/run): every server's tools listed under its name, calls
+//                forwarded, server-everything's progress reaching the client's callback and its
+//                sampling and elicitation requests answered by this client's handlers
 //   --wire       print every JSON-RPC message the client sends (>) and receives (<)
 //
 // The notes suite: the era negotiated; tools/list; tools/call add_note and list_notes;
@@ -84,7 +89,7 @@ function usage(msg) {
   process.stderr.write(`ts_client_check: ${msg}\n`);
   process.stderr.write(
     "usage: ts_client_check.mjs --sdk v1|v2 --transport stdio|http --era handshake|stateless|auto " +
-      "[--prefix DIR] [--url URL] [--suite notes|mrtr] [--wire] -- <server command> [args...]\n",
+      "[--prefix DIR] [--url URL] [--suite notes|mrtr|gateway] [--wire] -- <server command> [args...]\n",
   );
   process.exit(2);
 }
@@ -107,7 +112,7 @@ function parseArgs(argv) {
   if (!["v1", "v2"].includes(opts.sdk)) usage(`--sdk ${opts.sdk}`);
   if (!["stdio", "http"].includes(opts.transport)) usage(`--transport ${opts.transport}`);
   if (!["handshake", "stateless", "auto"].includes(opts.era)) usage(`--era ${opts.era}`);
-  if (!["notes", "mrtr"].includes(opts.suite)) usage(`--suite ${opts.suite}`);
+  if (!["notes", "mrtr", "gateway"].includes(opts.suite)) usage(`--suite ${opts.suite}`);
   if (opts.sdk === "v1" && opts.era !== "handshake") {
     usage("@modelcontextprotocol/sdk 1.x speaks only the initialize handshake: use --era handshake");
   }
@@ -143,7 +148,8 @@ function loadSdk(sdk, prefix) {
           method === "sampling/createMessage" ? types.CreateMessageRequestSchema : types.ElicitRequestSchema,
           handler,
         ),
-      callTool: (client, params) => client.callTool(params, undefined, { timeout: TIMEOUT }),
+      callTool: (client, params, options = {}) =>
+        client.callTool(params, undefined, { timeout: TIMEOUT, ...options }),
       clientOptions: (caps) => ({ capabilities: caps }),
     };
   }
@@ -159,7 +165,7 @@ function loadSdk(sdk, prefix) {
     // v2 keys request handlers by method name; on 2026-07-28 the same handlers fulfil the
     // input_required results (inputRequired.autoFulfill, on by default).
     onRequest: (client, method, handler) => client.setRequestHandler(method, handler),
-    callTool: (client, params) => client.callTool(params, { timeout: TIMEOUT }),
+    callTool: (client, params, options = {}) => client.callTool(params, { timeout: TIMEOUT, ...options }),
     clientOptions: (caps, era) => ({
       capabilities: caps,
       versionNegotiation: {
@@ -388,6 +394,54 @@ async function mrtrSuite(sdk, client) {
   });
 }
 
+async function gatewaySuite(sdk, client) {
+  await check("tools/list: every mounted server's tools under its name", async () => {
+    const { tools } = await client.listTools(undefined, { timeout: TIMEOUT });
+    const names = tools.map((t) => t.name);
+    for (const name of ["notes__add_note", "everything__echo", "time__get_current_time",
+      "files__read_text_file", "memory__read_graph", "git__git_status"]) {
+      expect(names.includes(name), name, names);
+    }
+    return `${names.length} tools`;
+  });
+  await check("tools/call everything__echo forwarded", async () => {
+    const result = await sdk.callTool(client, { name: "everything__echo", arguments: { message: "hello" } });
+    expect(textOf(result) === "Echo: hello", "Echo: hello", result);
+  });
+  await check("tools/call notes__add_note forwarded, its structured content back", async () => {
+    const result = await sdk.callTool(client, {
+      name: "notes__add_note",
+      arguments: { title: `through the gateway, ${sdk.name}`, body: "Forwarded." },
+    });
+    expect(!result.isError && result.structuredContent?.title?.startsWith("through the gateway"), "the note", result);
+  });
+  await check("tools/call time__get_current_time forwarded", async () => {
+    const result = await sdk.callTool(client, { name: "time__get_current_time", arguments: { timezone: "UTC" } });
+    expect(!result.isError && textOf(result).includes("UTC"), "UTC", result);
+  });
+  await check("a mounted server's progress reaches the client", async () => {
+    const steps = [];
+    const result = await sdk.callTool(
+      client,
+      { name: "everything__trigger-long-running-operation", arguments: { duration: 1, steps: 3 } },
+      { onprogress: (progress) => steps.push(progress.progress) },
+    );
+    expect(!result.isError && JSON.stringify(steps) === "[1,2,3]", "steps 1, 2, 3", { steps, result });
+    return `steps ${steps.join(", ")}`;
+  });
+  await check("a mounted server's sampling request answered by this client's handler", async () => {
+    const result = await sdk.callTool(client, {
+      name: "everything__trigger-sampling-request",
+      arguments: { prompt: "the weather?" },
+    });
+    expect(!result.isError && JSON.stringify(result).includes(SAMPLED), SAMPLED, result);
+  });
+  await check("a mounted server's elicitation request answered by this client's handler", async () => {
+    const result = await sdk.callTool(client, { name: "everything__trigger-elicitation-request", arguments: {} });
+    expect(!result.isError && JSON.stringify(result).includes(ELICITED), ELICITED, result);
+  });
+}
+
 // ---- main ---------------------------------------------------------------------------------
 
 async function main() {
@@ -418,7 +472,8 @@ async function main() {
   }
 
   const seen = tap(transport, Boolean(opts.wire));
-  const caps = opts.suite === "mrtr" ? { sampling: {}, elicitation: { form: {} } } : {};
+  const asks = opts.suite === "mrtr" || opts.suite === "gateway";
+  const caps = asks ? { sampling: {}, elicitation: { form: {} } } : {};
   const client = new sdk.Client({ name: "ts-client-check", version: "0.1.0" }, sdk.clientOptions(caps, opts.era));
   // close() aborts what the transport still has under way, and both SDKs report it: v1 a POST
   // stream it has not read to the end ("SSE stream disconnected: AbortError"), both a POST whose
@@ -432,20 +487,26 @@ async function main() {
     if (closing && (err?.name === "AbortError" || /AbortError/.test(msg))) return;
     warnings.push(`client.onerror: ${msg}`);
   };
-  if (opts.suite === "mrtr") {
+  if (asks) {
     sdk.onRequest(client, "sampling/createMessage", async () => ({
       role: "assistant",
       content: { type: "text", text: SAMPLED },
       model: "ts-client-check",
       stopReason: "endTurn",
     }));
-    // Accepts with ELICITED for every string property of the requested form (the conformance
-    // fixture asks for {response: string}).
+    // Accepts with ELICITED for every free string property of the requested form (the
+    // conformance fixture asks for {response: string}), the first choice of one that offers
+    // choices, and true, 1 for the other types.
     sdk.onRequest(client, "elicitation/create", async (request) => {
       const props = request.params?.requestedSchema?.properties ?? {};
       const content = {};
       for (const [name, schema] of Object.entries(props)) {
-        if (schema.type === "string") content[name] = ELICITED;
+        const choices = schema.enum ?? schema.oneOf?.map((choice) => choice.const);
+        if (schema.type === "string") content[name] = choices?.[0] ?? (schema.format ? undefined : ELICITED);
+        else if (schema.type === "boolean") content[name] = true;
+        else if (schema.type === "number" || schema.type === "integer") content[name] = schema.minimum ?? 1;
+        else if (schema.type === "array") content[name] = schema.items?.enum?.slice(0, 1) ?? [];
+        if (content[name] === undefined) delete content[name];
       }
       return { action: "accept", content };
     });
@@ -466,6 +527,7 @@ async function main() {
 
   if (connected) {
     if (opts.suite === "notes") await notesSuite(sdk, client, opts.era);
+    else if (opts.suite === "gateway") await gatewaySuite(sdk, client);
     else await mrtrSuite(sdk, client);
   }
 
