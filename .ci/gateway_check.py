@@ -20,7 +20,9 @@ probes `server/discover`: the gateway speaks 2026-07-28) and [legacy] (`initiali
      an unknown tool is JSON-RPC error -32602;
   4. progress: everything__trigger-long-running-operation reports each step to the client's
      progress callback, through the gateway;
-  5. questions: everything__trigger-sampling-request and everything__trigger-elicitation-request
+  5. prompts: notes-server's and server-everything's listed under their names;
+     notes__summarise_tag got from notes-server through the gateway;
+  6. questions: everything__trigger-sampling-request and everything__trigger-elicitation-request
      ask server-everything's client, the gateway, which asks its own: this client's sampling and
      elicitation callbacks answer, in 2026-07-28 through input-required results.
 Then once more in [auto] with `--catalog progressive`: `search_tools` ranks every server's tools
@@ -61,7 +63,8 @@ async def run_suite(c: Checks, client: Client) -> None:
         c.ok(name in names, f"{name} is listed", names)
 
     added = await client.call_tool("notes__add_note",
-                                   {"title": "Through the gateway", "body": "Forwarded."})
+                                   {"title": "Through the gateway", "body": "Forwarded.",
+                                    "tags": ["gateway"]})
     note = added.structured_content or {}
     c.ok(not added.is_error and note.get("title") == "Through the gateway",
          "notes__add_note forwarded, its structured content back", text_of(added))
@@ -116,6 +119,13 @@ async def run_suite(c: Checks, client: Client) -> None:
                                  {"duration": 1, "steps": 3}, progress_callback=progressed)
     c.ok(not ran.is_error and steps == [1.0, 2.0, 3.0],
          "a mounted server's progress reaches the client", f"{steps} {text_of(ran)[:200]}")
+
+    prompts = [p.name for p in (await client.list_prompts()).prompts]
+    c.ok("notes__summarise_tag" in prompts and any(p.startswith("everything__") for p in prompts),
+         "mounted servers' prompts listed under their names", prompts)
+    got = await client.get_prompt("notes__summarise_tag", {"tag": "gateway"})
+    c.ok(got.messages and "tagged `gateway`" in (got.messages[0].content.text or ""),
+         "notes__summarise_tag got from notes-server", repr(got.messages[:1])[:300])
 
     sampled = await client.call_tool("everything__trigger-sampling-request",
                                      {"prompt": "the weather?"})

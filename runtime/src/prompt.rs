@@ -31,10 +31,26 @@ use crate::state::FromState;
 /// ];
 /// assert_eq!(messages.len(), 3);
 /// ```
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PromptMessage {
     role: Role,
     content: Content,
+    /// A message another server sent, passed on as it came.
+    forwarded: Option<Value>,
+}
+
+impl Serialize for PromptMessage {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+
+        if let Some(message) = &self.forwarded {
+            return message.serialize(serializer);
+        }
+        let mut message = serializer.serialize_struct("PromptMessage", 2)?;
+        message.serialize_field("role", &self.role)?;
+        message.serialize_field("content", &self.content)?;
+        message.end()
+    }
 }
 
 impl PromptMessage {
@@ -43,6 +59,7 @@ impl PromptMessage {
         PromptMessage {
             role: Role::User,
             content: content.into(),
+            forwarded: None,
         }
     }
 
@@ -51,6 +68,24 @@ impl PromptMessage {
         PromptMessage {
             role: Role::Assistant,
             content: content.into(),
+            forwarded: None,
+        }
+    }
+
+    /// A message another server sent (a `PromptMessage` object), kept as it came: passed on
+    /// unchanged, its role and its text readable here (a block of another kind reads as empty
+    /// text).
+    #[cfg(feature = "gateway")]
+    pub(crate) fn forwarded(message: Value) -> PromptMessage {
+        let role = match message["role"].as_str() {
+            Some("assistant") => Role::Assistant,
+            _ => Role::User,
+        };
+        let text = message["content"]["text"].as_str().unwrap_or_default();
+        PromptMessage {
+            role,
+            content: Content::text(text),
+            forwarded: Some(message),
         }
     }
 

@@ -260,6 +260,77 @@ async fn a_mounted_server_that_dies_mid_call_fails_the_call_naming_it_and_comes_
 }
 
 #[tokio::test]
+async fn a_mounted_servers_prompts_are_served_under_its_name_and_got_from_it() {
+    let client = gateway(Upstream::command(NOTES, Vec::<String>::new())).await;
+    let listed = client.request("prompts/list", json!({})).await.unwrap();
+    let prompts = listed["prompts"].as_array().unwrap();
+    let summarise = prompts
+        .iter()
+        .find(|p| p["name"] == "notes__summarise_tag")
+        .unwrap_or_else(|| panic!("notes__summarise_tag among {prompts:?}"));
+    assert_eq!(summarise["title"], "Summarise a tag");
+    assert_eq!(summarise["arguments"][0]["name"], "tag");
+
+    let added = client
+        .call(
+            "notes__add_note",
+            json!({"title": "Gateways", "body": "They mount servers.", "tags": ["infra"]}),
+        )
+        .await
+        .unwrap();
+    assert!(!added.is_error(), "{}", added.text());
+    let got = client
+        .request(
+            "prompts/get",
+            json!({"name": "notes__summarise_tag", "arguments": {"tag": "infra"}}),
+        )
+        .await
+        .unwrap();
+    let messages = got["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 2, "{got}");
+    assert!(
+        messages[0]["content"]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Summarise the 1 notes tagged `infra`"),
+        "{got}"
+    );
+    // An embedded resource passes on as the server sent it.
+    assert_eq!(messages[1]["content"]["type"], "resource", "{got}");
+    assert_eq!(
+        messages[1]["content"]["resource"]["mimeType"], "text/markdown",
+        "{got}"
+    );
+
+    // The server's refusal reaches the client as the server said it.
+    let refused = client
+        .request(
+            "prompts/get",
+            json!({"name": "notes__summarise_tag", "arguments": {"tag": "nothing-here"}}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code, -32602);
+    assert!(
+        refused.message.contains("no note is tagged `nothing-here`"),
+        "{}",
+        refused.message
+    );
+    // The gateway checks the argument names itself.
+    let unknown = client
+        .request(
+            "prompts/get",
+            json!({"name": "notes__summarise_tag", "arguments": {"topic": "x"}}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        unknown.message,
+        "unknown argument `topic` for prompt `notes__summarise_tag`; it takes `tag`, `limit`"
+    );
+}
+
+#[tokio::test]
 async fn a_mounted_server_that_writes_garbage_is_read_past_and_none_of_it_forwarded() {
     // Before each line the server writes: a line that is no JSON, and an answer to a request
     // nobody made.

@@ -18,13 +18,15 @@ use crate::context::ClientRequestError;
 use crate::handler::{BoxFuture, Output};
 use crate::protocol::SERVER_INFO_KEY;
 use crate::protocol::jsonrpc::{INTERNAL_ERROR, METHOD_NOT_FOUND};
-use crate::registry::{Forward, Tool};
+use crate::registry::{Forward, MountedPrompt, Tool};
 
 /// What the mounted servers give the registry: the tools to serve, and those held back, by
-/// wire name, with why; and each server's watch, to start once the gateway serves.
+/// wire name, with why; their prompts; and each server's watch, to start once the gateway
+/// serves.
 pub(crate) struct Mounted {
     pub(crate) tools: Vec<Tool>,
     pub(crate) held: Vec<(String, String)>,
+    pub(crate) prompts: Vec<MountedPrompt>,
     pub(crate) watches: Vec<Watch>,
 }
 
@@ -37,40 +39,59 @@ pub(crate) async fn mount_all(
 ) -> Result<Mounted, (String, Error)> {
     let connected = join_all(mounts.into_iter().map(|(name, upstream)| async move {
         let changes = mpsc::unbounded_channel();
-        let listed = connect(&name, &upstream, Some(changes.0.clone())).await;
+        let listed = match connect(&name, &upstream, Some(changes.0.clone())).await {
+            Ok((client, tools)) => prompts(&client)
+                .await
+                .map(|prompts| (client, tools, prompts)),
+            Err(error) => Err(error),
+        };
         (name, upstream, changes, listed)
     }))
     .await;
     let mut mounted = Mounted {
         tools: Vec::new(),
         held: Vec::new(),
+        prompts: Vec::new(),
         watches: Vec::new(),
     };
     for (name, upstream, changes, listed) in connected {
-        let (client, listed) = listed.map_err(|error| (name.clone(), error))?;
-        mount(
-            &name,
-            upstream,
-            client,
-            &listed,
-            lock,
-            changes,
-            &mut mounted,
-        );
+        let (client, tools, prompts) = listed.map_err(|error| (name.clone(), error))?;
+        let listed = Listing {
+            tools: &tools,
+            prompts: &prompts,
+        };
+        mount(&name, upstream, client, listed, lock, changes, &mut mounted);
     }
     Ok(mounted)
 }
 
-/// Makes the tools of the server mounted as `name`, or holds them back as `lock` says.
+/// The prompts `client`'s server lists, if it says it has prompts.
+async fn prompts(client: &Client) -> Result<Vec<Value>, Error> {
+    if client.capabilities().get("prompts").is_none() {
+        return Ok(Vec::new());
+    }
+    client.list_prompts().await
+}
+
+/// What a server lists: its tools (those the mount serves) and its prompts, each object as the
+/// server sent it.
+struct Listing<'a> {
+    tools: &'a [Value],
+    prompts: &'a [Value],
+}
+
+/// Makes the tools of the server mounted as `name`, or holds them back as `lock` says, and its
+/// prompts.
 fn mount(
     name: &str,
     upstream: Upstream,
     client: Client,
-    listed: &[Value],
+    listing: Listing<'_>,
     lock: Option<&Lock>,
     changes: (mpsc::UnboundedSender<()>, mpsc::UnboundedReceiver<()>),
     mounted: &mut Mounted,
 ) {
+    let listed = listing.tools;
     let mount: Arc<str> = Arc::from(name);
     let connection = Arc::new(Connection::new(client));
     let forward: Arc<dyn Forward> = Arc::new(Forwarder {
@@ -130,7 +151,23 @@ fn mount(
             );
         }
     }
-    tracing::info!(mount = name, tools = served.len(), "mounted");
+    for prompt in listing.prompts {
+        match MountedPrompt::new(name, prompt, Arc::clone(&forward)) {
+            Ok(prompt) => mounted.prompts.push(prompt),
+            Err(reason) => tracing::warn!(
+                mount = name,
+                prompt = prompt["name"].as_str().unwrap_or_default(),
+                "a prompt not served, since no client could ask for it by its mounted name: \
+                 {reason}"
+            ),
+        }
+    }
+    tracing::info!(
+        mount = name,
+        tools = served.len(),
+        prompts = listing.prompts.len(),
+        "mounted"
+    );
     let admits_new = lock.is_none() || upstream.new_tools == NewTools::Admit;
     mounted.watches.push(Watch {
         mount,
@@ -187,12 +224,9 @@ impl Forward for Forwarder {
         arguments: Value,
         ctx: crate::context::Context,
     ) -> BoxFuture<Output> {
-        let client = match self.connection.client() {
+        let client = match self.client() {
             Ok(client) => client,
-            Err(why) => {
-                let unreachable = format!("`{}` cannot be called now: {why}", self.mount);
-                return Box::pin(async move { Output::Error(unreachable) });
-            }
+            Err(unreachable) => return Box::pin(async move { Output::Error(unreachable) }),
         };
         let tool = tool.to_owned();
         let mount = Arc::clone(&self.mount);
@@ -215,6 +249,52 @@ impl Forward for Forwarder {
                 Err(error) => Output::Error(error.to_string()),
             }
         })
+    }
+
+    fn get_prompt(
+        &self,
+        prompt: &str,
+        arguments: Value,
+        ctx: crate::context::Context,
+    ) -> BoxFuture<Result<Value, RpcError>> {
+        let client = self.client();
+        let prompt = prompt.to_owned();
+        let mount = Arc::clone(&self.mount);
+        Box::pin(async move {
+            let client = client.map_err(|message| RpcError {
+                code: INTERNAL_ERROR,
+                message,
+                data: None,
+            })?;
+            let got = client
+                .get_prompt(&prompt, arguments)
+                .timeout(None)
+                .answering(move |method, params| {
+                    pass_on(Arc::clone(&mount), ctx.clone(), method, params)
+                })
+                .await;
+            match got {
+                Ok(result) => Ok(passed_on(result)),
+                // What the server refused is refused as it said; any other failure names it.
+                Err(error) => Err(match error.rpc() {
+                    Some(refused) => refused.clone(),
+                    None => RpcError {
+                        code: INTERNAL_ERROR,
+                        message: error.to_string(),
+                        data: None,
+                    },
+                }),
+            }
+        })
+    }
+}
+
+impl Forwarder {
+    /// The client to reach the server through, or why there is none now.
+    fn client(&self) -> Result<Client, String> {
+        self.connection
+            .client()
+            .map_err(|why| format!("`{}` cannot be called now: {why}", self.mount))
     }
 }
 

@@ -132,6 +132,12 @@ pub enum Conflict {
         /// Where the second is defined.
         second: Location,
     },
+    /// A prompt of a mounted server, under its mounted name, has the name of another prompt:
+    /// one of the server's own, or another of the mounted server's.
+    MountedPromptNameTaken {
+        /// The mounted name.
+        name: String,
+    },
     /// A prompt takes application state (`State<T>`) of a type the server was not given.
     MissingPromptState {
         /// The prompt.
@@ -257,6 +263,11 @@ impl fmt::Display for Conflict {
                 f,
                 "two prompts are named `{name}`: one at {first}, one at {second}; rename one with \
                  `#[mcp_prompt(name = \"...\")]`"
+            ),
+            Conflict::MountedPromptNameTaken { name } => write!(
+                f,
+                "two prompts are named `{name}`: a mounted server's, and another; rename the \
+                 server's own prompt, or mount the server under another name"
             ),
             Conflict::MissingPromptState {
                 prompt,

@@ -16,7 +16,7 @@ mod resources;
 mod source;
 mod tool;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use serde_json::Value;
@@ -28,12 +28,13 @@ use crate::registration::{
     PromptRegistration, ResourceRegistration, ToolRegistration, UiResourceRegistration,
 };
 use crate::search::SearchIndex;
-pub(crate) use prompts::descriptor as prompt_descriptor;
 pub(crate) use resources::{Fixed, Found, Resources, Template};
 use tool::Serialised;
 
 pub use crate::registration::{Annotations, Location};
 pub use conflict::{Conflict, RegistryError};
+#[cfg(feature = "gateway")]
+pub(crate) use mounted::MountedPrompt;
 #[cfg(feature = "gateway")]
 pub(crate) use source::Forward;
 pub(crate) use tool::Runs;
@@ -59,6 +60,9 @@ pub struct Registry {
     /// Tools of mounted servers that are not served, by wire name, with why: a change since
     /// they were approved, say.
     held: BTreeMap<String, String>,
+    /// The prompts of mounted servers, sorted by wire name.
+    #[cfg(feature = "gateway")]
+    mounted_prompts: Vec<MountedPrompt>,
 }
 
 impl Registry {
@@ -235,11 +239,7 @@ impl Registry {
     /// Puts the prompts, resources and templates in the manifest beside the tools, as their
     /// lists describe them.
     fn describe_beside(&mut self) {
-        let prompts: Vec<Value> = self
-            .prompts
-            .iter()
-            .map(|p| prompts::descriptor(p))
-            .collect();
+        let prompts = self.prompt_descriptors(&BTreeSet::new());
         let resources: Vec<Value> = self
             .resources
             .fixed()
@@ -300,6 +300,8 @@ impl Registry {
             resources,
             prompts: Vec::new(),
             held: BTreeMap::new(),
+            #[cfg(feature = "gateway")]
+            mounted_prompts: Vec::new(),
         };
         registry.describe_beside();
         Ok(registry)
@@ -354,9 +356,45 @@ impl Registry {
         &self.resources
     }
 
-    /// The prompts, sorted by name.
+    /// The prompts linked into the binary, sorted by name.
     pub(crate) fn prompts(&self) -> &[&'static PromptRegistration] {
         &self.prompts
+    }
+
+    /// Whether it serves a prompt, of its own or of a mounted server.
+    pub(crate) fn has_prompts(&self) -> bool {
+        !self.prompt_names().is_empty()
+    }
+
+    /// Every prompt but the `disabled`, as `prompts/list` describes it, sorted by name.
+    pub(crate) fn prompt_descriptors(&self, disabled: &BTreeSet<String>) -> Vec<Value> {
+        #[allow(unused_mut, reason = "mounted prompts join them with the gateway")]
+        let mut listed: Vec<(&str, Value)> = self
+            .prompts
+            .iter()
+            .map(|p| (p.name, prompts::descriptor(p)))
+            .collect();
+        #[cfg(feature = "gateway")]
+        listed.extend(
+            self.mounted_prompts
+                .iter()
+                .map(|p| (p.wire.as_str(), p.descriptor.clone())),
+        );
+        listed.retain(|(name, _)| !disabled.contains(*name));
+        listed.sort_by(|a, b| a.0.cmp(b.0));
+        listed
+            .into_iter()
+            .map(|(_, descriptor)| descriptor)
+            .collect()
+    }
+
+    /// The mounted server's prompt with this wire name.
+    #[cfg(feature = "gateway")]
+    pub(crate) fn mounted_prompt(&self, name: &str) -> Option<&MountedPrompt> {
+        self.mounted_prompts
+            .binary_search_by(|p| p.wire.as_str().cmp(name))
+            .ok()
+            .map(|i| &self.mounted_prompts[i])
     }
 
     /// How many tools of mounted servers are held back.
@@ -375,9 +413,14 @@ impl Registry {
         prompts::find(&self.prompts, name)
     }
 
-    /// The names of the prompts, sorted.
-    pub fn prompt_names(&self) -> impl ExactSizeIterator<Item = &'static str> + '_ {
-        self.prompts.iter().map(|p| p.name)
+    /// The names of the prompts, of its own and of mounted servers, sorted.
+    pub fn prompt_names(&self) -> Vec<&str> {
+        #[allow(unused_mut, reason = "mounted prompts join them with the gateway")]
+        let mut names: Vec<&str> = self.prompts.iter().map(|p| p.name).collect();
+        #[cfg(feature = "gateway")]
+        names.extend(self.mounted_prompts.iter().map(|p| p.wire.as_str()));
+        names.sort_unstable();
+        names
     }
 }
 

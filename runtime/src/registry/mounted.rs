@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 
 use super::source::{Forward, Mounted, Source};
 use super::tool::{Serialised, Tool};
-use super::{Registry, RegistryError};
+use super::{Conflict, Registry, RegistryError};
 use crate::names::CanonicalName;
 use crate::registration::Annotations;
 use crate::schema::check::{ArgumentCheck, OutputCheck};
@@ -98,20 +98,89 @@ impl Tool {
     }
 }
 
+/// A prompt of a mounted server, under the mount's name (`<mount>__<prompt>`), listed as its
+/// server describes it.
+pub(crate) struct MountedPrompt {
+    /// Its name here.
+    pub(crate) wire: String,
+    /// Its name on its server.
+    pub(crate) name: String,
+    /// What `prompts/list` says of it here: its server's description, under its name here.
+    pub(crate) descriptor: Value,
+    /// The names of the arguments it takes.
+    pub(crate) arguments: Vec<String>,
+    /// Gets it from its server.
+    pub(crate) forward: Arc<dyn Forward>,
+}
+
+impl MountedPrompt {
+    /// The prompt `listed` (a prompt object, as its server's `prompts/list` gave it) of the
+    /// server mounted as `mount`, which `forward` gets it from. `Err` says why it cannot be
+    /// served: a name no client could ask for.
+    pub(crate) fn new(
+        mount: &str,
+        listed: &Value,
+        forward: Arc<dyn Forward>,
+    ) -> Result<MountedPrompt, String> {
+        let name = listed["name"]
+            .as_str()
+            .ok_or_else(|| format!("a prompt without a name: {listed}"))?;
+        let wire = CanonicalName::new(mount, name)
+            .and_then(|canonical| canonical.namespaced())
+            .map_err(|error| error.to_string())?;
+        let mut descriptor = listed.clone();
+        descriptor["name"] = json!(wire);
+        let arguments = listed["arguments"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|argument| argument["name"].as_str().map(str::to_owned))
+            .collect();
+        Ok(MountedPrompt {
+            wire,
+            name: name.to_owned(),
+            descriptor,
+            arguments,
+            forward,
+        })
+    }
+}
+
 impl Registry {
-    /// The same registry, serving the mounted `tools` too, all sorted by wire name, and
-    /// refusing the `held` ones (by wire name) with why; a wire name taken twice stops it,
-    /// naming both.
+    /// The same registry, serving the mounted `tools` and `prompts` too, each sorted by wire
+    /// name, and refusing the `held` tools (by wire name) with why; a wire name taken twice
+    /// stops it, naming both.
     pub(crate) fn with_mounted(
         self,
         tools: Vec<Tool>,
         held: Vec<(String, String)>,
+        mut prompts: Vec<MountedPrompt>,
     ) -> Result<Registry, RegistryError> {
         let mut all = self.tools;
         all.extend(tools);
         let views: Vec<_> = self.resources.view_registrations().collect();
         let mut registry = Registry::assemble(all, views, Vec::new())?;
+        prompts.sort_by(|a, b| a.wire.cmp(&b.wire));
+        let mut conflicts = Vec::new();
+        for pair in prompts.windows(2) {
+            if pair[0].wire == pair[1].wire {
+                conflicts.push(Conflict::MountedPromptNameTaken {
+                    name: pair[0].wire.clone(),
+                });
+            }
+        }
+        for prompt in &prompts {
+            if self.prompts.iter().any(|own| own.name == prompt.wire) {
+                conflicts.push(Conflict::MountedPromptNameTaken {
+                    name: prompt.wire.clone(),
+                });
+            }
+        }
+        if !conflicts.is_empty() {
+            return Err(RegistryError::new(conflicts));
+        }
         registry.prompts = self.prompts;
+        registry.mounted_prompts = prompts;
         registry.held = self.held.into_iter().chain(held).collect();
         registry.with_resources(self.resources.functions().collect::<Vec<_>>())
     }

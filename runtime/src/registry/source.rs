@@ -41,10 +41,19 @@ pub(crate) struct Mounted {
     pub(crate) forward: Arc<dyn Forward>,
 }
 
-/// Carries a call of a mounted tool to its server: the tool's own name there, the arguments,
-/// and the call's context, whose progress and cancellation the forwarding passes on.
+/// Carries a call of a mounted tool, or a get of a mounted prompt, to its server: the tool's
+/// (prompt's) own name there, the arguments, and the call's context, whose progress and
+/// cancellation the forwarding passes on.
 #[cfg(feature = "gateway")]
 pub(crate) trait Forward: Send + Sync {
     fn call(&self, tool: &str, arguments: Value, ctx: crate::context::Context)
     -> BoxFuture<Output>;
+
+    /// The server's `GetPromptResult`, or the error it answered with.
+    fn get_prompt(
+        &self,
+        prompt: &str,
+        arguments: Value,
+        ctx: crate::context::Context,
+    ) -> BoxFuture<Result<Value, crate::answers::RpcError>>;
 }

@@ -80,7 +80,7 @@ impl Capabilities {
                 || json!({ "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } }),
             ),
             logging: Empty {},
-            prompts: (!registry.prompts().is_empty()).then_some(Lists::CHANGING),
+            prompts: registry.has_prompts().then_some(Lists::CHANGING),
             resources: (!resources.is_empty()).then(|| Lists {
                 list_changed: true,
                 subscribe: resources.functions().any(|r| r.changes).then_some(true),

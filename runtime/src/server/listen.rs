@@ -129,7 +129,7 @@ fn honoured(registry: &Registry, filter: Filter) -> Filter {
     let changes = |uri: &String| resources.find(uri).is_some_and(|found| found.changes());
     Filter {
         tools: filter.tools,
-        prompts: filter.prompts && !registry.prompts().is_empty(),
+        prompts: filter.prompts && registry.has_prompts(),
         resources: filter.resources && !resources.is_empty(),
         uris: filter.uris.into_iter().filter(changes).collect(),
     }

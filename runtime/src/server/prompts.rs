@@ -16,7 +16,9 @@ use crate::protocol::Wire;
 use crate::protocol::jsonrpc::{INVALID_PARAMS, Id, METHOD_NOT_FOUND, Reply};
 use crate::protocol::method::Method;
 use crate::registration::PromptRegistration;
-use crate::registry::{Registry, prompt_descriptor as descriptor};
+#[cfg(feature = "gateway")]
+use crate::registry::MountedPrompt;
+use crate::registry::Registry;
 use crate::state::States;
 
 /// A prompts request's answer, and what it needs: the prompts, what runs one, and where the
@@ -45,7 +47,7 @@ pub(super) fn answer(served: PromptMethods<'_>, id: Id, method: Method, params: 
         ttl_ms,
     } = served;
     let wire = origin.wire.clone();
-    if registry.prompts().is_empty() {
+    if !registry.has_prompts() {
         return Step::Reply(Reply::error(
             &id,
             METHOD_NOT_FOUND,
@@ -60,14 +62,8 @@ pub(super) fn answer(served: PromptMethods<'_>, id: Id, method: Method, params: 
         Err(message) => return Step::Reply(Reply::error(&id, INVALID_PARAMS, &message)),
     };
     let asked = Value::Object(arguments);
-    let round = match Round::read(
-        &calls.state_key,
-        &wire,
-        params,
-        "prompts/get",
-        prompt.name,
-        &asked,
-    ) {
+    let name = prompt.name();
+    let round = match Round::read(&calls.state_key, &wire, params, "prompts/get", name, &asked) {
         Ok(round) => round,
         Err(message) => return Step::Reply(Reply::error(&id, INVALID_PARAMS, &message)),
     };
@@ -77,7 +73,7 @@ pub(super) fn answer(served: PromptMethods<'_>, id: Id, method: Method, params: 
     };
     let peer = calls.peer(&origin, round.as_ref().map(Round::inputs));
     let ctx = Context::new(
-        prompt.name,
+        name,
         None,
         registered.cancellation(),
         Some(peer),
@@ -86,7 +82,7 @@ pub(super) fn answer(served: PromptMethods<'_>, id: Id, method: Method, params: 
         origin.who.clone(),
     )
     .limited(calls.call_timeout.map(Limit::Call));
-    let call = Call::new(Operation::GetPrompt, prompt.name, asked, ctx);
+    let call = Call::new(Operation::GetPrompt, name, asked, ctx);
     calls.start(registered, call, round, id, wire, reply)
 }
 
@@ -106,28 +102,52 @@ fn list(
             &format!("invalid cursor {cursor}: this server lists every prompt on one page"),
         );
     }
-    let prompts: Vec<Value> = registry
-        .prompts()
-        .iter()
-        .filter(|p| !disabled.contains(p.name))
-        .map(|p| descriptor(p))
-        .collect();
-    let result = json!({ "prompts": prompts });
+    let result = json!({ "prompts": registry.prompt_descriptors(disabled) });
     Reply::result(id, &wire.shape_cached(result, ttl_ms))
 }
 
+/// A prompt a `prompts/get` names: one of the server's own, or of a mounted server.
+enum Named<'a> {
+    Own(&'a PromptRegistration),
+    #[cfg(feature = "gateway")]
+    Mounted(&'a MountedPrompt),
+}
+
+impl Named<'_> {
+    fn name(&self) -> &str {
+        match self {
+            Named::Own(prompt) => prompt.name,
+            #[cfg(feature = "gateway")]
+            Named::Mounted(prompt) => &prompt.wire,
+        }
+    }
+
+    /// The names of the arguments it takes.
+    fn arguments(&self) -> Vec<&str> {
+        match self {
+            Named::Own(prompt) => prompt.arguments.iter().map(|a| a.name).collect(),
+            #[cfg(feature = "gateway")]
+            Named::Mounted(prompt) => prompt.arguments.iter().map(String::as_str).collect(),
+        }
+    }
+}
+
 /// The prompt a `prompts/get` names, and its arguments: each a string the prompt takes.
-fn request(
-    registry: &Registry,
+fn request<'a>(
+    registry: &'a Registry,
     disabled: &BTreeSet<String>,
     params: &Value,
-) -> Result<(&'static PromptRegistration, PromptArguments), String> {
+) -> Result<(Named<'a>, PromptArguments), String> {
     let Some(name) = params.get("name").and_then(Value::as_str) else {
         return Err("`prompts/get` needs a `name` string".to_owned());
     };
-    let Some(prompt) = registry.prompt(name).filter(|p| !disabled.contains(p.name)) else {
+    let found = registry.prompt(name).map(Named::Own);
+    #[cfg(feature = "gateway")]
+    let found = found.or_else(|| registry.mounted_prompt(name).map(Named::Mounted));
+    let Some(prompt) = found.filter(|_| !disabled.contains(name)) else {
         let known: Vec<String> = registry
             .prompt_names()
+            .into_iter()
             .filter(|name| !disabled.contains(*name))
             .map(|name| format!("`{name}`"))
             .collect();
@@ -141,21 +161,17 @@ fn request(
         Some(Value::Object(arguments)) => arguments.clone(),
         Some(_) => return Err("`arguments` must be an object of strings".to_owned()),
     };
-    let taken = |key: &str| prompt.arguments.iter().any(|a| a.name == key);
-    if let Some(unknown) = arguments.keys().find(|key| !taken(key)) {
-        let expected: Vec<String> = prompt
-            .arguments
-            .iter()
-            .map(|a| format!("`{}`", a.name))
-            .collect();
+    let taken = prompt.arguments();
+    if let Some(unknown) = arguments.keys().find(|key| !taken.contains(&key.as_str())) {
+        let expected: Vec<String> = taken.iter().map(|name| format!("`{name}`")).collect();
         return Err(match expected.as_slice() {
             [] => format!(
                 "prompt `{}` takes no arguments, and was given `{unknown}`",
-                prompt.name
+                prompt.name()
             ),
             _ => format!(
                 "unknown argument `{unknown}` for prompt `{}`; it takes {}",
-                prompt.name,
+                prompt.name(),
                 expected.join(", ")
             ),
         });

@@ -44,7 +44,7 @@ impl Server {
                 mount,
                 error: Box::new(error),
             })?;
-        let registry = registry.with_mounted(mounted.tools, mounted.held)?;
+        let registry = registry.with_mounted(mounted.tools, mounted.held, mounted.prompts)?;
         Ok((registry, mounted.watches))
     }
 
@@ -208,7 +208,11 @@ fn served(registry: &Registry) -> Disabled {
             .iter()
             .map(|t| t.wire_name().to_owned())
             .collect(),
-        prompts: registry.prompt_names().map(str::to_owned).collect(),
+        prompts: registry
+            .prompt_names()
+            .into_iter()
+            .map(str::to_owned)
+            .collect(),
         resources: resources
             .fixed()
             .iter()

@@ -152,6 +152,8 @@ impl Registry {
             resources,
             prompts: Vec::new(),
             held: Default::default(),
+            #[cfg(feature = "gateway")]
+            mounted_prompts: Vec::new(),
         }
         .with_prompts(inventory::iter::<PromptRegistration>)?
         .with_resources(inventory::iter::<ResourceRegistration>)

@@ -15,6 +15,8 @@ use super::{BoxError, Call, Operation, Outcome, Refusal, Service};
 use crate::content::ToolResult;
 use crate::context::{Context, Limit};
 use crate::handler::{BoxFuture, Handler, Output, panic_message};
+#[cfg(feature = "gateway")]
+use crate::prompt::PromptMessage;
 use crate::prompt::{Made, PromptArguments, PromptHandler};
 use crate::registration::{PromptRegistration, ResourceRegistration};
 use crate::registry::{Fixed, Found, Registry, Runs, Tool};
@@ -62,6 +64,29 @@ impl Run {
                     Ok(Outcome::Tool(result))
                 }
                 Operation::GetPrompt => {
+                    #[cfg(feature = "gateway")]
+                    if let Some(mounted) = registry.mounted_prompt(&target) {
+                        let forward = Arc::clone(&mounted.forward);
+                        let name = mounted.name.clone();
+                        let ctx = context.clone();
+                        let got = forward.get_prompt(&name, arguments, context);
+                        return match within(&ctx, Operation::GetPrompt, got).await {
+                            Ok(Ok(result)) => Ok(forwarded_prompt(result)),
+                            Ok(Err(refused)) => {
+                                let refusal = Refusal::new(refused.code, refused.message);
+                                Err(match refused.data {
+                                    Some(data) => refusal.with_data(data),
+                                    None => refusal,
+                                }
+                                .into())
+                            }
+                            Err(limit) => Err(Refusal::internal(past(
+                                limit,
+                                &format!("prompt `{target}`"),
+                            ))
+                            .into()),
+                        };
+                    }
                     let Some(prompt) = registry.prompt(&target) else {
                         return Err(Refusal::invalid(format!("unknown prompt `{target}`")).into());
                     };
@@ -230,6 +255,21 @@ fn tool_result(tool: &Tool, output: Output) -> ToolResult {
                 &problems,
             ))
         }
+    }
+}
+
+/// A mounted server's `GetPromptResult`, as its outcome: its messages passed on as they came.
+#[cfg(feature = "gateway")]
+fn forwarded_prompt(result: Value) -> Outcome {
+    Outcome::Prompt {
+        description: result["description"].as_str().map(str::to_owned),
+        messages: result["messages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .cloned()
+            .map(PromptMessage::forwarded)
+            .collect(),
     }
 }
 
