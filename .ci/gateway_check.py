@@ -21,7 +21,8 @@ probes `server/discover`: the gateway speaks 2026-07-28) and [legacy] (`initiali
   4. progress: everything__trigger-long-running-operation reports each step to the client's
      progress callback, through the gateway;
   5. prompts: notes-server's and server-everything's listed under their names;
-     notes__summarise_tag got from notes-server through the gateway;
+     notes__summarise_tag got from notes-server through the gateway, its `tag` argument
+     completed by notes-server;
   6. questions: everything__trigger-sampling-request and everything__trigger-elicitation-request
      ask server-everything's client, the gateway, which asks its own: this client's sampling and
      elicitation callbacks answer, in 2026-07-28 through input-required results.
@@ -38,7 +39,8 @@ import sys
 
 import anyio
 from mcp import Client, MCPError
-from mcp.types import INVALID_PARAMS, CreateMessageResult, ElicitResult, TextContent
+from mcp.types import (INVALID_PARAMS, CreateMessageResult, ElicitResult, PromptReference,
+                       TextContent)
 
 from mcp_checks import TIMEOUT, Checks, reported, server_command, serving, stdio_params, text_of
 
@@ -126,6 +128,10 @@ async def run_suite(c: Checks, client: Client) -> None:
     got = await client.get_prompt("notes__summarise_tag", {"tag": "gateway"})
     c.ok(got.messages and "tagged `gateway`" in (got.messages[0].content.text or ""),
          "notes__summarise_tag got from notes-server", repr(got.messages[:1])[:300])
+    completed = await client.complete(PromptReference(type="ref/prompt", name="notes__summarise_tag"),
+                                      {"name": "tag", "value": "gate"})
+    c.ok("gateway" in completed.completion.values,
+         "notes__summarise_tag's `tag` completed by notes-server", completed.completion.values)
 
     sampled = await client.call_tool("everything__trigger-sampling-request",
                                      {"prompt": "the weather?"})

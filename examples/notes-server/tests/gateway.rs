@@ -302,6 +302,23 @@ async fn a_mounted_servers_prompts_are_served_under_its_name_and_got_from_it() {
         "{got}"
     );
 
+    // The server completes its prompt's arguments.
+    let completed = client
+        .request(
+            "completion/complete",
+            json!({
+                "ref": {"type": "ref/prompt", "name": "notes__summarise_tag"},
+                "argument": {"name": "tag", "value": "inf"},
+            }),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        completed["completion"]["values"],
+        json!(["infra"]),
+        "{completed}"
+    );
+
     // The server's refusal reaches the client as the server said it.
     let refused = client
         .request(

@@ -59,6 +59,7 @@ pub(crate) async fn mount_all(
         let listed = Listing {
             tools: &tools,
             prompts: &prompts,
+            completes: client.capabilities().get("completions").is_some(),
         };
         mount(&name, upstream, client, listed, lock, changes, &mut mounted);
     }
@@ -78,6 +79,8 @@ async fn prompts(client: &Client) -> Result<Vec<Value>, Error> {
 struct Listing<'a> {
     tools: &'a [Value],
     prompts: &'a [Value],
+    /// Whether the server completes arguments.
+    completes: bool,
 }
 
 /// Makes the tools of the server mounted as `name`, or holds them back as `lock` says, and its
@@ -152,7 +155,7 @@ fn mount(
         }
     }
     for prompt in listing.prompts {
-        match MountedPrompt::new(name, prompt, Arc::clone(&forward)) {
+        match MountedPrompt::new(name, prompt, listing.completes, Arc::clone(&forward)) {
             Ok(prompt) => mounted.prompts.push(prompt),
             Err(reason) => tracing::warn!(
                 mount = name,
@@ -257,35 +260,47 @@ impl Forward for Forwarder {
         arguments: Value,
         ctx: crate::context::Context,
     ) -> BoxFuture<Result<Value, RpcError>> {
-        let client = self.client();
+        let client = self.client().map_err(internal);
         let prompt = prompt.to_owned();
         let mount = Arc::clone(&self.mount);
         Box::pin(async move {
-            let client = client.map_err(|message| RpcError {
-                code: INTERNAL_ERROR,
-                message,
-                data: None,
-            })?;
-            let got = client
+            let got = client?
                 .get_prompt(&prompt, arguments)
                 .timeout(None)
                 .answering(move |method, params| {
                     pass_on(Arc::clone(&mount), ctx.clone(), method, params)
                 })
                 .await;
-            match got {
-                Ok(result) => Ok(passed_on(result)),
-                // What the server refused is refused as it said; any other failure names it.
-                Err(error) => Err(match error.rpc() {
-                    Some(refused) => refused.clone(),
-                    None => RpcError {
-                        code: INTERNAL_ERROR,
-                        message: error.to_string(),
-                        data: None,
-                    },
-                }),
-            }
+            refused_as_said(got)
         })
+    }
+
+    fn complete(&self, params: Value) -> BoxFuture<Result<Value, RpcError>> {
+        let client = self.client().map_err(internal);
+        Box::pin(
+            async move { refused_as_said(client?.request("completion/complete", params).await) },
+        )
+    }
+}
+
+/// A mounted server's result, passed on; or the error it answered with, as it said it, or
+/// another failure, naming it.
+fn refused_as_said(answered: Result<Value, Error>) -> Result<Value, RpcError> {
+    match answered {
+        Ok(result) => Ok(passed_on(result)),
+        Err(error) => Err(match error.rpc() {
+            Some(refused) => refused.clone(),
+            None => internal(error.to_string()),
+        }),
+    }
+}
+
+/// An internal error (-32603) saying `message`.
+fn internal(message: String) -> RpcError {
+    RpcError {
+        code: INTERNAL_ERROR,
+        message,
+        data: None,
     }
 }
 

@@ -388,6 +388,12 @@ impl Registry {
             .collect()
     }
 
+    /// The prompts of mounted servers, sorted by wire name.
+    #[cfg(feature = "gateway")]
+    pub(crate) fn mounted_prompts(&self) -> &[MountedPrompt] {
+        &self.mounted_prompts
+    }
+
     /// The mounted server's prompt with this wire name.
     #[cfg(feature = "gateway")]
     pub(crate) fn mounted_prompt(&self, name: &str) -> Option<&MountedPrompt> {

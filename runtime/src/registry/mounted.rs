@@ -109,6 +109,8 @@ pub(crate) struct MountedPrompt {
     pub(crate) descriptor: Value,
     /// The names of the arguments it takes.
     pub(crate) arguments: Vec<String>,
+    /// Whether its server completes arguments (its `completions` capability).
+    pub(crate) completes: bool,
     /// Gets it from its server.
     pub(crate) forward: Arc<dyn Forward>,
 }
@@ -120,6 +122,7 @@ impl MountedPrompt {
     pub(crate) fn new(
         mount: &str,
         listed: &Value,
+        completes: bool,
         forward: Arc<dyn Forward>,
     ) -> Result<MountedPrompt, String> {
         let name = listed["name"]
@@ -141,6 +144,7 @@ impl MountedPrompt {
             name: name.to_owned(),
             descriptor,
             arguments,
+            completes,
             forward,
         })
     }

@@ -56,4 +56,8 @@ pub(crate) trait Forward: Send + Sync {
         arguments: Value,
         ctx: crate::context::Context,
     ) -> BoxFuture<Result<Value, crate::answers::RpcError>>;
+
+    /// The server's `CompleteResult` for `params` (a `completion/complete` in its own names),
+    /// or the error it answered with.
+    fn complete(&self, params: Value) -> BoxFuture<Result<Value, crate::answers::RpcError>>;
 }

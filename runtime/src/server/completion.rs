@@ -13,6 +13,8 @@ use crate::protocol::Wire;
 use crate::protocol::jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, Id, METHOD_NOT_FOUND, Reply};
 use crate::registry::Registry;
 use crate::state::States;
+#[cfg(feature = "gateway")]
+use {super::call::Registered, super::session::Session, super::step::Step, crate::sink::Answer};
 
 /// The most values one completion sends, as the protocol has it.
 const MAX_COMPLETIONS: usize = 100;
@@ -30,7 +32,55 @@ pub(super) fn completes(registry: &Registry) -> bool {
             .iter()
             .any(|v| v.complete.is_some())
     });
+    #[cfg(feature = "gateway")]
+    let prompts = prompts || registry.mounted_prompts().iter().any(|p| p.completes);
     prompts || templates
+}
+
+/// The answer to a `completion/complete` of an argument of a mounted server's prompt, which its
+/// server gives (none when it completes nothing); `None` for any other.
+#[cfg(feature = "gateway")]
+pub(super) fn forwarded(
+    registry: &Registry,
+    live: &Live,
+    session: &Arc<Session>,
+    id: &Id,
+    params: &Value,
+    wire: &Wire,
+) -> Option<Step> {
+    let reference = params.get("ref")?;
+    if reference.get("type").and_then(Value::as_str) != Some("ref/prompt") {
+        return None;
+    }
+    let name = reference.get("name").and_then(Value::as_str)?;
+    let prompt = registry
+        .mounted_prompt(name)
+        .filter(|_| !live.disabled().prompts.contains(name))?;
+    if !prompt.completes {
+        let none = json!({ "completion": { "values": [], "total": 0, "hasMore": false } });
+        return Some(Step::Reply(Reply::result(id, &wire.shape(none))));
+    }
+    let registered = match Registered::new(session, id) {
+        Ok(registered) => registered,
+        Err(reply) => return Some(Step::Reply(reply)),
+    };
+    let mut asked = params.clone();
+    asked["ref"]["name"] = json!(prompt.name);
+    if let Some(members) = asked.as_object_mut() {
+        members.remove("_meta");
+    }
+    let completed = prompt.forward.complete(asked);
+    let (id, wire) = (id.clone(), wire.clone());
+    Some(Step::Call(Box::pin(async move {
+        let reply = match completed.await {
+            Ok(result) => Reply::result(&id, &wire.shape(result)),
+            Err(refused) => match &refused.data {
+                Some(data) => Reply::error_with_data(&id, refused.code, &refused.message, data),
+                None => Reply::error(&id, refused.code, &refused.message),
+            },
+        };
+        Some(Answer::of(registered, reply))
+    })))
 }
 
 /// The answer to `completion/complete`: the values the completer suggests for what the user

@@ -254,14 +254,9 @@ impl Dispatcher {
                 let wire = Wire::Handshake;
                 return self.resources(session, id, method, &params, wire, from.who);
             }
-            (Method::Complete, Some(_)) => completion::complete(
-                &self.registry,
-                &self.states,
-                &self.live,
-                &id,
-                &params,
-                &Wire::Handshake,
-            ),
+            (Method::Complete, Some(_)) => {
+                return self.complete(session, &id, &params, &Wire::Handshake);
+            }
             (Method::ListPrompts | Method::GetPrompt, Some(version)) => {
                 let origin = handshake_origin(session, from, version);
                 return self.prompts(origin, id, method, &params);
@@ -377,14 +372,7 @@ impl Dispatcher {
                     &wire,
                 );
             }
-            Method::Complete => completion::complete(
-                &self.registry,
-                &self.states,
-                &self.live,
-                &id,
-                &params,
-                &wire,
-            ),
+            Method::Complete => return self.complete(session, &id, &params, &wire),
             Method::CallTool => {
                 let origin = stateless_origin(session, from, wire, envelope);
                 return self.calls.call_tool(origin, id, params);
@@ -500,6 +488,27 @@ impl Dispatcher {
             .flat_map(Tool::scopes)
             .copied()
             .collect()
+    }
+
+    /// The answer to `completion/complete`: the completer's values, or for a mounted server's
+    /// prompt, its server's.
+    fn complete(&self, session: &Arc<Session>, id: &Id, params: &Value, wire: &Wire) -> Step {
+        #[cfg(feature = "gateway")]
+        if let Some(step) =
+            completion::forwarded(&self.registry, &self.live, session, id, params, wire)
+        {
+            return step;
+        }
+        #[cfg(not(feature = "gateway"))]
+        let _ = session;
+        Step::Reply(completion::complete(
+            &self.registry,
+            &self.states,
+            &self.live,
+            id,
+            params,
+            wire,
+        ))
     }
 
     /// The arguments of tool `name` mirrored in HTTP headers.
