@@ -31,8 +31,9 @@
 //                gateway: against toolwright-gateway mounting notes-server, server-everything,
 //                mcp-server-time, server-filesystem, server-memory and mcp-server-git (the
 //                configuration of .ci/run): every server's tools listed under its name, calls
-//                forwarded, server-everything's progress reaching the client's callback and its
-//                sampling and elicitation requests answered by this client's handlers
+//                forwarded, notes-server's prompt listed, got and completed, server-everything's
+//                progress reaching the client's callback and its sampling and elicitation
+//                requests answered by this client's handlers
 //   --wire       print every JSON-RPC message the client sends (>) and receives (<)
 //
 // The notes suite: the era negotiated; tools/list; tools/call add_note and list_notes;
@@ -411,9 +412,25 @@ async function gatewaySuite(sdk, client) {
   await check("tools/call notes__add_note forwarded, its structured content back", async () => {
     const result = await sdk.callTool(client, {
       name: "notes__add_note",
-      arguments: { title: `through the gateway, ${sdk.name}`, body: "Forwarded." },
+      arguments: { title: `through the gateway, ${sdk.name}`, body: "Forwarded.", tags: ["gateway"] },
     });
     expect(!result.isError && result.structuredContent?.title?.startsWith("through the gateway"), "the note", result);
+  });
+  await check("prompts: notes__summarise_tag listed, got and completed through the gateway", async () => {
+    const { prompts } = await client.listPrompts(undefined, { timeout: TIMEOUT });
+    expect(prompts.some((p) => p.name === "notes__summarise_tag"), "notes__summarise_tag", prompts.map((p) => p.name));
+    const got = await client.getPrompt(
+      { name: "notes__summarise_tag", arguments: { tag: "gateway" } },
+      { timeout: TIMEOUT },
+    );
+    const msgs = got.messages ?? [];
+    expect(msgs.length >= 2 && msgs[0].content?.text?.includes("tagged `gateway`"), "the request and the note", msgs);
+    const completed = await client.complete(
+      { ref: { type: "ref/prompt", name: "notes__summarise_tag" }, argument: { name: "tag", value: "gate" } },
+      { timeout: TIMEOUT },
+    );
+    expect(completed.completion?.values?.includes("gateway"), `"gateway" offered`, completed);
+    return `${prompts.length} prompts, ${msgs.length} messages`;
   });
   await check("tools/call time__get_current_time forwarded", async () => {
     const result = await sdk.callTool(client, { name: "time__get_current_time", arguments: { timezone: "UTC" } });
