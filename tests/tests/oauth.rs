@@ -429,6 +429,55 @@ async fn a_token_without_a_tool_s_scope_is_refused_403_naming_the_scope() {
 
 #[tokio::test]
 #[ignore = "needs Node.js and npm (tests/oauth-server)"]
+async fn a_mounted_servers_tools_need_the_scopes_its_mount_names() {
+    use toolwright::gateway::Upstream;
+
+    let authorization = authorization_server();
+    // The mounted server checks no token; the gateway, in front of it, asks `notes:write` of
+    // every one of its tools.
+    let upstream = Server::new("upstream", "0.0.1")
+        .bind_http("127.0.0.1:0", Http::new())
+        .await
+        .expect("a free port");
+    let upstream_url = upstream.url();
+    let _upstream = Mcp::serve(upstream);
+    let gateway = Server::new("gateway", "0.0.1")
+        .registry(toolwright::registry::Registry::from_registrations([]).unwrap())
+        .mount("up", Upstream::url(upstream_url).scopes(["notes:write"]))
+        .bind_http(
+            "127.0.0.1:0",
+            Http::new().oauth(OAuth::new(&authorization.issuer)),
+        )
+        .await
+        .expect("the server is mounted");
+    let mcp = Mcp::serve(gateway);
+
+    let reader = authorization
+        .token("mcp-readonly", &mcp.url, "notes:read")
+        .await;
+    let session = mcp.initialize(&reader).await;
+    let refused = mcp
+        .call(&reader, &session, "up__read_notes", json!({}))
+        .await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+    assert_eq!(
+        refused.body["error"]["message"],
+        "the access token lacks scope `notes:write`, which tool `up__read_notes` needs"
+    );
+
+    let writer = authorization
+        .token("mcp-basic", &mcp.url, "notes:read notes:write")
+        .await;
+    let session = mcp.initialize(&writer).await;
+    let read = mcp
+        .call(&writer, &session, "up__read_notes", json!({}))
+        .await;
+    assert_eq!(read.status, StatusCode::OK, "{read:?}");
+    assert_eq!(read.body["result"]["content"][0]["text"], "no notes yet");
+}
+
+#[tokio::test]
+#[ignore = "needs Node.js and npm (tests/oauth-server)"]
 async fn call_tool_of_the_progressive_catalog_needs_the_scopes_of_the_tool_it_runs() {
     let authorization = authorization_server();
     let bound = Server::new("oauth-tests", "0.0.1")

@@ -37,8 +37,9 @@ use crate::client::{Endpoint, Versions};
 /// arguments) with `env` and `cwd`, or `url` with `headers` and `bearer`; then `timeout` (a
 /// duration such as `"30s"`, or `"none"`; 60 s by default), `versions` (`"auto"`,
 /// `"handshake"` or `"stateless"`), which tools to serve: `tools` (only these) or `hide` (all
-/// but these), and `new_tools` (`"hold"`, the default, or `"admit"`): what becomes of a tool the
-/// [`Lock`](super::Lock) does not pin. In every string, `${NAME}` is the environment variable
+/// but these), `new_tools` (`"hold"`, the default, or `"admit"`): what becomes of a tool the
+/// [`Lock`](super::Lock) does not pin, and `scopes`: the OAuth scopes a caller's access token
+/// must grant to call any of its tools. In every string, `${NAME}` is the environment variable
 /// `NAME`; one that is not set is an error naming it.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -101,6 +102,8 @@ struct UpstreamFile {
     #[serde(default)]
     hide: Vec<String>,
     new_tools: Option<String>,
+    #[serde(default)]
+    scopes: Vec<String>,
 }
 
 impl Config {
@@ -234,7 +237,12 @@ impl UpstreamFile {
             }
             upstream = upstream.only(tools);
         }
-        Ok(upstream.hide(self.hide))
+        let scopes = self
+            .scopes
+            .iter()
+            .map(|scope| expand(scope))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(upstream.hide(self.hide).scopes(scopes))
     }
 }
 
@@ -309,12 +317,14 @@ mod tests {
             "upstream `a`: give `tools` (only these) or `hide` (all but these), not both"
         );
         let config = Config::from_toml(
-            "[upstreams.a]\ncommand = [\"x\"]\ntimeout = \"none\"\nhide = [\"drop\"]",
+            "[upstreams.a]\ncommand = [\"x\"]\ntimeout = \"none\"\nhide = [\"drop\"]\n\
+             scopes = [\"files:read\"]",
         )
         .unwrap();
         let (_, upstream) = config.upstreams().next().unwrap();
         assert_eq!(upstream.timeout, None);
         assert!(upstream.serves("keep") && !upstream.serves("drop"));
+        assert_eq!(upstream.scopes, ["files:read"]);
     }
 
     #[test]

@@ -66,6 +66,19 @@ pub(crate) async fn mount_all(
     Ok(mounted)
 }
 
+/// `scopes` for the life of the process, as a tool's scopes are (`#[mcp_tool]` writes them
+/// into the binary): made once for each mount, as the server starts.
+fn leaked(scopes: &[String]) -> &'static [&'static str] {
+    if scopes.is_empty() {
+        return &[];
+    }
+    let scopes: Vec<&'static str> = scopes
+        .iter()
+        .map(|scope| &*Box::leak(scope.clone().into_boxed_str()))
+        .collect();
+    Box::leak(scopes.into_boxed_slice())
+}
+
 /// The prompts `client`'s server lists, if it says it has prompts.
 async fn prompts(client: &Client) -> Result<Vec<Value>, Error> {
     if client.capabilities().get("prompts").is_none() {
@@ -101,6 +114,7 @@ fn mount(
         mount: Arc::clone(&mount),
         connection: Arc::clone(&connection),
     });
+    let scopes = leaked(&upstream.scopes);
     let mut served = Vec::new();
     let mut held_at_start = Vec::new();
     for tool in listed {
@@ -114,7 +128,8 @@ fn mount(
                 indented(&lines)
             )),
         };
-        match Tool::from_mount(&mount, tool, Arc::clone(&forward), upstream.timeout) {
+        let forward = Arc::clone(&forward);
+        match Tool::from_mount(&mount, tool, forward, upstream.timeout, scopes) {
             Ok(mounted_tool) => match held {
                 None => {
                     served.push(Served {

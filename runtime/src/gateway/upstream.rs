@@ -32,6 +32,8 @@ pub struct Upstream {
     pub(crate) hidden: Vec<String>,
     /// What becomes of a tool the lock does not know.
     pub(crate) new_tools: NewTools,
+    /// The OAuth scopes each of its tools needs.
+    pub(crate) scopes: Vec<String>,
 }
 
 /// What a gateway with a [`Lock`](super::Lock) does with a tool a mounted server lists that the
@@ -57,6 +59,7 @@ impl Upstream {
             only: None,
             hidden: Vec::new(),
             new_tools: NewTools::Hold,
+            scopes: Vec::new(),
         }
     }
 
@@ -113,6 +116,18 @@ impl Upstream {
     /// What becomes of a tool the lock does not pin ([`NewTools::Hold`] by default).
     pub fn new_tools(mut self, new_tools: NewTools) -> Upstream {
         self.new_tools = new_tools;
+        self
+    }
+
+    /// The OAuth scopes a caller's access token must grant to call any of its tools, as
+    /// `#[mcp_tool(scopes = [...])]` asks them of a tool of the server's own: over HTTP with
+    /// OAuth, a token without one is refused `403` naming it.
+    pub fn scopes<I, S>(mut self, scopes: I) -> Upstream
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
         self
     }
 

@@ -16,13 +16,14 @@ use crate::schema::check::{ArgumentCheck, OutputCheck};
 
 impl Tool {
     /// The tool `listed` (a tool object, as its server's `tools/list` gave it) of the server
-    /// mounted as `mount`, whose calls `forward` carries, each within `timeout`. `Err` says why
-    /// it cannot be served: a name no client could call.
+    /// mounted as `mount`, whose calls `forward` carries, each within `timeout` and with
+    /// `scopes`. `Err` says why it cannot be served: a name no client could call.
     pub(crate) fn from_mount(
         mount: &Arc<str>,
         listed: &Value,
         forward: Arc<dyn Forward>,
         timeout: Option<Duration>,
+        scopes: &'static [&'static str],
     ) -> Result<Tool, String> {
         let name = listed["name"]
             .as_str()
@@ -80,6 +81,7 @@ impl Tool {
                 open_world: hint("openWorldHint"),
             },
             timeout,
+            scopes,
             forward,
         };
         Ok(Tool {

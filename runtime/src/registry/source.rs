@@ -37,6 +37,8 @@ pub(crate) struct Mounted {
     pub(crate) annotations: Annotations,
     /// How long a call may run, as the mount says.
     pub(crate) timeout: Option<Duration>,
+    /// The OAuth scopes a call needs, as the mount says.
+    pub(crate) scopes: &'static [&'static str],
     /// Runs a call on the server.
     pub(crate) forward: Arc<dyn Forward>,
 }

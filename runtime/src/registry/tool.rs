@@ -204,7 +204,7 @@ impl Tool {
         match &self.source {
             Source::Registered(registration) => registration.scopes,
             #[cfg(feature = "gateway")]
-            Source::Mounted(_) => &[],
+            Source::Mounted(mounted) => mounted.scopes,
         }
     }
 
