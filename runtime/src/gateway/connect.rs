@@ -28,12 +28,15 @@ pub(super) async fn connect(
     if let Some(changes) = changes {
         // A change made before a `subscriptions/listen` stream was acknowledged is told on
         // none: the tools are listed again once it is.
+        let mount = name.to_owned();
         builder = builder.on_notification(move |notification| {
-            if matches!(
-                notification.method.as_str(),
-                "notifications/tools/list_changed" | "notifications/subscriptions/acknowledged"
-            ) {
-                let _ = changes.send(());
+            match notification.method.as_str() {
+                "notifications/tools/list_changed" | "notifications/subscriptions/acknowledged" => {
+                    let _ = changes.send(());
+                }
+                // Its log messages go to the gateway's log: none can be tied to one caller.
+                "notifications/message" => logged(&mount, &notification.params),
+                _ => {}
             }
         });
     }
@@ -49,6 +52,23 @@ pub(super) async fn connect(
     }
     let served = served(upstream, listed);
     Ok((client, served))
+}
+
+/// A log message (`notifications/message`) of the server mounted as `mount`, in the gateway's
+/// log at its level (`notice` as a warning, the levels graver than `warning` as errors).
+fn logged(mount: &str, params: &Value) {
+    let level = params["level"].as_str().unwrap_or("info");
+    let logger = params["logger"].as_str().unwrap_or_default();
+    let data = match &params["data"] {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    };
+    match level {
+        "debug" => tracing::debug!(mount, logger, "{data}"),
+        "info" => tracing::info!(mount, logger, "{data}"),
+        "notice" | "warning" => tracing::warn!(mount, logger, "{data}"),
+        _ => tracing::error!(mount, logger, level, "{data}"),
+    }
 }
 
 /// Refuses `method`, asked by the server mounted as `name` outside any call the gateway could
