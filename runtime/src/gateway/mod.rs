@@ -16,9 +16,15 @@
 //! }
 //! ```
 //!
+//! Its prompts are served the same way (`files__summarise`), each `prompts/get` and completion
+//! forwarded. A mounted server's sampling and elicitation requests made for a call are asked of
+//! the client that made it, through the call's [`Context`](crate::Context).
+//!
 //! The mounted servers are connected as the server starts, all at once; one that cannot be
-//! reached, or lists a tool no client could call by its mounted name, stops the start with an
-//! error naming it.
+//! reached stops the start with an error naming it. While the server serves, each is watched:
+//! connected again with backoff when its connection ends, and its tools listed again when it
+//! says they changed, a tool that changed since it was approved (see [`Lock`]) or went away
+//! being held back until it is listed as approved again.
 
 mod config;
 mod connect;
