@@ -141,7 +141,7 @@ impl Server {
             server = %self.name,
             version = %self.version,
             tools = registry.len(),
-            prompts = registry.prompts().len(),
+            prompts = registry.prompt_names().len(),
             resources = registry.resources().fixed().len(),
             templates = registry.resources().templates().len(),
             catalog = %self.catalog,
