@@ -25,7 +25,12 @@ probes `server/discover`: the gateway speaks 2026-07-28) and [legacy] (`initiali
      completed by notes-server;
   6. questions: everything__trigger-sampling-request and everything__trigger-elicitation-request
      ask server-everything's client, the gateway, which asks its own: this client's sampling and
-     elicitation callbacks answer, in 2026-07-28 through input-required results.
+     elicitation callbacks answer, in 2026-07-28 through input-required results;
+  7. resources: notes-server's and server-everything's resources and templates listed under
+     `scheme://<mount>/...`; a note and server-everything's dynamic text read through the
+     gateway; a subscription to server-everything's resource (`resources/subscribe` in
+     2025-11-25, a `subscriptions/listen` stream in 2026-07-28) told of the changes it
+     simulates (everything__toggle-subscriber-updates, every 5 s), under the URI here.
 Then once more in [auto] with `--catalog progressive`: `search_tools` ranks every server's tools
 together ("what time is it in Tokyo" finds the time server's first) and `call_tool` forwards.
 
@@ -36,6 +41,7 @@ prints the reason, "N passed, 1 failed", and exits 1.
 import json
 import os
 import sys
+import warnings
 
 import anyio
 from mcp import Client, MCPError
@@ -143,6 +149,61 @@ async def run_suite(c: Checks, client: Client) -> None:
          "a mounted server's elicitation request reaches this client's callback",
          text_of(elicited)[:300])
 
+    await run_resources(c, client)
+
+
+DYNAMIC = "demo://everything/resource/dynamic/text/1"
+
+
+async def run_resources(c: Checks, client: Client) -> None:
+    listed = [str(r.uri) for r in (await client.list_resources()).resources]
+    c.ok("ui://notes/notes/board.html" in listed
+         and any(uri.startswith("demo://everything/resource/static/") for uri in listed),
+         "mounted servers' resources listed under `scheme://<mount>/...`",
+         [uri for uri in listed if not uri.startswith("demo://")] + listed[:2])
+    templates = [t.uri_template for t in (await client.list_resource_templates()).resource_templates]
+    c.ok("notes://notes/{id}" in templates
+         and "demo://everything/resource/dynamic/text/{resourceId}" in templates,
+         "mounted servers' resource templates listed under their mounts", templates)
+    note = await client.read_resource("notes://notes/1")
+    c.ok(note.contents and str(note.contents[0].uri) == "notes://notes/1"
+         and note.contents[0].text.startswith("# "),
+         "a note read from notes-server through the gateway", repr(note.contents[:1])[:300])
+    text = await client.read_resource(DYNAMIC)
+    c.ok(text.contents and str(text.contents[0].uri) == DYNAMIC
+         and text.contents[0].text.startswith("Resource 1:"),
+         "server-everything's dynamic text read through the gateway", repr(text.contents[:1])[:300])
+
+    # server-everything tells its subscribers of a simulated change every 5 seconds, once asked.
+    if client.protocol_version == "2026-07-28":
+        async with client.listen(resource_subscriptions=[DYNAMIC]) as subscription:
+            await client.call_tool("everything__toggle-subscriber-updates", {})
+            with anyio.fail_after(3 * TIMEOUT):
+                event = await subscription.__anext__()
+            told = getattr(event, "uri", None)
+    else:
+        # Deprecated as of 2026-07-28, which this client speaks too: here it speaks 2025-11-25.
+        warnings.filterwarnings("ignore", message="resources/subscribe is removed")
+        await client.subscribe_resource(DYNAMIC)
+        await client.call_tool("everything__toggle-subscriber-updates", {})
+        with anyio.fail_after(3 * TIMEOUT):
+            while not UPDATED:
+                await anyio.sleep(0.1)
+        told = UPDATED[0]
+    c.ok(told == DYNAMIC, "a change of a mounted server's resource is told under its URI here",
+         told)
+    UPDATED.clear()
+
+
+# The URIs of the `notifications/resources/updated` the client received (handshake era).
+UPDATED: list[str] = []
+
+
+async def updates(message: object) -> None:
+    message = getattr(message, "root", message)
+    if getattr(message, "method", None) == "notifications/resources/updated":
+        UPDATED.append(str(message.params.uri))
+
 
 SAMPLED = "sampled-by-the-gateway-check"
 
@@ -167,7 +228,8 @@ async def main(command: list[str], transport: str = "stdio") -> int:
                 async with (serving(c, transport, command, params) as server,
                             Client(server, mode=mode, read_timeout_seconds=TIMEOUT,
                                    sampling_callback=sampling,
-                                   elicitation_callback=elicitation) as client):
+                                   elicitation_callback=elicitation,
+                                   message_handler=updates) as client):
                     version = EXPECTED_VERSION[mode]
                     c.ok(client.protocol_version == version, f"negotiated protocol {version}",
                          client.protocol_version)

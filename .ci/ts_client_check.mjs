@@ -31,7 +31,8 @@
 //                gateway: against toolwright-gateway mounting notes-server, server-everything,
 //                mcp-server-time, server-filesystem, server-memory and mcp-server-git (the
 //                configuration of .ci/run): every server's tools listed under its name, calls
-//                forwarded, notes-server's prompt listed, got and completed, server-everything's
+//                forwarded, notes-server's prompt listed, got and completed, the resources and
+//                templates listed under scheme://<mount>/... and one read, server-everything's
 //                progress reaching the client's callback and its sampling and elicitation
 //                requests answered by this client's handlers
 //   --wire       print every JSON-RPC message the client sends (>) and receives (<)
@@ -431,6 +432,21 @@ async function gatewaySuite(sdk, client) {
     );
     expect(completed.completion?.values?.includes("gateway"), `"gateway" offered`, completed);
     return `${prompts.length} prompts, ${msgs.length} messages`;
+  });
+  await check("resources: listed under scheme://<mount>/..., read through the gateway", async () => {
+    const { resources } = await client.listResources(undefined, { timeout: TIMEOUT });
+    const uris = resources.map((r) => r.uri);
+    expect(uris.includes("ui://notes/notes/board.html")
+      && uris.some((uri) => uri.startsWith("demo://everything/resource/static/")),
+      "notes-server's view and server-everything's documents", uris);
+    const { resourceTemplates } = await client.listResourceTemplates(undefined, { timeout: TIMEOUT });
+    const templates = resourceTemplates.map((t) => t.uriTemplate);
+    expect(templates.includes("notes://notes/{id}"), "notes://notes/{id}", templates);
+    const dynamic = "demo://everything/resource/dynamic/text/1";
+    const { contents } = await client.readResource({ uri: dynamic }, { timeout: TIMEOUT });
+    expect(contents[0]?.uri === dynamic && contents[0]?.text?.startsWith("Resource 1:"),
+      "server-everything's text under its URI here", contents);
+    return `${uris.length} resources, ${templates.length} templates`;
   });
   await check("tools/call time__get_current_time forwarded", async () => {
     const result = await sdk.callTool(client, { name: "time__get_current_time", arguments: { timezone: "UTC" } });

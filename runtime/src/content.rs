@@ -272,6 +272,20 @@ impl ResourceContents {
         self.blob.as_deref()
     }
 
+    /// Contents a mounted server sent (a `TextResourceContents` or `BlobResourceContents`),
+    /// under `uri`, the URI here.
+    #[cfg(feature = "gateway")]
+    pub(crate) fn forwarded(sent: &Value, uri: String) -> ResourceContents {
+        let text = |key: &str| sent.get(key).and_then(Value::as_str).map(str::to_owned);
+        ResourceContents {
+            uri,
+            mime_type: text("mimeType"),
+            text: text("text"),
+            blob: text("blob"),
+            meta: sent.get("_meta").and_then(Value::as_object).cloned(),
+        }
+    }
+
     /// Fills in what the resource's declaration says and the contents leave out: the URI read,
     /// the declared media type.
     pub(crate) fn complete(&mut self, uri: &str, mime_type: Option<&str>) {

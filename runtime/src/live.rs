@@ -282,6 +282,13 @@ impl Live {
     }
 
     /// What is disabled now: a snapshot, which later changes leave as it is.
+    /// Tells the clients that follow the resource at `uri` (a mounted server's, under its URI
+    /// here) that it changed.
+    #[cfg(feature = "gateway")]
+    pub(crate) fn resource_updated(&self, uri: &str) {
+        self.tell(Changed::Updated(uri));
+    }
+
     pub(crate) fn disabled(&self) -> Arc<Disabled> {
         Arc::clone(&self.disabled.read().unwrap_or_else(|e| e.into_inner()))
     }

@@ -1,8 +1,10 @@
 //! A mounted server watched while the gateway serves: a tool its server takes out of its list
 //! (and announces) is held back, with why, until the server lists it again; the gateway's own
-//! clients are told each time. The mounted server is served over HTTP in this process, in each
-//! protocol era: announced unasked in the handshake era, on a `subscriptions/listen` stream in
-//! 2026-07-28. (A binary of its own: `inventory` collects per binary.)
+//! clients are told each time; a resource a client here follows is followed on its server, and
+//! its changes told under its URI here. The mounted server is served over HTTP in this process,
+//! in each protocol era: announced unasked (list changes) or once subscribed (resources) in the
+//! handshake era, on a `subscriptions/listen` stream in 2026-07-28. (A binary of its own:
+//! `inventory` collects per binary.)
 
 use std::time::{Duration, Instant};
 
@@ -14,12 +16,18 @@ use toolwright::http::Http;
 use toolwright::registry::Registry;
 use toolwright::server::ServerHandle;
 use toolwright::testing::TestClient;
-use toolwright::{Server, mcp_tool};
+use toolwright::{Server, mcp_resource, mcp_tool};
 
 /// Add two integers.
 #[mcp_tool]
 fn add(a: i64, b: i64) -> i64 {
     a + b
+}
+
+/// The count so far.
+#[mcp_resource(uri = "counter://value", changes)]
+fn value() -> String {
+    "1".to_owned()
 }
 
 /// The mounted server, over HTTP on a free port: its URL, its handle, and what stops it.
@@ -123,4 +131,50 @@ async fn a_tool_taken_away_in_the_handshake_era_is_held_back_until_it_is_back() 
 #[tokio::test]
 async fn a_tool_taken_away_in_2026_07_28_is_held_back_until_it_is_back() {
     a_tool_taken_away_is_held_back_until_it_is_back(Versions::Stateless).await;
+}
+
+async fn a_followed_resource_that_changes_is_told_under_its_uri_here(versions: Versions) {
+    let (url, handle, _stop) = upstream().await;
+    let client = gateway(&url, versions).await;
+    let read = client
+        .request("resources/read", json!({"uri": "counter://up/value"}))
+        .await
+        .unwrap();
+    assert_eq!(read["contents"][0]["uri"], "counter://up/value", "{read}");
+    assert_eq!(read["contents"][0]["text"], "1", "{read}");
+    client
+        .request("resources/subscribe", json!({"uri": "counter://up/value"}))
+        .await
+        .unwrap();
+    let _ = client.sent();
+    // In 2026-07-28 the server is asked on a stream the gateway opens again with the resource,
+    // which takes a moment: the change is told until the gateway's client hears of it.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        handle.resource_updated("counter://value");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let told: Vec<Value> = client
+            .sent()
+            .into_iter()
+            .filter(|m| m["method"] == "notifications/resources/updated")
+            .collect();
+        if let Some(told) = told.first() {
+            assert_eq!(told["params"], json!({"uri": "counter://up/value"}));
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the gateway's client was not told in ten seconds"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_followed_resource_that_changes_in_the_handshake_era_is_told_here() {
+    a_followed_resource_that_changes_is_told_under_its_uri_here(Versions::Handshake).await;
+}
+
+#[tokio::test]
+async fn a_followed_resource_that_changes_in_2026_07_28_is_told_here() {
+    a_followed_resource_that_changes_is_told_under_its_uri_here(Versions::Stateless).await;
 }

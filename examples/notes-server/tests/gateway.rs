@@ -348,6 +348,145 @@ async fn a_mounted_servers_prompts_are_served_under_its_name_and_got_from_it() {
 }
 
 #[tokio::test]
+async fn a_mounted_servers_resources_are_served_under_its_name_and_read_from_it() {
+    let client = gateway(Upstream::command(NOTES, Vec::<String>::new())).await;
+    // `notes://{id}` on its server is `notes://notes/{id}` here, under the mount's name.
+    let templates = client
+        .request("resources/templates/list", json!({}))
+        .await
+        .unwrap();
+    let note = templates["resourceTemplates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["uriTemplate"] == "notes://notes/{id}")
+        .unwrap_or_else(|| panic!("notes://notes/{{id}} among {templates}"));
+    assert_eq!(
+        (&note["name"], &note["mimeType"]),
+        (&json!("notes__note"), &json!("text/markdown"))
+    );
+    // Its MCP Apps view too, and the tools that show it name it here.
+    let listed = client.request("resources/list", json!({})).await.unwrap();
+    let views: Vec<&str> = listed["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(views, ["ui://notes/notes/board.html"], "{listed}");
+    let tools = client.list_tools().await.unwrap();
+    let shown: Vec<&Value> = tools
+        .iter()
+        .filter_map(|t| t.pointer("/_meta/ui/resourceUri"))
+        .collect();
+    assert!(!shown.is_empty(), "{tools:?}");
+    assert!(
+        shown
+            .iter()
+            .all(|uri| *uri == "ui://notes/notes/board.html"),
+        "{shown:?}"
+    );
+    let view = client
+        .request(
+            "resources/read",
+            json!({"uri": "ui://notes/notes/board.html"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(view["contents"][0]["uri"], "ui://notes/notes/board.html");
+    assert!(
+        view["contents"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("<html")
+    );
+
+    let added = client
+        .call(
+            "notes__add_note",
+            json!({"title": "Mounts", "body": "Under their names.", "tags": ["infra"]}),
+        )
+        .await
+        .unwrap();
+    assert!(!added.is_error(), "{}", added.text());
+    let read = client
+        .request("resources/read", json!({"uri": "notes://notes/1"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        read,
+        json!({"contents": [{
+            "uri": "notes://notes/1",
+            "mimeType": "text/markdown",
+            "text": "# Mounts\n\nTags: `infra`\n\nUnder their names."
+        }]})
+    );
+    // Its server's "not found", under the URI here.
+    let missing = client
+        .request("resources/read", json!({"uri": "notes://notes/99"}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (missing.code, missing.data),
+        (-32002, Some(json!({"uri": "notes://notes/99"})))
+    );
+    // A URI under no mount's name.
+    let nowhere = client
+        .request("resources/read", json!({"uri": "notes://elsewhere/1"}))
+        .await
+        .unwrap_err();
+    assert_eq!(nowhere.code, -32002);
+    assert_eq!(
+        nowhere.message,
+        "resource not found: `notes://elsewhere/1`; this server has the resources of the \
+         servers mounted as `notes`, each at `scheme://<mount>/...`"
+    );
+    // Its server completes the template's variable.
+    let completed = client
+        .request(
+            "completion/complete",
+            json!({
+                "ref": {"type": "ref/resource", "uri": "notes://notes/{id}"},
+                "argument": {"name": "id", "value": ""},
+            }),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        completed["completion"]["values"],
+        json!(["1"]),
+        "{completed}"
+    );
+
+    // A subscriber is told of a change, under the URI here.
+    client
+        .request("resources/subscribe", json!({"uri": "notes://notes/1"}))
+        .await
+        .unwrap();
+    let _ = client.sent();
+    let tagged = client
+        .call("notes__tag_note", json!({"id": 1, "tags": ["gateway"]}))
+        .await
+        .unwrap();
+    assert!(!tagged.is_error(), "{}", tagged.text());
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let updated = client.sent().into_iter().any(|m| {
+            m["method"] == "notifications/resources/updated"
+                && m["params"]["uri"] == "notes://notes/1"
+        });
+        if updated {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no notifications/resources/updated in ten seconds"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
 async fn a_mounted_server_that_writes_garbage_is_read_past_and_none_of_it_forwarded() {
     // Before each line the server writes: a line that is no JSON, and an answer to a request
     // nobody made.

@@ -8,13 +8,22 @@ use super::Upstream;
 use crate::client::{Client, Error, RpcError};
 use crate::protocol::jsonrpc::INTERNAL_ERROR;
 
+/// What a mounted server told that its watch acts on.
+pub(crate) enum Heard {
+    /// Its tool list changed, or a `subscriptions/listen` stream was acknowledged (a change
+    /// made before it was is told on none): its tools are listed again.
+    Tools,
+    /// The resource at this URI (on the server) changed.
+    Updated(String),
+}
+
 /// Connects the server mounted as `name` and lists the tools it serves: the client, and the
-/// tool objects, as the server sent them. Its announcements that its tool list changed are
-/// told to `changes`.
+/// tool objects, as the server sent them. What it tells of its tools and resources is told to
+/// `changes`.
 pub(super) async fn connect(
     name: &str,
     upstream: &Upstream,
-    changes: Option<mpsc::UnboundedSender<()>>,
+    changes: Option<mpsc::UnboundedSender<Heard>>,
 ) -> Result<(Client, Vec<Value>), Error> {
     // Sampling and elicitation are passed on to the client whose call asks for them (see
     // `Request::answering`); the handlers answer only what no call can be tied to. Declared
@@ -26,13 +35,16 @@ pub(super) async fn connect(
         .on_sampling(unrelated(name, "sampling/createMessage"))
         .on_elicitation(unrelated(name, "elicitation/create"));
     if let Some(changes) = changes {
-        // A change made before a `subscriptions/listen` stream was acknowledged is told on
-        // none: the tools are listed again once it is.
         let mount = name.to_owned();
         builder = builder.on_notification(move |notification| {
             match notification.method.as_str() {
                 "notifications/tools/list_changed" | "notifications/subscriptions/acknowledged" => {
-                    let _ = changes.send(());
+                    let _ = changes.send(Heard::Tools);
+                }
+                "notifications/resources/updated" => {
+                    if let Some(uri) = notification.params["uri"].as_str() {
+                        let _ = changes.send(Heard::Updated(uri.to_owned()));
+                    }
                 }
                 // Its log messages go to the gateway's log: none can be tied to one caller.
                 "notifications/message" => logged(&mount, &notification.params),

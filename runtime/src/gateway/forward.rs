@@ -8,7 +8,7 @@ use futures_util::future::join_all;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::connect::connect;
+use super::connect::{Heard, connect};
 use super::lock::{Lock, Pinned};
 use super::watch::{Connection, Served, Watch, indented};
 use super::{NewTools, Upstream};
@@ -16,17 +16,14 @@ use crate::client::{Client, Error, RpcError};
 use crate::content::ToolResult;
 use crate::context::ClientRequestError;
 use crate::handler::{BoxFuture, Output};
-use crate::protocol::SERVER_INFO_KEY;
 use crate::protocol::jsonrpc::{INTERNAL_ERROR, METHOD_NOT_FOUND};
-use crate::registry::{Forward, MountedPrompt, Tool};
+use crate::protocol::{SERVER_INFO_KEY, STATELESS_VERSIONS};
+use crate::registry::{Forward, MountedPrompt, MountedResources, Mounts, Tool, mounted_uri};
 
-/// What the mounted servers give the registry: the tools to serve, and those held back, by
-/// wire name, with why; their prompts; and each server's watch, to start once the gateway
-/// serves.
+/// What the mounted servers give: what the registry serves of them, and each server's watch,
+/// to start once the gateway serves.
 pub(crate) struct Mounted {
-    pub(crate) tools: Vec<Tool>,
-    pub(crate) held: Vec<(String, String)>,
-    pub(crate) prompts: Vec<MountedPrompt>,
+    pub(crate) served: Mounts,
     pub(crate) watches: Vec<Watch>,
 }
 
@@ -40,26 +37,26 @@ pub(crate) async fn mount_all(
     let connected = join_all(mounts.into_iter().map(|(name, upstream)| async move {
         let changes = mpsc::unbounded_channel();
         let listed = match connect(&name, &upstream, Some(changes.0.clone())).await {
-            Ok((client, tools)) => prompts(&client)
+            Ok((client, tools)) => listed_beside(&client)
                 .await
-                .map(|prompts| (client, tools, prompts)),
+                .map(|beside| (client, tools, beside)),
             Err(error) => Err(error),
         };
         (name, upstream, changes, listed)
     }))
     .await;
     let mut mounted = Mounted {
-        tools: Vec::new(),
-        held: Vec::new(),
-        prompts: Vec::new(),
+        served: Mounts::default(),
         watches: Vec::new(),
     };
     for (name, upstream, changes, listed) in connected {
-        let (client, tools, prompts) = listed.map_err(|error| (name.clone(), error))?;
+        let (client, tools, beside) = listed.map_err(|error| (name.clone(), error))?;
+        let capabilities = client.capabilities();
         let listed = Listing {
             tools: &tools,
-            prompts: &prompts,
-            completes: client.capabilities().get("completions").is_some(),
+            beside: &beside,
+            completes: capabilities.get("completions").is_some(),
+            subscribes: capabilities["resources"]["subscribe"] == true,
         };
         mount(&name, upstream, client, listed, lock, changes, &mut mounted);
     }
@@ -79,21 +76,39 @@ fn leaked(scopes: &[String]) -> &'static [&'static str] {
     Box::leak(scopes.into_boxed_slice())
 }
 
-/// The prompts `client`'s server lists, if it says it has prompts.
-async fn prompts(client: &Client) -> Result<Vec<Value>, Error> {
-    if client.capabilities().get("prompts").is_none() {
-        return Ok(Vec::new());
-    }
-    client.list_prompts().await
+/// What a server lists beside its tools, each object as the server sent it: its prompts, and
+/// its resources and templates when it says it has resources.
+struct Beside {
+    prompts: Vec<Value>,
+    resources: Option<(Vec<Value>, Vec<Value>)>,
 }
 
-/// What a server lists: its tools (those the mount serves) and its prompts, each object as the
-/// server sent it.
+/// What `client`'s server lists beside its tools, of what it says it has.
+async fn listed_beside(client: &Client) -> Result<Beside, Error> {
+    let capabilities = client.capabilities();
+    let prompts = match capabilities.get("prompts") {
+        Some(_) => client.list_prompts().await?,
+        None => Vec::new(),
+    };
+    let resources = match capabilities.get("resources") {
+        Some(_) => Some((
+            client.list_resources().await?,
+            client.list_resource_templates().await?,
+        )),
+        None => None,
+    };
+    Ok(Beside { prompts, resources })
+}
+
+/// What a server lists: its tools (those the mount serves), and what beside them, each object
+/// as the server sent them.
 struct Listing<'a> {
     tools: &'a [Value],
-    prompts: &'a [Value],
+    beside: &'a Beside,
     /// Whether the server completes arguments.
     completes: bool,
+    /// Whether it tells of changes to its resources.
+    subscribes: bool,
 }
 
 /// Makes the tools of the server mounted as `name`, or holds them back as `lock` says, and its
@@ -104,7 +119,7 @@ fn mount(
     client: Client,
     listing: Listing<'_>,
     lock: Option<&Lock>,
-    changes: (mpsc::UnboundedSender<()>, mpsc::UnboundedReceiver<()>),
+    changes: (mpsc::UnboundedSender<Heard>, mpsc::UnboundedReceiver<Heard>),
     mounted: &mut Mounted,
 ) {
     let listed = listing.tools;
@@ -137,13 +152,13 @@ fn mount(
                         wire: mounted_tool.wire_name().to_owned(),
                         approved: tool.clone(),
                     });
-                    mounted.tools.push(mounted_tool);
+                    mounted.served.tools.push(mounted_tool);
                 }
                 Some(why) => {
                     let wire = mounted_tool.wire_name().to_owned();
                     held_at_start.push(wire.clone());
                     tracing::warn!(mount = name, tool = wire, "held back: {why}");
-                    mounted.held.push((
+                    mounted.served.held.push((
                         wire.clone(),
                         format!(
                             "tool `{wire}` is held back: {why}\nIt is served once a person \
@@ -169,9 +184,9 @@ fn mount(
             );
         }
     }
-    for prompt in listing.prompts {
+    for prompt in &listing.beside.prompts {
         match MountedPrompt::new(name, prompt, listing.completes, Arc::clone(&forward)) {
-            Ok(prompt) => mounted.prompts.push(prompt),
+            Ok(prompt) => mounted.served.prompts.push(prompt),
             Err(reason) => tracing::warn!(
                 mount = name,
                 prompt = prompt["name"].as_str().unwrap_or_default(),
@@ -180,10 +195,24 @@ fn mount(
             ),
         }
     }
+    let mut resources = 0;
+    if let Some((listed, templates)) = &listing.beside.resources {
+        let served = MountedResources::new(
+            &mount,
+            listed,
+            templates,
+            listing.subscribes,
+            listing.completes,
+            Arc::clone(&forward),
+        );
+        resources = served.resources.len() + served.templates.len();
+        mounted.served.resources.push(served);
+    }
     tracing::info!(
         mount = name,
         tools = served.len(),
-        prompts = listing.prompts.len(),
+        prompts = listing.beside.prompts.len(),
+        resources,
         "mounted"
     );
     let admits_new = lock.is_none() || upstream.new_tools == NewTools::Admit;
@@ -248,6 +277,7 @@ impl Forward for Forwarder {
         };
         let tool = tool.to_owned();
         let mount = Arc::clone(&self.mount);
+        let mount_of_links = Arc::clone(&self.mount);
         Box::pin(async move {
             let progress = ctx.clone();
             let asking = ctx.clone();
@@ -263,7 +293,11 @@ impl Forward for Forwarder {
                 })
                 .await;
             match called {
-                Ok(result) => Output::Result(ToolResult::forwarded(passed_on(result.into_json()))),
+                Ok(result) => {
+                    let mut result = passed_on(result.into_json());
+                    links_here(&mount_of_links, &mut result);
+                    Output::Result(ToolResult::forwarded(result))
+                }
                 Err(error) => Output::Error(error.to_string()),
             }
         })
@@ -278,6 +312,7 @@ impl Forward for Forwarder {
         let client = self.client().map_err(internal);
         let prompt = prompt.to_owned();
         let mount = Arc::clone(&self.mount);
+        let mount_of_links = Arc::clone(&self.mount);
         Box::pin(async move {
             let got = client?
                 .get_prompt(&prompt, arguments)
@@ -286,7 +321,13 @@ impl Forward for Forwarder {
                     pass_on(Arc::clone(&mount), ctx.clone(), method, params)
                 })
                 .await;
-            refused_as_said(got)
+            let mut got = refused_as_said(got)?;
+            for message in got["messages"].as_array_mut().into_iter().flatten() {
+                if let Some(block) = message.get_mut("content") {
+                    link_here(&mount_of_links, block);
+                }
+            }
+            Ok(got)
         })
     }
 
@@ -295,6 +336,44 @@ impl Forward for Forwarder {
         Box::pin(
             async move { refused_as_said(client?.request("completion/complete", params).await) },
         )
+    }
+
+    fn read_resource(
+        &self,
+        uri: &str,
+        ctx: crate::context::Context,
+    ) -> BoxFuture<Result<Value, RpcError>> {
+        let client = self.client().map_err(internal);
+        let uri = uri.to_owned();
+        let mount = Arc::clone(&self.mount);
+        Box::pin(async move {
+            let read = client?
+                .read_resource(&uri)
+                .timeout(None)
+                .answering(move |method, params| {
+                    pass_on(Arc::clone(&mount), ctx.clone(), method, params)
+                })
+                .await;
+            refused_as_said(read)
+        })
+    }
+
+    fn follow(&self, uri: &str) -> BoxFuture<Result<(), RpcError>> {
+        let client = self.client().map_err(internal);
+        let connection = Arc::clone(&self.connection);
+        let uri = uri.to_owned();
+        Box::pin(async move {
+            let client = client?;
+            if connection.follows(&uri) {
+                return Ok(());
+            }
+            // A 2026-07-28 server is asked on the watch's stream, opened again with it.
+            if !STATELESS_VERSIONS.contains(&client.protocol_version()) {
+                refused_as_said(client.subscribe(&uri).await.map(|()| Value::Null))?;
+            }
+            connection.followed(&uri);
+            Ok(())
+        })
     }
 }
 
@@ -361,6 +440,32 @@ async fn pass_on(
             Err(error(METHOD_NOT_FOUND, refused.to_string()))
         }
         Some(Err(failed)) => Err(error(INTERNAL_ERROR, failed.to_string())),
+    }
+}
+
+/// The resources a tool result of the server mounted as `mount` links or embeds, under their
+/// URIs here, so that a client reads them through the gateway.
+fn links_here(mount: &str, result: &mut Value) {
+    let content = result.get_mut("content").and_then(Value::as_array_mut);
+    for block in content.into_iter().flatten() {
+        link_here(mount, block);
+    }
+}
+
+/// The resource a content block of the server mounted as `mount` links or embeds, under its
+/// URI here.
+fn link_here(mount: &str, block: &mut Value) {
+    let uri = match block["type"].as_str() {
+        Some("resource_link") => block.get_mut("uri"),
+        Some("resource") => block
+            .get_mut("resource")
+            .and_then(|resource| resource.get_mut("uri")),
+        _ => None,
+    };
+    if let Some(uri) = uri
+        && let Some(here) = uri.as_str().and_then(|uri| mounted_uri(mount, uri))
+    {
+        *uri = Value::String(here);
     }
 }
 

@@ -17,7 +17,9 @@
 //! ```
 //!
 //! Its prompts are served the same way (`files__summarise`), each `prompts/get` and completion
-//! forwarded. A mounted server's sampling and elicitation requests made for a call are asked of
+//! forwarded; its resources under URIs with the mount's name after the scheme
+//! (`file://files//tmp/a.txt` for its `file:///tmp/a.txt`), each read forwarded and each
+//! subscription followed on its server. A mounted server's sampling and elicitation requests made for a call are asked of
 //! the client that made it, through the call's [`Context`](crate::Context).
 //!
 //! The mounted servers are connected as the server starts, all at once; one that cannot be

@@ -5,19 +5,21 @@
 //! refused by name with why) until its server lists it as it was approved; the clients are told
 //! the list changed.
 
+use std::collections::BTreeSet;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 
 use super::Upstream;
-use super::connect::{connect, listing};
+use super::connect::{Heard, connect, listing};
 use super::lock::drift;
 use crate::client::{Client, Error};
 use crate::live::Live;
 use crate::names::CanonicalName;
 use crate::protocol::STATELESS_VERSIONS;
+use crate::registry::mounted_uri;
 
 /// The first pause before connecting again to a server whose connection ended; each failed
 /// attempt doubles it, up to [`MAX_BACKOFF`].
@@ -25,16 +27,33 @@ const FIRST_BACKOFF: Duration = Duration::from_millis(250);
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
 /// The client of a mounted server, as it is now: shared by the calls that forward to it and
-/// the watch that replaces it.
+/// the watch that replaces it; and the resources some client here follows, which the server is
+/// asked to tell of on every connection.
 pub(crate) struct Connection {
     now: RwLock<Result<Client, String>>,
+    /// The URIs, on the server.
+    followed: watch::Sender<BTreeSet<String>>,
 }
 
 impl Connection {
     pub(crate) fn new(client: Client) -> Connection {
         Connection {
             now: RwLock::new(Ok(client)),
+            followed: watch::Sender::new(BTreeSet::new()),
         }
+    }
+
+    /// Whether the server was asked to tell of changes to its resource `uri`.
+    pub(crate) fn follows(&self, uri: &str) -> bool {
+        self.followed.borrow().contains(uri)
+    }
+
+    /// Notes that the server tells of changes to its resource `uri`: asked by a handshake-era
+    /// client (`resources/subscribe`); a 2026-07-28 one is asked by the watch's
+    /// `subscriptions/listen` stream, opened again with it.
+    pub(crate) fn followed(&self, uri: &str) {
+        self.followed
+            .send_if_modified(|followed| followed.insert(uri.to_owned()));
     }
 
     /// The client to call through, or why there is none now.
@@ -68,10 +87,10 @@ pub(crate) struct Watch {
     pub(super) held_at_start: Vec<String>,
     /// Whether a tool new since the start would be served at the next start without approval.
     pub(super) admits_new: bool,
-    /// Told when the server announces its tool list changed.
-    pub(super) changes: mpsc::UnboundedReceiver<()>,
+    /// Told what the server tells of its tools and resources.
+    pub(super) changes: mpsc::UnboundedReceiver<Heard>,
     /// Given to each new connection, to tell `changes`.
-    pub(super) announce: mpsc::UnboundedSender<()>,
+    pub(super) announce: mpsc::UnboundedSender<Heard>,
 }
 
 impl Watch {
@@ -81,7 +100,9 @@ impl Watch {
         let Ok(mut client) = self.connection.client() else {
             return;
         };
-        let mut listening = AbortOnDrop(tokio::spawn(listen(client.clone())));
+        let connection = Arc::clone(&self.connection);
+        let followed = || connection.followed.subscribe();
+        let mut listening = AbortOnDrop(tokio::spawn(listen(client.clone(), followed())));
         loop {
             tokio::select! {
                 () = live.stopping() => {
@@ -102,11 +123,26 @@ impl Watch {
                         Some(client) => client,
                         None => return,
                     };
-                    listening = AbortOnDrop(tokio::spawn(listen(client.clone())));
+                    listening = AbortOnDrop(tokio::spawn(listen(client.clone(), followed())));
                 }
-                Some(()) = self.changes.recv() => {
+                Some(heard) = self.changes.recv() => {
                     // Announcements that came meanwhile are answered by the same listing.
-                    while self.changes.try_recv().is_ok() {}
+                    let mut tools = false;
+                    for heard in std::iter::once(heard).chain(std::iter::from_fn(|| {
+                        self.changes.try_recv().ok()
+                    })) {
+                        match heard {
+                            Heard::Tools => tools = true,
+                            Heard::Updated(uri) => {
+                                if let Some(here) = mounted_uri(&self.mount, &uri) {
+                                    live.resource_updated(&here);
+                                }
+                            }
+                        }
+                    }
+                    if !tools {
+                        continue;
+                    }
                     match listing(&self.upstream, &client).await {
                         Ok(listed) => self.check(&listed, &live),
                         Err(error) => tracing::warn!(
@@ -138,6 +174,7 @@ impl Watch {
             match connected {
                 Ok((client, listed)) => {
                     tracing::info!(mount = &*self.mount, "connected again");
+                    self.follow_again(&client).await;
                     self.connection.set(Ok(client.clone()));
                     self.check(&listed, live);
                     return Some(client);
@@ -154,6 +191,27 @@ impl Watch {
                         "it could not be connected again ({error}); the gateway tries again"
                     )));
                 }
+            }
+        }
+    }
+
+    /// Asks a handshake-era server connected again to tell of changes to the resources some
+    /// client here follows, as it was asked before (a 2026-07-28 one is asked by the
+    /// `subscriptions/listen` stream).
+    async fn follow_again(&self, client: &Client) {
+        if STATELESS_VERSIONS.contains(&client.protocol_version()) {
+            return;
+        }
+        let followed: Vec<String> = self.connection.followed.borrow().iter().cloned().collect();
+        for uri in followed {
+            if let Err(error) = client.subscribe(&uri).await {
+                tracing::warn!(
+                    mount = &*self.mount,
+                    uri,
+                    %error,
+                    "a resource clients follow could not be followed again: its changes are \
+                     not told"
+                );
             }
         }
     }
@@ -225,28 +283,51 @@ impl Watch {
     }
 }
 
-/// Asks a server of protocol 2026-07-28 that says its tool list changes to announce the
-/// changes, which it does only on a `subscriptions/listen` stream (a server of the handshake
-/// era announces them unasked): opened again a second after the server ends it, for as long
-/// as the connection lasts.
-async fn listen(client: Client) {
-    if !STATELESS_VERSIONS.contains(&client.protocol_version())
-        || client.capabilities()["tools"]["listChanged"] != true
-    {
+/// Asks a server of protocol 2026-07-28 to announce the changes of its tool list (when it says
+/// the list changes) and of the resources some client here follows, which it does only on a
+/// `subscriptions/listen` stream (a server of the handshake era announces list changes unasked,
+/// and resource changes once subscribed): opened again a second after the server ends it, and
+/// at once when a resource is followed anew, for as long as the connection lasts.
+async fn listen(client: Client, mut followed: watch::Receiver<BTreeSet<String>>) {
+    if !STATELESS_VERSIONS.contains(&client.protocol_version()) {
         return;
     }
+    let tools = client.capabilities()["tools"]["listChanged"] == true;
     loop {
+        let uris: Vec<String> = followed.borrow_and_update().iter().cloned().collect();
+        let mut notifications = serde_json::Map::new();
+        if tools {
+            notifications.insert("toolsListChanged".to_owned(), json!(true));
+        }
+        if !uris.is_empty() {
+            notifications.insert("resourceSubscriptions".to_owned(), json!(uris));
+        }
+        if notifications.is_empty() {
+            // Nothing to follow until a client here follows a resource.
+            if followed.changed().await.is_err() {
+                return;
+            }
+            continue;
+        }
         let listened = client
             .request(
                 "subscriptions/listen",
-                json!({"notifications": {"toolsListChanged": true}}),
+                json!({ "notifications": notifications }),
             )
-            .timeout(None)
-            .await;
+            .timeout(None);
+        // A resource followed anew: the stream is opened again with it (the one open now
+        // cancelled).
+        let listened = tokio::select! {
+            listened = listened => listened,
+            changed = followed.changed() => match changed {
+                Ok(()) => continue,
+                Err(_) => return,
+            },
+        };
         match listened {
             Err(Error::Closed { .. }) => return,
             Err(error) => {
-                tracing::warn!(%error, "its tool list's changes cannot be followed");
+                tracing::warn!(%error, "its changes cannot be followed");
                 return;
             }
             Ok(_) => tokio::time::sleep(Duration::from_secs(1)).await,

@@ -34,7 +34,7 @@ use tool::Serialised;
 pub use crate::registration::{Annotations, Location};
 pub use conflict::{Conflict, RegistryError};
 #[cfg(feature = "gateway")]
-pub(crate) use mounted::MountedPrompt;
+pub(crate) use mounted::{MountedPrompt, MountedResources, Mounts, mounted_uri, upstream_uri};
 #[cfg(feature = "gateway")]
 pub(crate) use source::Forward;
 pub(crate) use tool::Runs;
@@ -63,6 +63,9 @@ pub struct Registry {
     /// The prompts of mounted servers, sorted by wire name.
     #[cfg(feature = "gateway")]
     mounted_prompts: Vec<MountedPrompt>,
+    /// The resources of mounted servers, by mount name.
+    #[cfg(feature = "gateway")]
+    mounted_resources: Vec<MountedResources>,
 }
 
 impl Registry {
@@ -302,6 +305,8 @@ impl Registry {
             held: BTreeMap::new(),
             #[cfg(feature = "gateway")]
             mounted_prompts: Vec::new(),
+            #[cfg(feature = "gateway")]
+            mounted_resources: Vec::new(),
         };
         registry.describe_beside();
         Ok(registry)
@@ -401,6 +406,42 @@ impl Registry {
             .binary_search_by(|p| p.wire.as_str().cmp(name))
             .ok()
             .map(|i| &self.mounted_prompts[i])
+    }
+
+    /// The resources of mounted servers, by mount name.
+    #[cfg(feature = "gateway")]
+    pub(crate) fn mounted_resources(&self) -> &[MountedResources] {
+        &self.mounted_resources
+    }
+
+    /// The mounted server whose resource `uri` (here) names, and the URI on that server.
+    #[cfg(feature = "gateway")]
+    pub(crate) fn mounted_resource(&self, uri: &str) -> Option<(&MountedResources, String)> {
+        let (mount, upstream) = upstream_uri(uri)?;
+        let i = self
+            .mounted_resources
+            .binary_search_by(|r| (*r.mount).cmp(mount))
+            .ok()?;
+        Some((&self.mounted_resources[i], upstream))
+    }
+
+    /// Whether it serves a resource or a template, of its own or of a mounted server.
+    pub(crate) fn has_resources(&self) -> bool {
+        #[cfg(feature = "gateway")]
+        if !self.mounted_resources.is_empty() {
+            return true;
+        }
+        !self.resources.is_empty()
+    }
+
+    /// Whether a client may subscribe to one of its resources: one of its own changes, or a
+    /// mounted server tells of changes.
+    pub(crate) fn has_subscriptions(&self) -> bool {
+        #[cfg(feature = "gateway")]
+        if self.mounted_resources.iter().any(|r| r.subscribes) {
+            return true;
+        }
+        self.resources.functions().any(|r| r.changes)
     }
 
     /// How many tools of mounted servers are held back.

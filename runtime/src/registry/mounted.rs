@@ -1,6 +1,7 @@
-//! A tool of a mounted server built from the tool object its server lists, under the mount's
-//! name (`<mount>__<tool>` on the wire, `mcp::<mount>::<tool>` in the catalog); and a registry
-//! that serves such tools beside its own.
+//! What a mounted server gives the registry, under the mount's name: its tools, built from the
+//! tool objects its server lists (`<mount>__<tool>` on the wire, `mcp::<mount>::<tool>` in the
+//! catalog), its prompts (`<mount>__<prompt>`) and its resources (a URI `s://rest` of its server
+//! is `s://<mount>/rest` here); and a registry that serves them beside its own.
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -52,6 +53,10 @@ impl Tool {
                 descriptor.insert(key.into(), value.clone());
             }
         }
+        // Its MCP Apps view is a resource of its server: read here under its URI here.
+        if let Some(Value::Object(meta)) = descriptor.get_mut("_meta") {
+            view_here(mount, meta);
+        }
         descriptor.insert("inputSchema".into(), input_schema.clone());
         let descriptor = Value::Object(descriptor);
         // The server checks its own arguments; a schema this one cannot enforce leaves that to
@@ -97,6 +102,22 @@ impl Tool {
             notes: Vec::new(),
             mirrored: OnceLock::new(),
         })
+    }
+}
+
+/// Points the MCP Apps view a tool's `_meta` names (`ui.resourceUri`, and the older
+/// `ui/resourceUri`), a resource of the server mounted as `mount`, at its URI here.
+fn view_here(mount: &str, meta: &mut Map<String, Value>) {
+    let here = |uri: &mut Value| {
+        if let Some(moved) = uri.as_str().and_then(|uri| mounted_uri(mount, uri)) {
+            *uri = Value::String(moved);
+        }
+    };
+    if let Some(uri) = meta.get_mut("ui").and_then(|ui| ui.get_mut("resourceUri")) {
+        here(uri);
+    }
+    if let Some(uri) = meta.get_mut("ui/resourceUri") {
+        here(uri);
     }
 }
 
@@ -152,16 +173,120 @@ impl MountedPrompt {
     }
 }
 
+/// The resources and resource templates of a mounted server, listed as its server describes
+/// them, under their URIs here.
+pub(crate) struct MountedResources {
+    /// The mount's name: the first segment of each URI here.
+    pub(crate) mount: Arc<str>,
+    /// What `resources/list` says of each here: its server's description, with its URI and
+    /// name here.
+    pub(crate) resources: Vec<Value>,
+    /// What `resources/templates/list` says of each here, as `resources` does.
+    pub(crate) templates: Vec<Value>,
+    /// Whether its server tells of changes to a resource (its `resources.subscribe`
+    /// capability).
+    pub(crate) subscribes: bool,
+    /// Whether its server completes template variables (its `completions` capability).
+    pub(crate) completes: bool,
+    /// Reads them from its server.
+    pub(crate) forward: Arc<dyn Forward>,
+}
+
+impl MountedResources {
+    /// The resources `listed` and the templates `templates` (as their server's lists gave them)
+    /// of the server mounted as `mount`, which `forward` reads. One whose URI has no place for
+    /// the mount's name (`urn:x`, no `://`) is left out, and said in the log.
+    pub(crate) fn new(
+        mount: &Arc<str>,
+        listed: &[Value],
+        templates: &[Value],
+        subscribes: bool,
+        completes: bool,
+        forward: Arc<dyn Forward>,
+    ) -> MountedResources {
+        let here = |key: &str, listed: &[Value]| -> Vec<Value> {
+            listed
+                .iter()
+                .filter_map(|resource| {
+                    let uri = resource[key].as_str().unwrap_or_default();
+                    let Some(uri_here) = mounted_uri(mount, uri) else {
+                        tracing::warn!(
+                            mount = &**mount,
+                            uri,
+                            "a resource not served: its URI has no `scheme://` to put the \
+                             mount's name after"
+                        );
+                        return None;
+                    };
+                    let mut descriptor = resource.clone();
+                    descriptor[key] = json!(uri_here);
+                    if let Some(name) = resource["name"].as_str() {
+                        descriptor["name"] = json!(mounted_name(mount, name));
+                    }
+                    Some(descriptor)
+                })
+                .collect()
+        };
+        MountedResources {
+            mount: Arc::clone(mount),
+            resources: here("uri", listed),
+            templates: here("uriTemplate", templates),
+            subscribes,
+            completes,
+            forward,
+        }
+    }
+}
+
+/// The name here of `name`, of the server mounted as `mount`: its canonical wire name
+/// (`<mount>__<name>`), or, for a name that is no identifier (a resource's `name` may be any
+/// text), the two joined the same way.
+fn mounted_name(mount: &str, name: &str) -> String {
+    CanonicalName::new(mount, name)
+        .and_then(|canonical| canonical.namespaced())
+        .unwrap_or_else(|_| format!("{mount}__{name}"))
+}
+
+/// The URI here of `uri`, of the server mounted as `mount`: `s://<mount>/rest` for `s://rest`
+/// (a URI template too); `None` for a URI without `scheme://`, which has no place for it.
+pub(crate) fn mounted_uri(mount: &str, uri: &str) -> Option<String> {
+    let (scheme, rest) = uri.split_once("://")?;
+    let mut chars = scheme.chars();
+    let scheme_like = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    scheme_like.then(|| format!("{scheme}://{mount}/{rest}"))
+}
+
+/// The mount `uri` here names, and the URI on its server: `("m", "s://rest")` for
+/// `s://m/rest`.
+pub(crate) fn upstream_uri(uri: &str) -> Option<(&str, String)> {
+    let (scheme, rest) = uri.split_once("://")?;
+    let (mount, rest) = rest.split_once('/')?;
+    Some((mount, format!("{scheme}://{rest}")))
+}
+
+/// What mounted servers give a registry to serve beside its own.
+#[derive(Default)]
+pub(crate) struct Mounts {
+    pub(crate) tools: Vec<Tool>,
+    /// The tools held back, by wire name, with why.
+    pub(crate) held: Vec<(String, String)>,
+    pub(crate) prompts: Vec<MountedPrompt>,
+    /// By server.
+    pub(crate) resources: Vec<MountedResources>,
+}
+
 impl Registry {
-    /// The same registry, serving the mounted `tools` and `prompts` too, each sorted by wire
-    /// name, and refusing the `held` tools (by wire name) with why; a wire name taken twice
-    /// stops it, naming both.
-    pub(crate) fn with_mounted(
-        self,
-        tools: Vec<Tool>,
-        held: Vec<(String, String)>,
-        mut prompts: Vec<MountedPrompt>,
-    ) -> Result<Registry, RegistryError> {
+    /// The same registry, serving what `mounts` gives too: the tools and prompts, each sorted
+    /// by wire name, the resources, and refusing the held tools (by wire name) with why; a wire
+    /// name taken twice stops it, naming both.
+    pub(crate) fn with_mounted(self, mounts: Mounts) -> Result<Registry, RegistryError> {
+        let Mounts {
+            tools,
+            held,
+            mut prompts,
+            mut resources,
+        } = mounts;
         let mut all = self.tools;
         all.extend(tools);
         let views: Vec<_> = self.resources.view_registrations().collect();
@@ -187,7 +312,35 @@ impl Registry {
         }
         registry.prompts = self.prompts;
         registry.mounted_prompts = prompts;
+        resources.sort_by(|a, b| a.mount.cmp(&b.mount));
+        registry.mounted_resources = resources;
         registry.held = self.held.into_iter().chain(held).collect();
         registry.with_resources(self.resources.functions().collect::<Vec<_>>())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_uri_of_a_mounted_server_has_the_mounts_name_after_its_scheme_and_back() {
+        for (theirs, here) in [
+            ("notes://{id}", "notes://notes/{id}"),
+            ("file:///tmp/a.txt", "file://notes//tmp/a.txt"),
+            ("ui://notes/board.html", "ui://notes/notes/board.html"),
+            ("demo+x.y://a/b?c=d", "demo+x.y://notes/a/b?c=d"),
+        ] {
+            assert_eq!(mounted_uri("notes", theirs).as_deref(), Some(here));
+            assert_eq!(upstream_uri(here), Some(("notes", theirs.to_owned())));
+        }
+    }
+
+    #[test]
+    fn a_uri_without_scheme_and_slashes_has_no_place_for_the_mount() {
+        assert_eq!(mounted_uri("notes", "urn:isbn:0451450523"), None);
+        assert_eq!(mounted_uri("notes", "://x"), None);
+        assert_eq!(mounted_uri("notes", "1abc://x"), None);
+        assert_eq!(upstream_uri("notes://"), None);
     }
 }

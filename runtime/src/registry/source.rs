@@ -43,9 +43,9 @@ pub(crate) struct Mounted {
     pub(crate) forward: Arc<dyn Forward>,
 }
 
-/// Carries a call of a mounted tool, or a get of a mounted prompt, to its server: the tool's
-/// (prompt's) own name there, the arguments, and the call's context, whose progress and
-/// cancellation the forwarding passes on.
+/// Carries a call of a mounted tool, a get of a mounted prompt or a read of a mounted resource
+/// to its server: the tool's (prompt's, resource's) own name there, the arguments, and the
+/// call's context, whose progress and cancellation the forwarding passes on.
 #[cfg(feature = "gateway")]
 pub(crate) trait Forward: Send + Sync {
     fn call(&self, tool: &str, arguments: Value, ctx: crate::context::Context)
@@ -62,4 +62,15 @@ pub(crate) trait Forward: Send + Sync {
     /// The server's `CompleteResult` for `params` (a `completion/complete` in its own names),
     /// or the error it answered with.
     fn complete(&self, params: Value) -> BoxFuture<Result<Value, crate::answers::RpcError>>;
+
+    /// The server's `ReadResourceResult` for its resource `uri`, or the error it answered with.
+    fn read_resource(
+        &self,
+        uri: &str,
+        ctx: crate::context::Context,
+    ) -> BoxFuture<Result<Value, crate::answers::RpcError>>;
+
+    /// Asks the server to tell of changes to its resource `uri`, unless it was asked before
+    /// (by any client here): done once it accepted, or the error it answered with.
+    fn follow(&self, uri: &str) -> BoxFuture<Result<(), crate::answers::RpcError>>;
 }

@@ -34,11 +34,18 @@ pub(super) fn completes(registry: &Registry) -> bool {
     });
     #[cfg(feature = "gateway")]
     let prompts = prompts || registry.mounted_prompts().iter().any(|p| p.completes);
+    #[cfg(feature = "gateway")]
+    let templates = templates
+        || registry
+            .mounted_resources()
+            .iter()
+            .any(|r| r.completes && !r.templates.is_empty());
     prompts || templates
 }
 
-/// The answer to a `completion/complete` of an argument of a mounted server's prompt, which its
-/// server gives (none when it completes nothing); `None` for any other.
+/// The answer to a `completion/complete` of an argument of a mounted server's prompt or a
+/// variable of its resource template, which its server gives (none when it completes nothing);
+/// `None` for any other.
 #[cfg(feature = "gateway")]
 pub(super) fn forwarded(
     registry: &Registry,
@@ -49,14 +56,28 @@ pub(super) fn forwarded(
     wire: &Wire,
 ) -> Option<Step> {
     let reference = params.get("ref")?;
-    if reference.get("type").and_then(Value::as_str) != Some("ref/prompt") {
-        return None;
-    }
-    let name = reference.get("name").and_then(Value::as_str)?;
-    let prompt = registry
-        .mounted_prompt(name)
-        .filter(|_| !live.disabled().prompts.contains(name))?;
-    if !prompt.completes {
+    let mut asked = params.clone();
+    let (completes, forward) = match reference.get("type").and_then(Value::as_str)? {
+        "ref/prompt" => {
+            let name = reference.get("name").and_then(Value::as_str)?;
+            let prompt = registry
+                .mounted_prompt(name)
+                .filter(|_| !live.disabled().prompts.contains(name))?;
+            asked["ref"]["name"] = json!(prompt.name);
+            (prompt.completes, &prompt.forward)
+        }
+        "ref/resource" => {
+            let uri = reference.get("uri").and_then(Value::as_str)?;
+            if registry.resources().template(uri).is_some() {
+                return None;
+            }
+            let (mounted, upstream) = registry.mounted_resource(uri)?;
+            asked["ref"]["uri"] = json!(upstream);
+            (mounted.completes, &mounted.forward)
+        }
+        _ => return None,
+    };
+    if !completes {
         let none = json!({ "completion": { "values": [], "total": 0, "hasMore": false } });
         return Some(Step::Reply(Reply::result(id, &wire.shape(none))));
     }
@@ -64,12 +85,10 @@ pub(super) fn forwarded(
         Ok(registered) => registered,
         Err(reply) => return Some(Step::Reply(reply)),
     };
-    let mut asked = params.clone();
-    asked["ref"]["name"] = json!(prompt.name);
     if let Some(members) = asked.as_object_mut() {
         members.remove("_meta");
     }
-    let completed = prompt.forward.complete(asked);
+    let completed = forward.complete(asked);
     let (id, wire) = (id.clone(), wire.clone());
     Some(Step::Call(Box::pin(async move {
         let reply = match completed.await {

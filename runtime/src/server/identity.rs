@@ -60,7 +60,6 @@ impl Capabilities {
     /// What a server of these tools, prompts and resources offers: subscriptions to resources
     /// when one of them changes, the MCP Apps extension when it has views.
     pub(super) fn of(registry: &Registry, stateless: bool) -> Capabilities {
-        let resources = registry.resources();
         let tasks = registry
             .tools()
             .iter()
@@ -81,9 +80,9 @@ impl Capabilities {
             ),
             logging: Empty {},
             prompts: registry.has_prompts().then_some(Lists::CHANGING),
-            resources: (!resources.is_empty()).then(|| Lists {
+            resources: registry.has_resources().then(|| Lists {
                 list_changed: true,
-                subscribe: resources.functions().any(|r| r.changes).then_some(true),
+                subscribe: registry.has_subscriptions().then_some(true),
             }),
             tools: Lists::CHANGING,
         }

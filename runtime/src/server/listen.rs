@@ -123,14 +123,38 @@ fn requested(params: &Value) -> Result<Filter, String> {
     })
 }
 
-/// What of `filter` the server can tell: the lists it has, and the resources that change.
+/// What of `filter` the server can tell: the lists it has, and the resources that change (a
+/// mounted server's, when it tells of changes, which it is asked to).
 fn honoured(registry: &Registry, filter: Filter) -> Filter {
     let resources = registry.resources();
-    let changes = |uri: &String| resources.find(uri).is_some_and(|found| found.changes());
+    let changes = |uri: &String| match resources.find(uri) {
+        Some(found) => found.changes(),
+        #[cfg(feature = "gateway")]
+        None => match registry.mounted_resource(uri) {
+            Some((mounted, upstream)) if mounted.subscribes => {
+                let following = mounted.forward.follow(&upstream);
+                let uri = uri.clone();
+                tokio::spawn(async move {
+                    if let Err(refused) = following.await {
+                        tracing::warn!(
+                            uri,
+                            error = refused.message,
+                            "a mounted server's resource cannot be followed: its changes are \
+                             not told"
+                        );
+                    }
+                });
+                true
+            }
+            _ => false,
+        },
+        #[cfg(not(feature = "gateway"))]
+        None => false,
+    };
     Filter {
         tools: filter.tools,
         prompts: filter.prompts && registry.has_prompts(),
-        resources: filter.resources && !resources.is_empty(),
+        resources: filter.resources && registry.has_resources(),
         uris: filter.uris.into_iter().filter(changes).collect(),
     }
 }

@@ -17,7 +17,11 @@ use crate::live::ServerHandle;
 use crate::protocol::Wire;
 use crate::protocol::jsonrpc::{Id, METHOD_NOT_FOUND, Reply};
 use crate::protocol::method::Method;
+#[cfg(feature = "gateway")]
+use crate::registry::MountedResources;
 use crate::registry::{Fixed, Found, Registry, Template};
+#[cfg(feature = "gateway")]
+use crate::sink::Answer;
 use crate::state::States;
 
 /// A resources request's answer, and what it needs: the resources, the session it comes from, and
@@ -43,8 +47,7 @@ impl ResourceMethods<'_> {
     /// may be cached, and by whom: anyone, as resources do not differ between clients; a
     /// resource that changes is cached for no time.
     pub(super) fn answer(self, id: Id, method: Method, params: &Value) -> Step {
-        let resources = self.registry.resources();
-        if resources.is_empty() {
+        if !self.registry.has_resources() {
             return Step::Reply(Reply::error(
                 &id,
                 METHOD_NOT_FOUND,
@@ -54,6 +57,10 @@ impl ResourceMethods<'_> {
         let outcome = match method {
             Method::ListResources => self.list(params),
             Method::ListResourceTemplates => self.templates(params),
+            #[cfg(feature = "gateway")]
+            Method::Subscribe if self.mounted(params).is_some() => {
+                return self.follow_mounted(id, params);
+            }
             Method::Subscribe => self.subscription(true, params),
             Method::Unsubscribe => self.subscription(false, params),
             _ => return self.read(id, params),
@@ -70,10 +77,11 @@ impl ResourceMethods<'_> {
         self.wire.shape_cached(result, ttl)
     }
 
-    /// Every resource of a fixed URI, on one page.
+    /// Every resource of a fixed URI, on one page: its own, then each mounted server's.
     fn list(&self, params: &Value) -> Result<Value, Refusal> {
         one_page(params, "resource")?;
-        let resources: Vec<Value> = self
+        #[allow(unused_mut, reason = "mounted resources join them with the gateway")]
+        let mut resources: Vec<Value> = self
             .registry
             .resources()
             .fixed()
@@ -81,20 +89,81 @@ impl ResourceMethods<'_> {
             .filter(|resource| !self.disabled.contains(resource.uri()))
             .map(Fixed::descriptor)
             .collect();
+        #[cfg(feature = "gateway")]
+        for mounted in self.registry.mounted_resources() {
+            resources.extend(mounted.resources.iter().cloned());
+        }
         Ok(json!({ "resources": resources }))
     }
 
-    /// Every template, on one page, in the order of their URI templates.
+    /// Every template, on one page, in the order of their URI templates: its own, then each
+    /// mounted server's.
     fn templates(&self, params: &Value) -> Result<Value, Refusal> {
         one_page(params, "resource template")?;
-        let templates: Vec<Value> = self
+        #[allow(unused_mut, reason = "mounted templates join them with the gateway")]
+        let mut templates: Vec<Value> = self
             .registry
             .resources()
             .templates_by_uri()
             .filter(|t| !self.disabled.contains(t.registration.uri))
             .map(Template::descriptor)
             .collect();
+        #[cfg(feature = "gateway")]
+        for mounted in self.registry.mounted_resources() {
+            templates.extend(mounted.templates.iter().cloned());
+        }
         Ok(json!({ "resourceTemplates": templates }))
+    }
+
+    /// The mounted server the `uri` of `params` names, and the URI on it, when none of the
+    /// server's own resources has that URI.
+    #[cfg(feature = "gateway")]
+    fn mounted(&self, params: &Value) -> Option<(&MountedResources, String)> {
+        let uri = params.get("uri").and_then(Value::as_str)?;
+        if self.registry.resources().find(uri).is_some() {
+            return None;
+        }
+        self.registry.mounted_resource(uri)
+    }
+
+    /// `resources/subscribe` of a mounted server's resource: its server asked to tell of its
+    /// changes (once for every client here), then this session told of them.
+    #[cfg(feature = "gateway")]
+    fn follow_mounted(self, id: Id, params: &Value) -> Step {
+        let Some((mounted, upstream)) = self.mounted(params) else {
+            unreachable!("answered as mounted only when it is");
+        };
+        let uri = params["uri"].as_str().unwrap_or_default().to_owned();
+        if !mounted.subscribes {
+            let refusal = Refusal::invalid(format!(
+                "`resources/subscribe`: `{}`, the server of `{uri}`, does not tell of changes \
+                 to its resources",
+                mounted.mount
+            ));
+            return Step::Reply(refusal.reply(&id, &self.wire));
+        }
+        let registered = match Registered::new(self.session, &id) {
+            Ok(registered) => registered,
+            Err(reply) => return Step::Reply(reply),
+        };
+        let following = mounted.forward.follow(&upstream);
+        let session = Arc::clone(self.session);
+        let wire = self.wire;
+        Step::Call(Box::pin(async move {
+            let reply = match following.await {
+                Ok(()) if session.subscribe(&uri) => Reply::result(&id, &wire.shape(json!({}))),
+                Ok(()) => Refusal::invalid(format!(
+                    "`resources/subscribe`: this session follows {MAX_SUBSCRIPTIONS} resources \
+                     already, the most it may; unsubscribe from one first"
+                ))
+                .reply(&id, &wire),
+                Err(refused) => match &refused.data {
+                    Some(data) => Reply::error_with_data(&id, refused.code, &refused.message, data),
+                    None => Reply::error(&id, refused.code, &refused.message),
+                },
+            };
+            Some(Answer::of(registered, reply))
+        }))
     }
 
     /// `resources/subscribe` (or, when `subscribe` is false, `resources/unsubscribe`) of a
@@ -137,6 +206,14 @@ impl ResourceMethods<'_> {
             Ok(uri) => uri.to_owned(),
             Err(refusal) => return Step::Reply(refusal.reply(&id, &self.wire)),
         };
+        #[cfg(feature = "gateway")]
+        if self.registry.resources().find(&uri).is_none()
+            && let Some((mounted, _)) = self.registry.mounted_resource(&uri)
+        {
+            // Whether it changes is its server's to know: it is cached for no time.
+            let mount = Arc::clone(&mounted.mount);
+            return self.start_read(id, uri, &mount, (Value::Object(Map::new()), true));
+        }
         let Some(found) = self.find(&uri) else {
             let message = format!("resource not found: `{uri}`; {}", self.known());
             let refusal = Refusal::resource_not_found(&uri, message);
@@ -156,6 +233,19 @@ impl ResourceMethods<'_> {
                     .collect(),
             ),
         };
+        self.start_read(id, uri, name, (Value::Object(variables), changes))
+    }
+
+    /// Starts the read of `uri`, of the resource `name` (a mounted server's: its mount's), with
+    /// its template's `variables` through the pipeline; a resource that `changes` is cached for
+    /// no time.
+    fn start_read(
+        self,
+        id: Id,
+        uri: String,
+        name: &str,
+        (variables, changes): (Value, bool),
+    ) -> Step {
         let registered = match Registered::new(self.session, &id) {
             Ok(registered) => registered,
             Err(reply) => return Step::Reply(reply),
@@ -170,7 +260,7 @@ impl ResourceMethods<'_> {
             self.who.clone(),
         )
         .limited(self.calls.call_timeout.map(Limit::Call));
-        let call = Call::new(Operation::ReadResource, uri, Value::Object(variables), ctx);
+        let call = Call::new(Operation::ReadResource, uri, variables, ctx);
         // A resource that changes is cached for no time.
         let ttl_ms = if changes { 0 } else { self.ttl_ms };
         let answer = move |outcome, id: &Id, wire: &Wire| contents_reply(outcome, id, wire, ttl_ms);
@@ -198,7 +288,33 @@ impl ResourceMethods<'_> {
             .filter(|uri| !self.disabled.contains(*uri))
             .map(|uri| format!("`{uri}`"))
             .collect();
-        format!("this server has {}", known.join(", "))
+        let own = known.join(", ");
+        #[cfg(feature = "gateway")]
+        let own = self.with_mounts(own);
+        format!("this server has {own}")
+    }
+
+    /// `own`, what the server has of its own, with what its mounted servers have.
+    #[cfg(feature = "gateway")]
+    fn with_mounts(&self, own: String) -> String {
+        let mounts: Vec<String> = self
+            .registry
+            .mounted_resources()
+            .iter()
+            .map(|r| format!("`{}`", r.mount))
+            .collect();
+        if mounts.is_empty() {
+            return own;
+        }
+        let mounted = format!(
+            "the resources of the servers mounted as {}, each at `scheme://<mount>/...`",
+            mounts.join(", ")
+        );
+        if own.is_empty() {
+            mounted
+        } else {
+            format!("{own}; and {mounted}")
+        }
     }
 }
 

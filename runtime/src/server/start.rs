@@ -44,7 +44,7 @@ impl Server {
                 mount,
                 error: Box::new(error),
             })?;
-        let registry = registry.with_mounted(mounted.tools, mounted.held, mounted.prompts)?;
+        let registry = registry.with_mounted(mounted.served)?;
         Ok((registry, mounted.watches))
     }
 

@@ -154,6 +154,8 @@ impl Registry {
             held: Default::default(),
             #[cfg(feature = "gateway")]
             mounted_prompts: Vec::new(),
+            #[cfg(feature = "gateway")]
+            mounted_resources: Vec::new(),
         }
         .with_prompts(inventory::iter::<PromptRegistration>)?
         .with_resources(inventory::iter::<ResourceRegistration>)

@@ -18,6 +18,8 @@ use crate::handler::{BoxFuture, Handler, Output, panic_message};
 #[cfg(feature = "gateway")]
 use crate::prompt::PromptMessage;
 use crate::prompt::{Made, PromptArguments, PromptHandler};
+#[cfg(feature = "gateway")]
+use crate::protocol::jsonrpc::{INVALID_PARAMS, RESOURCE_NOT_FOUND};
 use crate::registration::{PromptRegistration, ResourceRegistration};
 use crate::registry::{Fixed, Found, Registry, Runs, Tool};
 use crate::resource::{Read, ResourceHandler, ResourceRequest};
@@ -72,14 +74,7 @@ impl Run {
                         let got = forward.get_prompt(&name, arguments, context);
                         return match within(&ctx, Operation::GetPrompt, got).await {
                             Ok(Ok(result)) => Ok(forwarded_prompt(result)),
-                            Ok(Err(refused)) => {
-                                let refusal = Refusal::new(refused.code, refused.message);
-                                Err(match refused.data {
-                                    Some(data) => refusal.with_data(data),
-                                    None => refusal,
-                                }
-                                .into())
-                            }
+                            Ok(Err(refused)) => Err(as_said(refused).into()),
                             Err(limit) => Err(Refusal::internal(past(
                                 limit,
                                 &format!("prompt `{target}`"),
@@ -113,13 +108,18 @@ impl Run {
                 Operation::ReadResource => {
                     let ctx = context.clone();
                     let uri = target.clone();
-                    match within(
-                        &ctx,
-                        Operation::ReadResource,
-                        read_resource(&registry, target, context),
-                    )
-                    .await
-                    {
+                    #[cfg(feature = "gateway")]
+                    let read: BoxFuture<Result<Outcome, Refusal>> =
+                        if registry.resources().find(&target).is_none()
+                            && registry.mounted_resource(&target).is_some()
+                        {
+                            Box::pin(read_mounted(Arc::clone(&registry), target, context))
+                        } else {
+                            Box::pin(async move { read_resource(&registry, target, context).await })
+                        };
+                    #[cfg(not(feature = "gateway"))]
+                    let read = read_resource(&registry, target, context);
+                    match within(&ctx, Operation::ReadResource, read).await {
                         Ok(read) => Ok(read?),
                         Err(limit) => Err(Refusal::internal(past(
                             limit,
@@ -271,6 +271,59 @@ fn forwarded_prompt(result: Value) -> Outcome {
             .map(PromptMessage::forwarded)
             .collect(),
     }
+}
+
+/// The refusal of what a mounted server refused, as it said it.
+#[cfg(feature = "gateway")]
+fn as_said(refused: crate::answers::RpcError) -> Refusal {
+    let refusal = Refusal::new(refused.code, refused.message);
+    match refused.data {
+        Some(data) => refusal.with_data(data),
+        None => refusal,
+    }
+}
+
+/// Reads the resource at `uri` (here) from the mounted server it names: its contents, under
+/// their URIs here, or the error its server answered with.
+#[cfg(feature = "gateway")]
+async fn read_mounted(
+    registry: Arc<Registry>,
+    uri: String,
+    ctx: Context,
+) -> Result<Outcome, Refusal> {
+    let Some((mounted, upstream)) = registry.mounted_resource(&uri) else {
+        return Err(Refusal::resource_not_found(
+            &uri,
+            format!("resource not found: `{uri}`"),
+        ));
+    };
+    let read = mounted.forward.read_resource(&upstream, ctx).await;
+    let result = read.map_err(|refused| {
+        // "Not found", in either era's code, is said in this one's, of the URI here.
+        let of_uri = refused
+            .data
+            .as_ref()
+            .is_some_and(|data| data.get("uri").is_some());
+        match refused.code {
+            RESOURCE_NOT_FOUND | INVALID_PARAMS if of_uri => {
+                Refusal::resource_not_found(&uri, refused.message)
+            }
+            _ => as_said(refused),
+        }
+    })?;
+    let contents = result["contents"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|sent| {
+            let here = sent["uri"]
+                .as_str()
+                .and_then(|sent| crate::registry::mounted_uri(&mounted.mount, sent))
+                .unwrap_or_else(|| uri.clone());
+            crate::content::ResourceContents::forwarded(sent, here)
+        })
+        .collect();
+    Ok(Outcome::Resource { contents })
 }
 
 /// Runs a prompt, catching a panic: its messages, or the refusal that says why there are none.
