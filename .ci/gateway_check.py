@@ -26,7 +26,8 @@ probes `server/discover`: the gateway speaks 2026-07-28) and [legacy] (`initiali
   6. questions: everything__trigger-sampling-request and everything__trigger-elicitation-request
      ask server-everything's client, the gateway, which asks its own: this client's sampling and
      elicitation callbacks answer, in 2026-07-28 through input-required results;
-  7. resources: notes-server's and server-everything's resources and templates listed under
+  7. cancellation: a 30-second call given up after one second; the next call answered at once;
+  8. resources: notes-server's and server-everything's resources and templates listed under
      `scheme://<mount>/...`; a note and server-everything's dynamic text read through the
      gateway; a subscription to server-everything's resource (`resources/subscribe` in
      2025-11-25, a `subscriptions/listen` stream in 2026-07-28) told of the changes it
@@ -148,6 +149,17 @@ async def run_suite(c: Checks, client: Client) -> None:
     c.ok(not elicited.is_error and "Ada Lovelace" in text_of(elicited),
          "a mounted server's elicitation request reaches this client's callback",
          text_of(elicited)[:300])
+
+    # A call this client gives up (notifications/cancelled, or its HTTP stream closed) is
+    # cancelled through the gateway, which answers the next at once.
+    with anyio.move_on_after(1.0) as given_up:
+        await client.call_tool("everything__trigger-long-running-operation",
+                               {"duration": 30, "steps": 30})
+    with anyio.fail_after(5):
+        after = await client.call_tool("everything__echo", {"message": "after"})
+    c.ok(given_up.cancelled_caught and text_of(after) == "Echo: after",
+         "a call given up is cancelled through the gateway, which answers the next at once",
+         text_of(after))
 
     await run_resources(c, client)
 

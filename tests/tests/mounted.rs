@@ -1,27 +1,49 @@
-//! A mounted server watched while the gateway serves: a tool its server takes out of its list
-//! (and announces) is held back, with why, until the server lists it again; the gateway's own
-//! clients are told each time; a resource a client here follows is followed on its server, and
-//! its changes told under its URI here. The mounted server is served over HTTP in this process,
-//! in each protocol era: announced unasked (list changes) or once subscribed (resources) in the
-//! handshake era, on a `subscriptions/listen` stream in 2026-07-28. (A binary of its own:
-//! `inventory` collects per binary.)
+//! A server mounted over HTTP in this process, in each protocol era, while the gateway serves:
+//! watched (a tool its server takes out of its list, and announces, is held back with why until
+//! the server lists it again, the gateway's own clients told each time), followed (a resource a
+//! client here subscribes to is followed on its server, and its changes told under its URI
+//! here) and cancelled (a call its client gives up is cancelled on its server). Changes are
+//! announced unasked (list changes) or once subscribed (resources) in the handshake era, on a
+//! `subscriptions/listen` stream in 2026-07-28. (A binary of its own: `inventory` collects per
+//! binary.)
 
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
-use toolwright::client::Versions;
+use toolwright::client::{Client, Endpoint, Error, Versions};
 use toolwright::gateway::Upstream;
 use toolwright::http::Http;
 use toolwright::registry::Registry;
 use toolwright::server::ServerHandle;
 use toolwright::testing::TestClient;
-use toolwright::{Server, mcp_resource, mcp_tool};
+use toolwright::{Context, Server, mcp_resource, mcp_tool};
 
 /// Add two integers.
 #[mcp_tool]
 fn add(a: i64, b: i64) -> i64 {
     a + b
+}
+
+/// The `tag`s of the calls of `wait` that ended, by cancellation: no other way ends them.
+static ENDED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Notes its call's tag in [`ENDED`] when the call ends.
+struct Ended(String);
+
+impl Drop for Ended {
+    fn drop(&mut self) {
+        ENDED.lock().unwrap().push(std::mem::take(&mut self.0));
+    }
+}
+
+/// Wait until the call is cancelled.
+#[mcp_tool]
+async fn wait(ctx: Context, tag: String) -> String {
+    let _ended = Ended(tag);
+    ctx.cancelled().await;
+    "cancelled".to_owned()
 }
 
 /// The count so far.
@@ -177,4 +199,60 @@ async fn a_followed_resource_that_changes_in_the_handshake_era_is_told_here() {
 #[tokio::test]
 async fn a_followed_resource_that_changes_in_2026_07_28_is_told_here() {
     a_followed_resource_that_changes_is_told_under_its_uri_here(Versions::Stateless).await;
+}
+
+async fn a_call_given_up_here_is_cancelled_on_its_server(versions: Versions, tag: &str) {
+    let (url, _handle, _stop) = upstream().await;
+    let bound = Server::new("gateway", "1.0.0")
+        .registry(Registry::from_registrations([]).unwrap())
+        .mount("up", Upstream::url(&url).versions(versions))
+        .bind_http("127.0.0.1:0", Http::new())
+        .await
+        .expect("the gateway starts");
+    let gateway = bound.url();
+    let (stop, stopped) = oneshot::channel::<()>();
+    let served = tokio::spawn(bound.run_until(async {
+        let _ = stopped.await;
+    }));
+    let client = Client::builder()
+        .versions(versions)
+        .connect(Endpoint::url(&gateway))
+        .await
+        .expect("the gateway answers");
+
+    let given_up = client
+        .call_tool("up__wait", json!({ "tag": tag }))
+        .timeout(Some(Duration::from_millis(500)))
+        .await;
+    assert!(
+        matches!(given_up, Err(Error::Timeout { .. })),
+        "{given_up:?}"
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !ENDED.lock().unwrap().iter().any(|ended| ended == tag) {
+        assert!(
+            Instant::now() < deadline,
+            "the call on the mounted server still runs ten seconds after its client gave it up"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // The gateway and its connection to the mounted server go on serving.
+    let added = client
+        .call_tool("up__add", json!({"a": 1, "b": 2}))
+        .await
+        .unwrap();
+    assert_eq!(added.text(), "3");
+    client.close().await;
+    let _ = stop.send(());
+    served.await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn a_call_given_up_in_the_handshake_era_is_cancelled_on_its_server() {
+    a_call_given_up_here_is_cancelled_on_its_server(Versions::Handshake, "handshake").await;
+}
+
+#[tokio::test]
+async fn a_call_given_up_in_2026_07_28_is_cancelled_on_its_server() {
+    a_call_given_up_here_is_cancelled_on_its_server(Versions::Stateless, "2026-07-28").await;
 }
