@@ -10,7 +10,7 @@ use tokio::sync::mpsc;
 
 use super::connect::{Heard, connect};
 use super::lock::{Lock, Pinned};
-use super::watch::{Connection, Served, Watch, indented};
+use super::watch::{Connection, Served, Watch, held_back, indented};
 use super::{NewTools, Upstream};
 use crate::client::{Client, Error, RpcError};
 use crate::content::ToolResult;
@@ -160,10 +160,11 @@ fn mount(
                     tracing::warn!(mount = name, tool = wire, "held back: {why}");
                     mounted.served.held.push((
                         wire.clone(),
-                        format!(
-                            "tool `{wire}` is held back: {why}\nIt is served once a person \
-                             approves it in the gateway's lock (`toolwright-gateway --approve` \
-                             prints the change and approves it)."
+                        held_back(
+                            &wire,
+                            &why,
+                            "It is served once a person approves it in the gateway's lock \
+                             (`toolwright-gateway --approve` prints the change and approves it).",
                         ),
                     ));
                 }

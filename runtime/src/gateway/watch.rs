@@ -17,9 +17,8 @@ use super::connect::{Heard, connect, listing};
 use super::lock::drift;
 use crate::client::{Client, Error};
 use crate::live::Live;
-use crate::names::CanonicalName;
 use crate::protocol::STATELESS_VERSIONS;
-use crate::registry::mounted_uri;
+use crate::registry::{mounted_uri, mounted_wire_name};
 
 /// The first pause before connecting again to a server whose connection ended; each failed
 /// attempt doubles it, up to [`MAX_BACKOFF`].
@@ -236,12 +235,12 @@ impl Watch {
             live.hold(
                 &served.wire,
                 why.map(|why| {
-                    format!(
-                        "tool `{}` is held back: {why}\nIt is served again once its server \
-                         lists it as it was approved; a change a person approves in the \
-                         gateway's lock (`toolwright-gateway --approve`) is served from the \
-                         gateway's next start.",
-                        served.wire
+                    held_back(
+                        &served.wire,
+                        &why,
+                        "It is served again once its server lists it as it was approved; a \
+                         change a person approves in the gateway's lock (`toolwright-gateway \
+                         --approve`) is served from the gateway's next start.",
                     )
                 }),
             );
@@ -253,10 +252,7 @@ impl Watch {
             if self.served.iter().any(|served| served.name == name) {
                 continue;
             }
-            let Some(wire) = CanonicalName::new(&self.mount, name)
-                .and_then(|canonical| canonical.namespaced())
-                .ok()
-            else {
+            let Ok(wire) = mounted_wire_name(&self.mount, name) else {
                 continue;
             };
             if self.held_at_start.contains(&wire) {
@@ -275,8 +271,10 @@ impl Watch {
             );
             live.hold(
                 &wire,
-                Some(format!(
-                    "tool `{wire}` is held back: it is new since the gateway started.\n{when}"
+                Some(held_back(
+                    &wire,
+                    "it is new since the gateway started.",
+                    when,
                 )),
             );
         }
@@ -342,6 +340,12 @@ impl Drop for AbortOnDrop {
     fn drop(&mut self) {
         self.0.abort();
     }
+}
+
+/// What a client that names the held-back tool `wire` reads: `why` it is held back, and
+/// `until` when.
+pub(crate) fn held_back(wire: &str, why: &str, until: &str) -> String {
+    format!("tool `{wire}` is held back: {why}\n{until}")
 }
 
 /// `lines`, each indented by two spaces, on lines of their own.

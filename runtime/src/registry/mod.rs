@@ -34,7 +34,9 @@ use tool::Serialised;
 pub use crate::registration::{Annotations, Location};
 pub use conflict::{Conflict, RegistryError};
 #[cfg(feature = "gateway")]
-pub(crate) use mounted::{MountedPrompt, MountedResources, Mounts, mounted_uri, upstream_uri};
+pub(crate) use mounted::{
+    MountedPrompt, MountedResources, Mounts, mounted_uri, mounted_wire_name, upstream_uri,
+};
 #[cfg(feature = "gateway")]
 pub(crate) use source::Forward;
 pub(crate) use tool::Runs;

@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 use super::source::{Forward, Mounted, Source};
 use super::tool::{Serialised, Tool};
 use super::{Conflict, Registry, RegistryError};
-use crate::names::CanonicalName;
+use crate::names::{CanonicalName, NameError};
 use crate::registration::Annotations;
 use crate::schema::check::{ArgumentCheck, OutputCheck};
 
@@ -151,9 +151,7 @@ impl MountedPrompt {
         let name = listed["name"]
             .as_str()
             .ok_or_else(|| format!("a prompt without a name: {listed}"))?;
-        let wire = CanonicalName::new(mount, name)
-            .and_then(|canonical| canonical.namespaced())
-            .map_err(|error| error.to_string())?;
+        let wire = mounted_wire_name(mount, name).map_err(|error| error.to_string())?;
         let mut descriptor = listed.clone();
         descriptor["name"] = json!(wire);
         let arguments = listed["arguments"]
@@ -242,9 +240,13 @@ impl MountedResources {
 /// (`<mount>__<name>`), or, for a name that is no identifier (a resource's `name` may be any
 /// text), the two joined the same way.
 fn mounted_name(mount: &str, name: &str) -> String {
-    CanonicalName::new(mount, name)
-        .and_then(|canonical| canonical.namespaced())
-        .unwrap_or_else(|_| format!("{mount}__{name}"))
+    mounted_wire_name(mount, name).unwrap_or_else(|_| format!("{mount}__{name}"))
+}
+
+/// The wire name of `name` (a tool's, a prompt's) of the server mounted as `mount`:
+/// `<mount>__<name>`, or why no client could use it.
+pub(crate) fn mounted_wire_name(mount: &str, name: &str) -> Result<String, NameError> {
+    CanonicalName::new(mount, name).and_then(|canonical| canonical.namespaced())
 }
 
 /// The URI here of `uri`, of the server mounted as `mount`: `s://<mount>/rest` for `s://rest`
