@@ -282,11 +282,11 @@ impl Live {
     }
 
     /// What is disabled now: a snapshot, which later changes leave as it is.
-    /// Tells the clients that follow the resource at `uri` (a mounted server's, under its URI
-    /// here) that it changed.
+    /// Tells the clients what a mounted server told of its changes, under the names and URIs
+    /// here: its resource list changed, a resource a client follows changed.
     #[cfg(feature = "gateway")]
-    pub(crate) fn resource_updated(&self, uri: &str) {
-        self.tell(Changed::Updated(uri));
+    pub(crate) fn told(&self, change: Changed<'_>) {
+        self.tell(change);
     }
 
     pub(crate) fn disabled(&self) -> Arc<Disabled> {

@@ -2,7 +2,8 @@
 //! watched (a tool its server takes out of its list, and announces, is held back with why until
 //! the server lists it again, the gateway's own clients told each time), followed (a resource a
 //! client here subscribes to is followed on its server, and its changes told under its URI
-//! here) and cancelled (a call its client gives up is cancelled on its server). Changes are
+//! here, its list listed again when it changes) and cancelled (a call its client gives up is
+//! cancelled on its server). Changes are
 //! announced unasked (list changes) or once subscribed (resources) in the handshake era, on a
 //! `subscriptions/listen` stream in 2026-07-28. (A binary of its own: `inventory` collects per
 //! binary.)
@@ -255,4 +256,52 @@ async fn a_call_given_up_in_the_handshake_era_is_cancelled_on_its_server() {
 #[tokio::test]
 async fn a_call_given_up_in_2026_07_28_is_cancelled_on_its_server() {
     a_call_given_up_here_is_cancelled_on_its_server(Versions::Stateless, "2026-07-28").await;
+}
+
+async fn a_resource_taken_away_is_listed_no_more_and_the_clients_told(versions: Versions) {
+    let (url, handle, _stop) = upstream().await;
+    let client = gateway(&url, versions).await;
+    let listed = || async {
+        let listed = client.request("resources/list", json!({})).await.unwrap();
+        listed["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["uri"].as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(listed().await, ["counter://up/value"]);
+    let _ = client.sent();
+
+    handle.disable_resource("counter://value").unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !listed().await.is_empty() {
+        assert!(Instant::now() < deadline, "still listed after ten seconds");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let told = client
+        .sent()
+        .iter()
+        .filter(|m| m["method"] == "notifications/resources/list_changed")
+        .count();
+    assert!(told >= 1, "the gateway's client is told the list changed");
+
+    handle.enable_resource("counter://value").unwrap();
+    while listed().await.is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "not listed again after ten seconds"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_resource_taken_away_in_the_handshake_era_is_listed_no_more() {
+    a_resource_taken_away_is_listed_no_more_and_the_clients_told(Versions::Handshake).await;
+}
+
+#[tokio::test]
+async fn a_resource_taken_away_in_2026_07_28_is_listed_no_more() {
+    a_resource_taken_away_is_listed_no_more_and_the_clients_told(Versions::Stateless).await;
 }

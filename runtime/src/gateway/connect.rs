@@ -10,9 +10,14 @@ use crate::protocol::jsonrpc::INTERNAL_ERROR;
 
 /// What a mounted server told that its watch acts on.
 pub(crate) enum Heard {
-    /// Its tool list changed, or a `subscriptions/listen` stream was acknowledged (a change
-    /// made before it was is told on none): its tools are listed again.
+    /// Its tool list changed: its tools are listed again.
     Tools,
+    /// Its resource list changed: its resources and templates are listed again.
+    Resources,
+    /// A `subscriptions/listen` stream was acknowledged, following the resources at these URIs
+    /// (on the server): a change made before it was is told on none, so its tools, resources
+    /// and templates are listed again.
+    Listening(Vec<String>),
     /// The resource at this URI (on the server) changed.
     Updated(String),
 }
@@ -38,8 +43,20 @@ pub(super) async fn connect(
         let mount = name.to_owned();
         builder = builder.on_notification(move |notification| {
             match notification.method.as_str() {
-                "notifications/tools/list_changed" | "notifications/subscriptions/acknowledged" => {
+                "notifications/tools/list_changed" => {
                     let _ = changes.send(Heard::Tools);
+                }
+                "notifications/resources/list_changed" => {
+                    let _ = changes.send(Heard::Resources);
+                }
+                "notifications/subscriptions/acknowledged" => {
+                    let uris = notification.params["notifications"]["resourceSubscriptions"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|uri| uri.as_str().map(str::to_owned))
+                        .collect();
+                    let _ = changes.send(Heard::Listening(uris));
                 }
                 "notifications/resources/updated" => {
                     if let Some(uri) = notification.params["uri"].as_str() {

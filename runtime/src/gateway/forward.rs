@@ -3,6 +3,7 @@
 //! cancelled upstream when it is cancelled here (the forwarding future dropped with the call).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures_util::future::join_all;
 use serde_json::Value;
@@ -18,7 +19,12 @@ use crate::context::ClientRequestError;
 use crate::handler::{BoxFuture, Output};
 use crate::protocol::jsonrpc::{INTERNAL_ERROR, METHOD_NOT_FOUND};
 use crate::protocol::{SERVER_INFO_KEY, STATELESS_VERSIONS};
-use crate::registry::{Forward, MountedPrompt, MountedResources, Mounts, Tool, mounted_uri};
+use crate::registry::{
+    Forward, MountedPrompt, MountedResources, Mounts, ResourceLists, Tool, mounted_uri,
+};
+
+/// How long a 2026-07-28 server has to acknowledge a stream that follows a resource anew.
+const FOLLOW_LIMIT: Duration = Duration::from_secs(10);
 
 /// What the mounted servers give: what the registry serves of them, and each server's watch,
 /// to start once the gateway serves.
@@ -196,19 +202,21 @@ fn mount(
             ),
         }
     }
-    let mut resources = 0;
-    if let Some((listed, templates)) = &listing.beside.resources {
-        let served = MountedResources::new(
-            &mount,
-            listed,
-            templates,
-            listing.subscribes,
-            listing.completes,
-            Arc::clone(&forward),
-        );
-        resources = served.resources.len() + served.templates.len();
-        mounted.served.resources.push(served);
+    let resource_lists = listing
+        .beside
+        .resources
+        .as_ref()
+        .map(|(listed, templates)| Arc::new(ResourceLists::new(&mount, listed, templates)));
+    if let Some(listed) = &resource_lists {
+        mounted.served.resources.push(MountedResources {
+            mount: Arc::clone(&mount),
+            listed: Arc::clone(listed),
+            subscribes: listing.subscribes,
+            completes: listing.completes,
+            forward: Arc::clone(&forward),
+        });
     }
+    let resources = resource_lists.as_ref().map_or(0, |listed| listed.len());
     tracing::info!(
         mount = name,
         tools = served.len(),
@@ -224,6 +232,7 @@ fn mount(
         served,
         held_at_start,
         admits_new,
+        resources: resource_lists,
         announce: changes.0,
         changes: changes.1,
     });
@@ -362,18 +371,29 @@ impl Forward for Forwarder {
     fn follow(&self, uri: &str) -> BoxFuture<Result<(), RpcError>> {
         let client = self.client().map_err(internal);
         let connection = Arc::clone(&self.connection);
+        let mount = Arc::clone(&self.mount);
         let uri = uri.to_owned();
         Box::pin(async move {
             let client = client?;
             if connection.follows(&uri) {
                 return Ok(());
             }
-            // A 2026-07-28 server is asked on the watch's stream, opened again with it.
             if !STATELESS_VERSIONS.contains(&client.protocol_version()) {
                 refused_as_said(client.subscribe(&uri).await.map(|()| Value::Null))?;
+                connection.followed(&uri);
+                return Ok(());
             }
+            // A 2026-07-28 server is asked on the watch's stream, opened again with it: followed
+            // once it acknowledges.
             connection.followed(&uri);
-            Ok(())
+            if connection.acknowledged(&uri, FOLLOW_LIMIT).await {
+                Ok(())
+            } else {
+                Err(internal(format!(
+                    "`{mount}` did not say it follows `{uri}` within {}",
+                    humantime::format_duration(FOLLOW_LIMIT)
+                )))
+            }
         })
     }
 }

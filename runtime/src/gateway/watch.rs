@@ -16,9 +16,9 @@ use super::Upstream;
 use super::connect::{Heard, connect, listing};
 use super::lock::drift;
 use crate::client::{Client, Error};
-use crate::live::Live;
+use crate::live::{Changed, Live};
 use crate::protocol::STATELESS_VERSIONS;
-use crate::registry::{mounted_uri, mounted_wire_name};
+use crate::registry::{ResourceLists, mounted_uri, mounted_wire_name};
 
 /// The first pause before connecting again to a server whose connection ended; each failed
 /// attempt doubles it, up to [`MAX_BACKOFF`].
@@ -32,6 +32,9 @@ pub(crate) struct Connection {
     now: RwLock<Result<Client, String>>,
     /// The URIs, on the server.
     followed: watch::Sender<BTreeSet<String>>,
+    /// The URIs a 2026-07-28 server's `subscriptions/listen` stream follows, as it
+    /// acknowledged.
+    acknowledged: watch::Sender<BTreeSet<String>>,
 }
 
 impl Connection {
@@ -39,7 +42,16 @@ impl Connection {
         Connection {
             now: RwLock::new(Ok(client)),
             followed: watch::Sender::new(BTreeSet::new()),
+            acknowledged: watch::Sender::new(BTreeSet::new()),
         }
+    }
+
+    /// Waits up to `limit` for a 2026-07-28 server's stream to follow its resource `uri`:
+    /// whether it does.
+    pub(crate) async fn acknowledged(&self, uri: &str, limit: Duration) -> bool {
+        let mut acknowledged = self.acknowledged.subscribe();
+        let following = acknowledged.wait_for(|uris| uris.contains(uri));
+        matches!(tokio::time::timeout(limit, following).await, Ok(Ok(_)))
     }
 
     /// Whether the server was asked to tell of changes to its resource `uri`.
@@ -86,6 +98,8 @@ pub(crate) struct Watch {
     pub(super) held_at_start: Vec<String>,
     /// Whether a tool new since the start would be served at the next start without approval.
     pub(super) admits_new: bool,
+    /// Its resources and templates as served here, when it has resources.
+    pub(super) resources: Option<Arc<ResourceLists>>,
     /// Told what the server tells of its tools and resources.
     pub(super) changes: mpsc::UnboundedReceiver<Heard>,
     /// Given to each new connection, to tell `changes`.
@@ -126,18 +140,26 @@ impl Watch {
                 }
                 Some(heard) = self.changes.recv() => {
                     // Announcements that came meanwhile are answered by the same listing.
-                    let mut tools = false;
+                    let (mut tools, mut resources) = (false, false);
                     for heard in std::iter::once(heard).chain(std::iter::from_fn(|| {
                         self.changes.try_recv().ok()
                     })) {
                         match heard {
                             Heard::Tools => tools = true,
+                            Heard::Resources => resources = true,
+                            Heard::Listening(uris) => {
+                                self.connection.acknowledged.send_replace(uris.into_iter().collect());
+                                (tools, resources) = (true, true);
+                            }
                             Heard::Updated(uri) => {
                                 if let Some(here) = mounted_uri(&self.mount, &uri) {
-                                    live.resource_updated(&here);
+                                    live.told(Changed::Updated(&here));
                                 }
                             }
                         }
+                    }
+                    if resources {
+                        self.list_resources(&client, &live).await;
                     }
                     if !tools {
                         continue;
@@ -174,6 +196,7 @@ impl Watch {
                 Ok((client, listed)) => {
                     tracing::info!(mount = &*self.mount, "connected again");
                     self.follow_again(&client).await;
+                    self.list_resources(&client, live).await;
                     self.connection.set(Ok(client.clone()));
                     self.check(&listed, live);
                     return Some(client);
@@ -191,6 +214,33 @@ impl Watch {
                     )));
                 }
             }
+        }
+    }
+
+    /// Lists the server's resources and templates again, when it has resources, and tells the
+    /// clients here the list changed.
+    async fn list_resources(&self, client: &Client, live: &Live) {
+        let Some(lists) = &self.resources else {
+            return;
+        };
+        let listed = match client.list_resources().await {
+            Ok(listed) => client
+                .list_resource_templates()
+                .await
+                .map(|templates| (listed, templates)),
+            Err(error) => Err(error),
+        };
+        match listed {
+            Ok((listed, templates)) => {
+                if lists.set(&listed, &templates) {
+                    live.told(Changed::Resources);
+                }
+            }
+            Err(error) => tracing::warn!(
+                mount = &*self.mount,
+                %error,
+                "its resources could not be listed again: the list served is the one before"
+            ),
         }
     }
 
@@ -281,8 +331,8 @@ impl Watch {
     }
 }
 
-/// Asks a server of protocol 2026-07-28 to announce the changes of its tool list (when it says
-/// the list changes) and of the resources some client here follows, which it does only on a
+/// Asks a server of protocol 2026-07-28 to announce the changes of its tool and resource lists
+/// (when it says they change) and of the resources some client here follows, which it does only on a
 /// `subscriptions/listen` stream (a server of the handshake era announces list changes unasked,
 /// and resource changes once subscribed): opened again a second after the server ends it, and
 /// at once when a resource is followed anew, for as long as the connection lasts.
@@ -290,12 +340,17 @@ async fn listen(client: Client, mut followed: watch::Receiver<BTreeSet<String>>)
     if !STATELESS_VERSIONS.contains(&client.protocol_version()) {
         return;
     }
-    let tools = client.capabilities()["tools"]["listChanged"] == true;
+    let capabilities = client.capabilities();
+    let tools = capabilities["tools"]["listChanged"] == true;
+    let resources = capabilities["resources"]["listChanged"] == true;
     loop {
         let uris: Vec<String> = followed.borrow_and_update().iter().cloned().collect();
         let mut notifications = serde_json::Map::new();
         if tools {
             notifications.insert("toolsListChanged".to_owned(), json!(true));
+        }
+        if resources {
+            notifications.insert("resourcesListChanged".to_owned(), json!(true));
         }
         if !uris.is_empty() {
             notifications.insert("resourceSubscriptions".to_owned(), json!(uris));

@@ -35,7 +35,8 @@ pub use crate::registration::{Annotations, Location};
 pub use conflict::{Conflict, RegistryError};
 #[cfg(feature = "gateway")]
 pub(crate) use mounted::{
-    MountedPrompt, MountedResources, Mounts, mounted_uri, mounted_wire_name, upstream_uri,
+    MountedPrompt, MountedResources, Mounts, ResourceLists, mounted_uri, mounted_wire_name,
+    upstream_uri,
 };
 #[cfg(feature = "gateway")]
 pub(crate) use source::Forward;

@@ -3,7 +3,7 @@
 //! catalog), its prompts (`<mount>__<prompt>`) and its resources (a URI `s://rest` of its server
 //! is `s://<mount>/rest` here); and a registry that serves them beside its own.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, RwLock};
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
@@ -176,11 +176,9 @@ impl MountedPrompt {
 pub(crate) struct MountedResources {
     /// The mount's name: the first segment of each URI here.
     pub(crate) mount: Arc<str>,
-    /// What `resources/list` says of each here: its server's description, with its URI and
-    /// name here.
-    pub(crate) resources: Vec<Value>,
-    /// What `resources/templates/list` says of each here, as `resources` does.
-    pub(crate) templates: Vec<Value>,
+    /// What its server lists now, under the URIs here: listed again when it says its list
+    /// changed.
+    pub(crate) listed: Arc<ResourceLists>,
     /// Whether its server tells of changes to a resource (its `resources.subscribe`
     /// capability).
     pub(crate) subscribes: bool,
@@ -190,49 +188,79 @@ pub(crate) struct MountedResources {
     pub(crate) forward: Arc<dyn Forward>,
 }
 
-impl MountedResources {
-    /// The resources `listed` and the templates `templates` (as their server's lists gave them)
-    /// of the server mounted as `mount`, which `forward` reads. One whose URI has no place for
-    /// the mount's name (`urn:x`, no `://`) is left out, and said in the log.
-    pub(crate) fn new(
-        mount: &Arc<str>,
-        listed: &[Value],
-        templates: &[Value],
-        subscribes: bool,
-        completes: bool,
-        forward: Arc<dyn Forward>,
-    ) -> MountedResources {
-        let here = |key: &str, listed: &[Value]| -> Vec<Value> {
-            listed
-                .iter()
-                .filter_map(|resource| {
-                    let uri = resource[key].as_str().unwrap_or_default();
-                    let Some(uri_here) = mounted_uri(mount, uri) else {
-                        tracing::warn!(
-                            mount = &**mount,
-                            uri,
-                            "a resource not served: its URI has no `scheme://` to put the \
-                             mount's name after"
-                        );
-                        return None;
-                    };
-                    let mut descriptor = resource.clone();
-                    descriptor[key] = json!(uri_here);
-                    if let Some(name) = resource["name"].as_str() {
-                        descriptor["name"] = json!(mounted_name(mount, name));
-                    }
-                    Some(descriptor)
-                })
-                .collect()
-        };
-        MountedResources {
+/// The resources and templates a mounted server lists, as `resources/list` and
+/// `resources/templates/list` say them here: its server's descriptions, with their URIs and
+/// names here.
+pub(crate) struct ResourceLists {
+    mount: Arc<str>,
+    now: RwLock<(Vec<Value>, Vec<Value>)>,
+}
+
+impl ResourceLists {
+    /// The resources `listed` and the templates `templates` (as their server's lists gave
+    /// them) of the server mounted as `mount`. One whose URI has no place for the mount's name
+    /// (`urn:x`, no `://`) is left out, and said in the log.
+    pub(crate) fn new(mount: &Arc<str>, listed: &[Value], templates: &[Value]) -> ResourceLists {
+        let lists = ResourceLists {
             mount: Arc::clone(mount),
-            resources: here("uri", listed),
-            templates: here("uriTemplate", templates),
-            subscribes,
-            completes,
-            forward,
-        }
+            now: RwLock::new((Vec::new(), Vec::new())),
+        };
+        let _ = lists.set(listed, templates);
+        lists
+    }
+
+    /// Replaces the lists with what the server lists now: whether they changed.
+    pub(crate) fn set(&self, listed: &[Value], templates: &[Value]) -> bool {
+        let now = (
+            self.here("uri", listed),
+            self.here("uriTemplate", templates),
+        );
+        let mut lists = self.now.write().unwrap_or_else(|e| e.into_inner());
+        let changed = *lists != now;
+        *lists = now;
+        changed
+    }
+
+    /// The resources, as listed here.
+    pub(crate) fn resources(&self) -> Vec<Value> {
+        self.now.read().unwrap_or_else(|e| e.into_inner()).0.clone()
+    }
+
+    /// The templates, as listed here.
+    pub(crate) fn templates(&self) -> Vec<Value> {
+        self.now.read().unwrap_or_else(|e| e.into_inner()).1.clone()
+    }
+
+    /// How many resources and templates there are.
+    pub(crate) fn len(&self) -> usize {
+        let now = self.now.read().unwrap_or_else(|e| e.into_inner());
+        now.0.len() + now.1.len()
+    }
+
+    /// The descriptors of `listed` under their URIs (at `key`) and names here.
+    fn here(&self, key: &str, listed: &[Value]) -> Vec<Value> {
+        let mount = &*self.mount;
+        listed
+            .iter()
+            .filter_map(|resource| {
+                let uri = resource[key].as_str().unwrap_or_default();
+                let Some(uri_here) = mounted_uri(mount, uri) else {
+                    tracing::warn!(
+                        mount,
+                        uri,
+                        "a resource not served: its URI has no `scheme://` to put the mount's \
+                         name after"
+                    );
+                    return None;
+                };
+                let mut descriptor = resource.clone();
+                descriptor[key] = json!(uri_here);
+                if let Some(name) = resource["name"].as_str() {
+                    descriptor["name"] = json!(mounted_name(mount, name));
+                }
+                Some(descriptor)
+            })
+            .collect()
     }
 }
 

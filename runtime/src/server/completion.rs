@@ -35,11 +35,7 @@ pub(super) fn completes(registry: &Registry) -> bool {
     #[cfg(feature = "gateway")]
     let prompts = prompts || registry.mounted_prompts().iter().any(|p| p.completes);
     #[cfg(feature = "gateway")]
-    let templates = templates
-        || registry
-            .mounted_resources()
-            .iter()
-            .any(|r| r.completes && !r.templates.is_empty());
+    let templates = templates || registry.mounted_resources().iter().any(|r| r.completes);
     prompts || templates
 }
 

@@ -91,7 +91,7 @@ impl ResourceMethods<'_> {
             .collect();
         #[cfg(feature = "gateway")]
         for mounted in self.registry.mounted_resources() {
-            resources.extend(mounted.resources.iter().cloned());
+            resources.extend(mounted.listed.resources());
         }
         Ok(json!({ "resources": resources }))
     }
@@ -110,7 +110,7 @@ impl ResourceMethods<'_> {
             .collect();
         #[cfg(feature = "gateway")]
         for mounted in self.registry.mounted_resources() {
-            templates.extend(mounted.templates.iter().cloned());
+            templates.extend(mounted.listed.templates());
         }
         Ok(json!({ "resourceTemplates": templates }))
     }
