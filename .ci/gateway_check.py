@@ -5,7 +5,8 @@ Usage:
     python .ci/gateway_check.py -- target/debug/toolwright-gateway --config gateway.toml
     python .ci/gateway_check.py --http -- target/debug/toolwright-gateway --config gateway.toml
 
-The configuration mounts notes-server as `notes`, `mcp-server-time` (PyPI) as `time`,
+The configuration mounts notes-server as `notes` (in CI reached over Streamable HTTP, the others
+started on stdio), `mcp-server-time` (PyPI) as `time`,
 `@modelcontextprotocol/server-everything` (npm) as `everything`, `server-filesystem` (npm) as
 `files` over a folder holding `hello.txt`, `server-memory` (npm) as `memory` and
 `mcp-server-git` (PyPI) as `git` over the repository the check runs in. For each mode, [auto] (the SDK
