@@ -2,8 +2,8 @@
 //! watched (a tool its server takes out of its list, and announces, is held back with why until
 //! the server lists it again, the gateway's own clients told each time), followed (a resource a
 //! client here subscribes to is followed on its server, and its changes told under its URI
-//! here, its list listed again when it changes) and cancelled (a call its client gives up is
-//! cancelled on its server). Changes are
+//! here, its list listed again when it changes), cancelled (a call its client gives up is
+//! cancelled on its server) and heard (what a call logs reaches the call's client). Changes are
 //! announced unasked (list changes) or once subscribed (resources) in the handshake era, on a
 //! `subscriptions/listen` stream in 2026-07-28. (A binary of its own: `inventory` collects per
 //! binary.)
@@ -19,7 +19,7 @@ use toolwright::http::Http;
 use toolwright::registry::Registry;
 use toolwright::server::ServerHandle;
 use toolwright::testing::TestClient;
-use toolwright::{Context, Server, mcp_resource, mcp_tool};
+use toolwright::{Context, LogLevel, Server, mcp_resource, mcp_tool};
 
 /// Add two integers.
 #[mcp_tool]
@@ -45,6 +45,13 @@ async fn wait(ctx: Context, tag: String) -> String {
     let _ended = Ended(tag);
     ctx.cancelled().await;
     "cancelled".to_owned()
+}
+
+/// Logs `words` as a warning.
+#[mcp_tool]
+fn say(ctx: Context, words: String) -> String {
+    ctx.log(LogLevel::Warning, &words);
+    "said".to_owned()
 }
 
 /// The count so far.
@@ -304,4 +311,35 @@ async fn a_resource_taken_away_in_the_handshake_era_is_listed_no_more() {
 #[tokio::test]
 async fn a_resource_taken_away_in_2026_07_28_is_listed_no_more() {
     a_resource_taken_away_is_listed_no_more_and_the_clients_told(Versions::Stateless).await;
+}
+
+async fn a_calls_log_messages_reach_its_client(versions: Versions) {
+    let (url, _handle, _stop) = upstream().await;
+    let client = gateway(&url, versions).await;
+    let _ = client.sent();
+    let said = client
+        .call("up__say", json!({"words": "mind the gap"}))
+        .await
+        .unwrap();
+    assert_eq!(said.text(), "said");
+    let logged: Vec<Value> = client
+        .sent()
+        .into_iter()
+        .filter(|m| m["method"] == "notifications/message")
+        .collect();
+    assert_eq!(logged.len(), 1, "{logged:?}");
+    assert_eq!(
+        (&logged[0]["params"]["level"], &logged[0]["params"]["data"]),
+        (&json!("warning"), &json!("mind the gap"))
+    );
+}
+
+#[tokio::test]
+async fn a_calls_log_messages_in_the_handshake_era_reach_its_client() {
+    a_calls_log_messages_reach_its_client(Versions::Handshake).await;
+}
+
+#[tokio::test]
+async fn a_calls_log_messages_in_2026_07_28_reach_its_client() {
+    a_calls_log_messages_reach_its_client(Versions::Stateless).await;
 }

@@ -108,12 +108,7 @@ async fn discover(peer: &Arc<Peer>, introduction: &Introduction) -> Result<Opene
     let mut params = json!({});
     era.shape(&mut params);
     peer.link().settled(version, true);
-    let options = Options {
-        limit: Some(introduction.discovery_limit),
-        progress: None,
-        name: None,
-        answerer: None,
-    };
+    let options = Options::limited(Some(introduction.discovery_limit));
     let result = peer.request("server/discover", params, options).await?;
     let supported = result
         .get("supportedVersions")
@@ -149,12 +144,7 @@ async fn initialize(peer: &Arc<Peer>, introduction: &Introduction) -> Result<Ope
         "capabilities": introduction.capabilities,
         "clientInfo": introduction.info,
     });
-    let options = Options {
-        limit: introduction.request_limit,
-        progress: None,
-        name: None,
-        answerer: None,
-    };
+    let options = Options::limited(introduction.request_limit);
     let result = peer.request("initialize", params, options).await?;
     let answered = result.get("protocolVersion").and_then(Value::as_str);
     let Some(version) = HANDSHAKE_VERSIONS

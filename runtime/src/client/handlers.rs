@@ -7,6 +7,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::answers::RpcError;
+use crate::protocol::LogLevel;
 use futures_util::future::BoxFuture;
 
 /// Answers one kind of the server's requests: its `params` in, the result out.
@@ -84,6 +85,38 @@ pub struct Notification {
     pub method: String,
     /// Its `params`, as the server sent them.
     pub params: Value,
+}
+
+/// Takes a request's log messages.
+pub(crate) type LogFn = Arc<dyn Fn(LogMessage) + Send + Sync>;
+
+/// A log message the server sent (`notifications/message`).
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct LogMessage {
+    /// How grave it is; `info` when the server gave no level this client knows.
+    pub level: LogLevel,
+    /// Who logged it, if the server says.
+    pub logger: Option<String>,
+    /// What was logged: any JSON value, as sent.
+    pub data: Value,
+}
+
+impl LogMessage {
+    pub(crate) fn read(params: &Value) -> LogMessage {
+        LogMessage {
+            level: params
+                .get("level")
+                .cloned()
+                .and_then(|level| serde_json::from_value(level).ok())
+                .unwrap_or(LogLevel::Info),
+            logger: params
+                .get("logger")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            data: params.get("data").cloned().unwrap_or(Value::Null),
+        }
+    }
 }
 
 /// How far a request has come, as the server reports it (`notifications/progress`).

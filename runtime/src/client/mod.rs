@@ -1,7 +1,7 @@
 //! An MCP client (feature `client`): connects to a server it starts (stdio) or reaches at a URL
 //! (Streamable HTTP), in either protocol era, and lists, calls, gets, reads and completes; the
 //! server's requests (sampling, elicitation, roots) are answered by handlers, its notifications
-//! delivered to a callback, a call's progress to the call.
+//! delivered to a callback, a call's progress (and, over HTTP, its log messages) to the call.
 //!
 //! ```no_run
 //! use serde_json::json;
@@ -57,12 +57,12 @@ pub use crate::answers::{CallResult, RpcError};
 pub use endpoint::Endpoint;
 pub use era::Versions;
 pub use error::Error;
-pub use handlers::{Notification, Progress};
+pub use handlers::{LogMessage, Notification, Progress};
 pub use results::Tool;
 
 use self::endpoint::Kind;
 use self::era::{Era, Introduction, Opened};
-use self::handlers::{Answerer, Handlers, ProgressFn, RequestHandler};
+use self::handlers::{Answerer, Handlers, RequestHandler};
 use self::link::Link;
 use self::peer::{Options, Peer};
 use crate::protocol::LogLevel;
@@ -292,33 +292,22 @@ impl Client {
 
     /// Sends `method` with `params` until it completes: in 2026-07-28, a result that asks for
     /// input is answered by the handlers and the request sent again with it.
-    async fn send(
-        &self,
-        method: &str,
-        params: Value,
-        limit: Option<Duration>,
-        progress: Option<ProgressFn>,
-        name: Option<String>,
-        answerer: Option<Answerer>,
-    ) -> Result<Value, Error> {
+    async fn send(&self, method: &str, params: Value, options: Options) -> Result<Value, Error> {
         let era = &self.opened.era;
         let mut params = params;
         era.shape(&mut params);
         for _ in 0..MAX_INPUT_ROUNDS {
-            let options = Options {
-                limit,
-                progress: progress.clone(),
-                name: name.clone(),
-                answerer: answerer.clone(),
-            };
-            let result = self.peer.request(method, params.clone(), options).await?;
+            let result = self
+                .peer
+                .request(method, params.clone(), options.clone())
+                .await?;
             if !matches!(era, Era::Stateless { .. })
                 || result.get("resultType").and_then(Value::as_str) != Some("input_required")
             {
                 return Ok(result);
             }
             let responses = self
-                .answer_input(method, &result, answerer.as_ref())
+                .answer_input(method, &result, options.answerer.as_ref())
                 .await?;
             let object = params.as_object_mut().expect("params are an object");
             object.insert("inputResponses".to_owned(), responses);
@@ -505,10 +494,7 @@ pub struct Request<'a, T> {
     client: &'a Client,
     method: String,
     params: Value,
-    name: Option<String>,
-    limit: Option<Duration>,
-    progress: Option<ProgressFn>,
-    answerer: Option<Answerer>,
+    options: Options,
     read: fn(Value) -> Result<T, Value>,
 }
 
@@ -532,23 +518,29 @@ impl<'a, T> Request<'a, T> {
             client,
             method: method.to_owned(),
             params,
-            name: None,
-            limit: client.timeout,
-            progress: None,
-            answerer: None,
+            options: Options::limited(client.timeout),
             read,
         }
     }
 
     fn naming(mut self, name: &str) -> Request<'a, T> {
-        self.name = Some(name.to_owned());
+        self.options.name = Some(name.to_owned());
         self
     }
 
     /// Takes the server's progress reports on this request (and asks for them, with a
     /// `progressToken`).
     pub fn on_progress(mut self, callback: impl Fn(Progress) + Send + Sync + 'static) -> Self {
-        self.progress = Some(Arc::new(callback));
+        self.options.progress = Some(Arc::new(callback));
+        self
+    }
+
+    /// Takes the server's log messages (`notifications/message`) that it sends for this
+    /// request, in place of [`on_notification`](Builder::on_notification): those on its HTTP
+    /// response. A server on stdio cannot say which request a message is for: its messages go
+    /// to `on_notification`.
+    pub fn on_log(mut self, callback: impl Fn(LogMessage) + Send + Sync + 'static) -> Self {
+        self.options.log = Some(Arc::new(callback));
         self
     }
 
@@ -565,7 +557,7 @@ impl<'a, T> Request<'a, T> {
         F: Fn(String, Value) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Value, RpcError>> + Send + 'static,
     {
-        self.answerer = Some(Arc::new(move |method, params| {
+        self.options.answerer = Some(Arc::new(move |method, params| {
             Box::pin(answerer(method, params))
         }));
         self
@@ -573,7 +565,7 @@ impl<'a, T> Request<'a, T> {
 
     /// How long this request waits for its answer; `None`: without limit.
     pub fn timeout(mut self, limit: Option<Duration>) -> Self {
-        self.limit = limit;
+        self.options.limit = limit;
         self
     }
 
@@ -591,16 +583,7 @@ impl<'a, T: Send + 'a> IntoFuture for Request<'a, T> {
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(async move {
             let client = self.client;
-            let result = client
-                .send(
-                    &self.method,
-                    self.params,
-                    self.limit,
-                    self.progress,
-                    self.name,
-                    self.answerer,
-                )
-                .await?;
+            let result = client.send(&self.method, self.params, self.options).await?;
             (self.read)(result).map_err(|result| Error::Protocol {
                 server: client.peer.name.clone(),
                 method: self.method.clone(),

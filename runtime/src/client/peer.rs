@@ -12,7 +12,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::AbortHandle;
 
 use super::error::Error;
-use super::handlers::{Answerer, Handlers, Notification, Progress, ProgressFn};
+use super::handlers::{Answerer, Handlers, LogFn, LogMessage, Notification, Progress, ProgressFn};
 use super::link::{Failure, Inbound, Link, Outgoing, OutgoingKind};
 use crate::answers::RpcError;
 use crate::protocol::jsonrpc::{self, ErrorObject, Id, Incoming, METHOD_NOT_FOUND, Reply};
@@ -38,6 +38,8 @@ struct Waiting {
     progress: Option<ProgressFn>,
     /// Answers the server's requests made for this one.
     answerer: Option<Answerer>,
+    /// Takes the log messages sent for this one.
+    log: Option<LogFn>,
 }
 
 /// What became of a request.
@@ -48,6 +50,7 @@ enum Answer {
 }
 
 /// How long a request may wait, and what to do meanwhile.
+#[derive(Clone)]
 pub(crate) struct Options {
     pub(crate) limit: Option<Duration>,
     pub(crate) progress: Option<ProgressFn>,
@@ -55,6 +58,21 @@ pub(crate) struct Options {
     pub(crate) name: Option<String>,
     /// Answers the server's requests made for this one, in place of the handlers.
     pub(crate) answerer: Option<Answerer>,
+    /// Takes the log messages sent for this one, in place of the handlers.
+    pub(crate) log: Option<LogFn>,
+}
+
+impl Options {
+    /// A request's options with nothing but its time limit.
+    pub(crate) fn limited(limit: Option<Duration>) -> Options {
+        Options {
+            limit,
+            progress: None,
+            name: None,
+            answerer: None,
+            log: None,
+        }
+    }
 }
 
 impl Peer {
@@ -108,6 +126,7 @@ impl Peer {
                     answer,
                     progress: options.progress,
                     answerer: options.answerer,
+                    log: options.log,
                 },
             );
         let ended = self.ended.borrow().clone();
@@ -286,12 +305,24 @@ impl Peer {
             Ok(Incoming::Request { id, method, params }) => {
                 self.answer(id, method, params, related);
             }
-            Ok(Incoming::Notification { method, params }) => self.notified(method, params),
+            Ok(Incoming::Notification { method, params }) => {
+                self.notified(method, params, related);
+            }
         }
     }
 
-    fn notified(&self, method: String, params: Value) {
+    fn notified(&self, method: String, params: Value, related: Option<i64>) {
         match method.as_str() {
+            "notifications/message" => {
+                let log = related.and_then(|id| {
+                    let waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+                    waiting.get(&id)?.log.clone()
+                });
+                match log {
+                    Some(log) => log(LogMessage::read(&params)),
+                    None => self.handlers.notify(Notification { method, params }),
+                }
+            }
             "notifications/progress" => {
                 let token = params.get("progressToken").and_then(Value::as_i64);
                 let progress = token.and_then(|token| {

@@ -432,6 +432,14 @@ impl Context {
         self.inner.peer.as_ref()?.session.as_deref()
     }
 
+    /// The least severe log message the client lets through; `None` when it wants none (or
+    /// for a detached context).
+    #[cfg(feature = "gateway")]
+    pub(crate) fn log_level(&self) -> Option<LogLevel> {
+        let peer = self.inner.peer.as_ref()?;
+        LogLevel::stored(peer.log_level.load(Ordering::Relaxed))
+    }
+
     /// Sends a log message to the client (`notifications/message`), if the client's log level
     /// lets it through: the one set with `logging/setLevel` (`info` until then), or under
     /// protocol 2026-07-28 the one the request names in its `_meta` (none: no messages).

@@ -6,19 +6,19 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::future::join_all;
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use super::connect::{Heard, connect};
 use super::lock::{Lock, Pinned};
 use super::watch::{Connection, Served, Watch, held_back, indented};
 use super::{NewTools, Upstream};
-use crate::client::{Client, Error, RpcError};
+use crate::client::{Client, Error, Request, RpcError};
 use crate::content::ToolResult;
 use crate::context::ClientRequestError;
 use crate::handler::{BoxFuture, Output};
 use crate::protocol::jsonrpc::{INTERNAL_ERROR, METHOD_NOT_FOUND};
-use crate::protocol::{SERVER_INFO_KEY, STATELESS_VERSIONS};
+use crate::protocol::{LOG_LEVEL_KEY, SERVER_INFO_KEY, STATELESS_VERSIONS};
 use crate::registry::{
     Forward, MountedPrompt, MountedResources, Mounts, ResourceLists, Tool, mounted_uri,
 };
@@ -290,16 +290,9 @@ impl Forward for Forwarder {
         let mount_of_links = Arc::clone(&self.mount);
         Box::pin(async move {
             let progress = ctx.clone();
-            let asking = ctx.clone();
-            // The call pipeline bounds the call, with the mount's limit: not the client.
-            let called = client
-                .call_tool(&tool, arguments)
-                .timeout(None)
+            let called = passing_on(client.call_tool(&tool, arguments), &client, mount, ctx)
                 .on_progress(move |step| {
                     progress.progress(step.progress, step.total, step.message.as_deref());
-                })
-                .answering(move |method, params| {
-                    pass_on(Arc::clone(&mount), asking.clone(), method, params)
                 })
                 .await;
             match called {
@@ -324,13 +317,8 @@ impl Forward for Forwarder {
         let mount = Arc::clone(&self.mount);
         let mount_of_links = Arc::clone(&self.mount);
         Box::pin(async move {
-            let got = client?
-                .get_prompt(&prompt, arguments)
-                .timeout(None)
-                .answering(move |method, params| {
-                    pass_on(Arc::clone(&mount), ctx.clone(), method, params)
-                })
-                .await;
+            let client = client?;
+            let got = passing_on(client.get_prompt(&prompt, arguments), &client, mount, ctx).await;
             let mut got = refused_as_said(got)?;
             for message in got["messages"].as_array_mut().into_iter().flatten() {
                 if let Some(block) = message.get_mut("content") {
@@ -357,13 +345,8 @@ impl Forward for Forwarder {
         let uri = uri.to_owned();
         let mount = Arc::clone(&self.mount);
         Box::pin(async move {
-            let read = client?
-                .read_resource(&uri)
-                .timeout(None)
-                .answering(move |method, params| {
-                    pass_on(Arc::clone(&mount), ctx.clone(), method, params)
-                })
-                .await;
+            let client = client?;
+            let read = passing_on(client.read_resource(&uri), &client, mount, ctx).await;
             refused_as_said(read)
         })
     }
@@ -426,6 +409,30 @@ impl Forwarder {
             .client()
             .map_err(|why| format!("`{}` cannot be called now: {why}", self.mount))
     }
+}
+
+/// `request`, made through `client` to the server mounted as `mount` for the call `ctx` runs,
+/// as the gateway sends it: bounded by the call pipeline (with the mount's limit), not the
+/// client; what the server logs for it, and asks of the client, passed on to the call's client;
+/// in 2026-07-28, naming the log level that client asked for.
+fn passing_on<'a, T>(
+    request: Request<'a, T>,
+    client: &Client,
+    mount: Arc<str>,
+    ctx: crate::context::Context,
+) -> Request<'a, T> {
+    let mut request = request.timeout(None);
+    if let Some(level) = ctx.log_level()
+        && STATELESS_VERSIONS.contains(&client.protocol_version())
+    {
+        request = request.meta(LOG_LEVEL_KEY, json!(level));
+    }
+    let logging = ctx.clone();
+    request
+        .on_log(move |message| {
+            logging.log(message.level, message.data);
+        })
+        .answering(move |method, params| pass_on(Arc::clone(&mount), ctx.clone(), method, params))
 }
 
 /// The client's answer to `method` with `params`, which the server mounted as `mount` asked

@@ -50,6 +50,12 @@ impl LogLevel {
         LogLevel::ALL.into_iter().find(|l| l.as_str() == name)
     }
 
+    /// The level stored as `level as u8`; `None` for a number above them (no messages).
+    #[cfg(feature = "gateway")]
+    pub(crate) fn stored(level: u8) -> Option<LogLevel> {
+        LogLevel::ALL.get(usize::from(level)).copied()
+    }
+
     /// The level stored as `level as u8`; the most severe for a number above them.
     #[cfg(feature = "http")]
     pub(crate) fn from_u8(level: u8) -> LogLevel {
