@@ -1,9 +1,12 @@
 //! Measures tool-search rankers on the labelled catalogs in `eval/catalog` and prints recall@1,
-//! recall@5 and MRR for each, by query style, as Markdown tables: the project's own set without
-//! its tags (the headline: real servers publish no tags), the same set with them, and the set of
-//! real servers' published tool lists (`eval/catalog/real`).
+//! recall@5, MRR and the average number of tools a query returns for each, by query style, as
+//! Markdown tables: the project's own set without its tags (the headline: real servers publish
+//! no tags), the same set with them, and the set of real servers' published tool lists
+//! (`eval/catalog/real`).
 //!
-//! `cargo run -p catalog-eval --release`
+//! `cargo run -p catalog-eval --release`; with `--features semantic --margins 0.05,0.1,1`, the
+//! model's ranking too with each of those margins (how far below the nearest tool a tool found
+//! by meaning alone may be: `toolwright::search::Fusion`).
 //!
 //! The package's other binary, `catalog-speed`, measures how fast `SearchIndex` is instead.
 
@@ -51,6 +54,8 @@ struct Scores {
     recall_at_1: f64,
     recall_at_5: f64,
     mrr: f64,
+    /// How many tools a query returns, on average.
+    hits: f64,
 }
 
 /// The rankers compared, in the tables' order; with the `semantic` feature, `toolwright
@@ -83,6 +88,9 @@ struct Catalog {
 /// each ranker did not answer first.
 struct Evaluation {
     title: &'static str,
+    /// The rankers' names, in the tables' order: [`RANKERS`], then the model's ranking with each
+    /// margin asked for.
+    names: Vec<String>,
     scores: Vec<[Scores; 3]>,
     misses: Vec<Vec<String>>,
 }
@@ -173,7 +181,9 @@ fn embedder() -> std::sync::Arc<toolwright::search::Embedder> {
         .clone()
 }
 
-fn evaluate(catalog: &Catalog) -> Evaluation {
+/// Every ranker on `catalog`, and the model's ranking with each of `margins` (see
+/// `toolwright::search::Fusion::margin`; feature `semantic`).
+fn evaluate(catalog: &Catalog, margins: &[f32]) -> Evaluation {
     let seed = seed::SeedScorer::new(&catalog.tools);
     let bm25 = bm25::Bm25::new(&catalog.tools);
     let before = previous::SearchIndex::new(&catalog.tools);
@@ -181,13 +191,30 @@ fn evaluate(catalog: &Catalog) -> Evaluation {
     #[cfg(feature = "semantic")]
     let semantic = SearchIndex::with_embedder(&catalog.tools, embedder())
         .unwrap_or_else(|err| panic!("cannot embed the tools: {err}"));
+    #[cfg(feature = "semantic")]
+    let by_margin: Vec<SearchIndex> = margins
+        .iter()
+        .map(|&margin| {
+            let mut fusion = toolwright::search::Fusion::default();
+            fusion.margin = margin;
+            semantic.clone().with_fusion(fusion)
+        })
+        .collect();
+    #[cfg(not(feature = "semantic"))]
+    assert!(margins.is_empty(), "--margins needs the `semantic` feature");
     let seed = |query: &str| seed.search(query);
     let bm25 = |query: &str| bm25.search(query);
     let before = |query: &str| before.search(query).iter().map(|hit| hit.index).collect();
     let ours = |query: &str| ours.search(query).iter().map(|hit| hit.index).collect();
     #[cfg(feature = "semantic")]
     let semantic = |query: &str| semantic.search(query).iter().map(|hit| hit.index).collect();
-    let rankers: Vec<Ranker<'_>> = vec![
+    #[cfg(feature = "semantic")]
+    let by_margin: Vec<_> = by_margin
+        .iter()
+        .map(|index| move |query: &str| index.search(query).iter().map(|hit| hit.index).collect())
+        .collect();
+    #[allow(unused_mut, reason = "the model's margins join them with the feature")]
+    let mut rankers: Vec<Ranker<'_>> = vec![
         &seed,
         &bm25,
         &before,
@@ -195,10 +222,21 @@ fn evaluate(catalog: &Catalog) -> Evaluation {
         #[cfg(feature = "semantic")]
         &semantic,
     ];
-    let mut scores = vec![[Scores::default(); 3]; RANKERS.len()];
+    #[cfg(feature = "semantic")]
+    rankers.extend(by_margin.iter().map(|search| search as Ranker<'_>));
+    let names: Vec<String> = RANKERS
+        .iter()
+        .map(|name| (*name).to_owned())
+        .chain(
+            margins
+                .iter()
+                .map(|m| format!("toolwright semantic, margin {m}")),
+        )
+        .collect();
+    let mut scores = vec![[Scores::default(); 3]; rankers.len()];
     let mut misses = Vec::new();
     for (ranker, search) in rankers.iter().enumerate() {
-        let ranks: Vec<(&str, Option<usize>)> = catalog
+        let ranks: Vec<(&str, Option<usize>, usize)> = catalog
             .queries
             .iter()
             .map(|query| {
@@ -207,7 +245,7 @@ fn evaluate(catalog: &Catalog) -> Evaluation {
                     .iter()
                     .position(|&i| query.relevant.contains(&catalog.names[i]))
                     .map(|position| position + 1);
-                (query.style.as_str(), rank)
+                (query.style.as_str(), rank, found.len())
             })
             .collect();
         misses.push(
@@ -215,57 +253,65 @@ fn evaluate(catalog: &Catalog) -> Evaluation {
                 .queries
                 .iter()
                 .zip(&ranks)
-                .filter(|(_, (_, rank))| *rank != Some(1))
-                .map(|(query, (_, rank))| {
+                .filter(|(_, (_, rank, _))| *rank != Some(1))
+                .map(|(query, (_, rank, _))| {
                     let rank = rank.map_or_else(|| "-".to_owned(), |r| r.to_string());
                     format!("{rank:>3}  {:<10} {}", query.style, query.query)
                 })
                 .collect(),
         );
         for (style, name) in STYLES.iter().enumerate() {
-            let ranks: Vec<Option<usize>> = ranks
+            let ranks: Vec<(Option<usize>, usize)> = ranks
                 .iter()
-                .filter(|(style, _)| *name == "all" || style == name)
-                .map(|&(_, rank)| rank)
+                .filter(|(style, _, _)| *name == "all" || style == name)
+                .map(|&(_, rank, found)| (rank, found))
                 .collect();
             scores[ranker][style] = measure(&ranks);
         }
     }
     Evaluation {
         title: catalog.title,
+        names,
         scores,
         misses,
     }
 }
 
-/// Recall@1, recall@5 and MRR from the rank of each query's first relevant tool.
-fn measure(ranks: &[Option<usize>]) -> Scores {
+/// Recall@1, recall@5 and MRR from the rank of each query's first relevant tool, and the
+/// average number of tools returned, from how many each query found.
+fn measure(ranks: &[(Option<usize>, usize)]) -> Scores {
     let n = ranks.len().max(1) as f64;
     let within = |k: usize| {
         ranks
             .iter()
-            .filter(|rank| rank.is_some_and(|r| r <= k))
+            .filter(|(rank, _)| rank.is_some_and(|r| r <= k))
             .count()
     };
     Scores {
         recall_at_1: within(1) as f64 / n,
         recall_at_5: within(5) as f64 / n,
-        mrr: ranks.iter().flatten().map(|&r| 1.0 / r as f64).sum::<f64>() / n,
+        mrr: ranks
+            .iter()
+            .filter_map(|(rank, _)| *rank)
+            .map(|r| 1.0 / r as f64)
+            .sum::<f64>()
+            / n,
+        hits: ranks.iter().map(|&(_, found)| found as f64).sum::<f64>() / n,
     }
 }
 
 impl Evaluation {
     fn table(&self) -> String {
         let mut out = format!(
-            "{}:\n\n| ranker | queries | recall@1 | recall@5 | MRR |\n| --- | --- | ---: | ---: | ---: |\n",
+            "{}:\n\n| ranker | queries | recall@1 | recall@5 | MRR | hits |\n| --- | --- | ---: | ---: | ---: | ---: |\n",
             self.title
         );
-        for (ranker, name) in RANKERS.iter().enumerate() {
+        for (ranker, name) in self.names.iter().enumerate() {
             for (style, queries) in STYLES.iter().enumerate() {
                 let s = self.scores[ranker][style];
                 out.push_str(&format!(
-                    "| {name} | {queries} | {:.3} | {:.3} | {:.3} |\n",
-                    s.recall_at_1, s.recall_at_5, s.mrr
+                    "| {name} | {queries} | {:.3} | {:.3} | {:.3} | {:.1} |\n",
+                    s.recall_at_1, s.recall_at_5, s.mrr, s.hits
                 ));
             }
         }
@@ -303,6 +349,7 @@ fn main() {
         }
         return;
     }
+    let mut margins: Vec<f32> = Vec::new();
     let misses = match args.as_slice() {
         [] => None,
         [flag, ranker] if flag == "--misses" => Some(
@@ -311,10 +358,17 @@ fn main() {
                 .position(|name| name == ranker)
                 .unwrap_or_else(|| panic!("--misses takes one of {RANKERS:?}")),
         ),
-        _ => panic!("usage: catalog-eval [--misses RANKER]"),
+        [flag, list] if flag == "--margins" => {
+            margins = list
+                .split(',')
+                .map(|m| m.parse().unwrap_or_else(|_| panic!("not a margin: {m}")))
+                .collect();
+            None
+        }
+        _ => panic!("usage: catalog-eval [--misses RANKER | --margins M,M,...]"),
     };
     for catalog in [own(false), real(), own(true)] {
-        let evaluation = evaluate(&catalog);
+        let evaluation = evaluate(&catalog, &margins);
         match misses {
             None => println!("{}", evaluation.table()),
             Some(ranker) => {
@@ -342,7 +396,7 @@ mod tests {
         ignore = "needs the embedding model in TOOLWRIGHT_EMBEDDING_MODEL"
     )]
     fn on_the_own_set_without_tags_the_ranking_is_no_worse_than_before_and_beats_the_baselines() {
-        let evaluation = evaluate(&own(false));
+        let evaluation = evaluate(&own(false), &[]);
         let table = evaluation.table();
         let [seed, bm25, before, ours] = &evaluation.scores[..4] else {
             unreachable!("four rankers at least")
@@ -385,7 +439,7 @@ mod tests {
     #[ignore = "needs the embedding model in TOOLWRIGHT_EMBEDDING_MODEL"]
     fn on_the_own_set_without_tags_meaning_finds_paraphrases_and_keeps_keywords() {
         const SEMANTIC: usize = 4;
-        let evaluation = evaluate(&own(false));
+        let evaluation = evaluate(&own(false), &[]);
         let table = evaluation.table();
         let scores = &evaluation.scores;
         assert_eq!(RANKERS[SEMANTIC], "toolwright semantic");

@@ -18,7 +18,7 @@ use serde_json::{Map, Value, json};
 use crate::content::ToolResult;
 use crate::registry::{Conflict, Registry, Tool};
 use crate::schema::check::{ArgumentCheck, problem_list};
-use crate::search::{SearchIndex, words};
+use crate::search::{Hit, Matched, SearchIndex, words};
 
 /// The meta-tool that searches the catalog.
 pub(crate) const SEARCH_TOOL: &str = "search_tools";
@@ -304,14 +304,18 @@ impl Progressive {
         }
     }
 
-    /// The tools the model may call that match `query`, best first, with their scores.
-    pub(crate) fn ranked(&self, query: &str) -> Vec<(&Tool, f64)> {
+    /// The tools the model may call that match `query`, best first, with their scores and how
+    /// they matched; and why the ranking is by words only, when a model should have ranked by
+    /// meaning too.
+    pub(crate) fn ranked(&self, query: &str) -> (Vec<(&Tool, Hit)>, Option<String>) {
         let tools = self.registry.tools();
-        self.index
-            .search(query)
+        let ranked = self.index.rank(query);
+        let hits = ranked
+            .hits
             .into_iter()
-            .map(|hit| (&tools[self.searched[hit.index]], hit.score))
-            .collect()
+            .map(|hit| (&tools[self.searched[hit.index]], hit))
+            .collect();
+        (hits, ranked.words_only)
     }
 
     /// Runs `search_tools`: one page of the tools that match, those disabled or held back left
@@ -333,15 +337,20 @@ impl Progressive {
                 distinct.len()
             ));
         }
-        let mut hits = self.ranked(&search.query);
+        let (mut hits, words_only) = self.ranked(&search.query);
         hits.retain(|(tool, _)| !disabled.tool_off(tool.wire_name()));
         let tools: Vec<Value> = hits
             .iter()
             .skip(search.offset)
             .take(search.limit)
-            .map(|(tool, _)| entry(tool, search.detail))
+            .map(|(tool, hit)| entry(tool, hit.matched, search.detail))
             .collect();
-        let found = json!({ "total": hits.len(), "tools": tools });
+        let mut found = json!({ "total": hits.len(), "tools": tools });
+        if let Some(why) = words_only {
+            found["note"] = json!(format!(
+                "These tools were ranked by their words only, not by meaning: {why}."
+            ));
+        }
         let text = serde_json::to_string(&found).expect("a JSON value serialises");
         ToolResult::text(text).with_structured(found)
     }
@@ -451,9 +460,23 @@ fn meta_descriptors(registry: &Registry) -> [Value; 2] {
                     "description": "One page of the matching tools, best first.",
                     "items": {
                         "type": "object",
-                        "properties": { "name": { "type": "string" } },
-                        "required": ["name"],
+                        "properties": {
+                            "name": { "type": "string" },
+                            "matched": {
+                                "type": "string",
+                                "enum": ["words", "meaning", "both"],
+                                "description": "How the tool matched: by the query's words, \
+                                    by meaning alone (it shares no word with the query), or \
+                                    both.",
+                            },
+                        },
+                        "required": ["name", "matched"],
                     },
+                },
+                "note": {
+                    "type": "string",
+                    "description": "Why the tools were ranked by their words only, when the \
+                        server ranks by meaning too but could not for this query.",
                 },
             },
             "required": ["total", "tools"],
@@ -500,10 +523,11 @@ fn meta_descriptors(registry: &Registry) -> [Value; 2] {
 }
 
 /// What `search_tools` returns of one tool.
-fn entry(tool: &Tool, detail: Detail) -> Value {
+fn entry(tool: &Tool, matched: Matched, detail: Detail) -> Value {
     let descriptor = tool.descriptor();
     let mut entry = Map::new();
     entry.insert("name".into(), json!(tool.wire_name()));
+    entry.insert("matched".into(), json!(matched.as_str()));
     if detail == Detail::Name {
         return Value::Object(entry);
     }

@@ -729,7 +729,10 @@ fn catalog_mode(value: &str) -> Result<Catalog, String> {
 /// description. Exit status 1 when nothing matches, as `grep` has it.
 fn print_search(registry: Registry, query: &str, ranking: Ranking) -> ExitCode {
     let catalog = Progressive::new(Arc::new(registry), ranking);
-    let hits = catalog.ranked(query);
+    let (hits, words_only) = catalog.ranked(query);
+    if let Some(why) = words_only {
+        eprintln!("ranked by words only: {why}");
+    }
     if hits.is_empty() {
         eprintln!("no tool matches `{query}`");
         return ExitCode::FAILURE;
@@ -741,12 +744,13 @@ fn print_search(registry: Registry, query: &str, ranking: Ranking) -> ExitCode {
         .unwrap_or(0);
     let rank_width = hits.len().to_string().len();
     let mut out = String::new();
-    for (rank, (tool, score)) in hits.iter().enumerate() {
+    for (rank, (tool, hit)) in hits.iter().enumerate() {
         let summary = tool.description().lines().next().unwrap_or("");
         out.push_str(&format!(
-            "{:>rank_width$}  {:>6.2}  {:<width$}  {summary}\n",
+            "{:>rank_width$}  {:>6.2}  {:<7}  {:<width$}  {summary}\n",
             rank + 1,
-            score,
+            hit.score,
+            hit.matched.as_str(),
             tool.wire_name(),
         ));
     }

@@ -163,7 +163,10 @@ async fn detail_chooses_how_much_of_each_tool_comes_back() {
     let mut client = client().await;
     let query = json!("delete note");
     let named = search(&mut client, 1, json!({"query": query, "detail": "name"})).await;
-    assert_eq!(named["tools"][0], json!({"name": "delete_note"}));
+    assert_eq!(
+        named["tools"][0],
+        json!({"name": "delete_note", "matched": "words"})
+    );
 
     let summary = search(&mut client, 2, json!({"query": query})).await;
     let entry = &summary["tools"][0];

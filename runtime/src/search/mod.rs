@@ -26,50 +26,90 @@ use weights::{
     FIELDS, Field, NAME_COVERAGE, PREFIX_MIN_CHARS, PREFIX_WEIGHT, SATURATION, name_bonus, rarity,
 };
 
-/// What share of a tool's score for holding every query word in its name counts as a full
-/// lexical match, in a ranking by meaning too. A query's best lexical score is no measure: the
-/// best of weak matches, a paraphrase's chance words, would count as fully as a keyword
-/// query's exact hit. Chosen on the evaluation set without tags, with [`SEMANTIC_WEIGHT`].
-const FULL_MATCH: f64 = 0.5;
-
-/// How much the cosine similarity of the query's and a tool's vectors counts against the lexical
-/// score, in a ranking by meaning too: chosen on the evaluation set without tags, where
-/// paraphrases gain most and keyword queries, which words answer well, lose nothing.
+/// How a query's words and a model's similarity make one score, and which tools a model finds
+/// by meaning alone (feature `semantic`): [`SearchIndex::with_fusion`]. Each score is
+/// `(1 - meaning) · min(1, lexical / (full_match · whole)) + meaning · similarity`, where
+/// `whole` is what a tool would score whose name held every query word.
+///
+/// The defaults were chosen on the project's evaluation sets (`cargo run -p catalog-eval
+/// --features semantic -- --margins 0.05,0.1,0.15,0.2,1`, figures in BENCHMARKS.md), with
+/// all-MiniLM-L6-v2: `meaning` and `full_match` where paraphrases gain most and keyword queries,
+/// which words answer well, lose nothing; `floor` below which a tool is as near as unrelated
+/// texts are; and `margin` where the tools a query finds by meaning alone fall from about 34 to
+/// 2.4 a query on the project's own set (from 43 to 2.7 on the real servers' set) with recall@5
+/// unchanged on every set and MRR within 0.003. A margin of 0.05 cost recall on the real
+/// servers' set; a wider one returns more with nothing gained.
 #[cfg(feature = "semantic")]
-const SEMANTIC_WEIGHT: f64 = 0.5;
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Fusion {
+    /// How much the similarity counts against the lexical score, from 0 (words only) to 1
+    /// (meaning only): 0.5.
+    pub meaning: f64,
+    /// What share of `whole` counts as a full lexical match: 0.5. A query's best lexical score
+    /// is no measure: the best of weak matches, a paraphrase's chance words, would count as
+    /// fully as a keyword query's exact hit.
+    pub full_match: f64,
+    /// The least similarity for a tool that shares no word with the query: 0.15; below it a
+    /// tool is as near as unrelated texts are.
+    pub floor: f32,
+    /// How far below the similarity of the query's nearest tool such a tool may be: 0.1. A
+    /// floor alone returns most of a catalog for a vague query.
+    pub margin: f32,
+}
 
-/// A tool that shares no word with the query is a hit by meaning alone when its similarity is
-/// at least this: below it, a tool is as near as unrelated texts are (leaving them out changed
-/// no recall on the evaluation set).
 #[cfg(feature = "semantic")]
-const SIMILARITY_FLOOR: f32 = 0.15;
-
-/// The lexical hits and each tool's similarity, fused: `(1 - w) · min(1, lexical / full) + w ·
-/// similarity`, where `full` is what a full match of the query scores; best first, equal scores
-/// in catalog order.
-#[cfg(feature = "semantic")]
-fn fuse(lexical: Vec<Hit>, full: f64, similarities: &[f32]) -> Vec<Hit> {
-    let weight = SEMANTIC_WEIGHT;
-    let mut scores: Vec<Option<f64>> = similarities
-        .iter()
-        .map(|&s| (s >= SIMILARITY_FLOOR).then(|| weight * f64::from(s)))
-        .collect();
-    for hit in lexical {
-        let lexical = if full > 0.0 {
-            (hit.score / full).min(1.0)
-        } else {
-            0.0
-        };
-        let similarity = weight * f64::from(similarities[hit.index]);
-        scores[hit.index] = Some((1.0 - weight) * lexical + similarity);
+impl Default for Fusion {
+    fn default() -> Fusion {
+        Fusion {
+            meaning: 0.5,
+            full_match: 0.5,
+            floor: 0.15,
+            margin: 0.1,
+        }
     }
-    let mut hits: Vec<Hit> = scores
-        .into_iter()
-        .enumerate()
-        .filter_map(|(index, score)| score.map(|score| Hit { index, score }))
-        .collect();
-    hits.sort_by(|a, b| b.score.total_cmp(&a.score));
-    hits
+}
+
+#[cfg(feature = "semantic")]
+impl Fusion {
+    /// The lexical hits and each tool's similarity, fused: best first, equal scores in catalog
+    /// order. A lexical hit near enough in meaning matched both ways.
+    fn fuse(&self, lexical: Vec<Hit>, whole: f64, similarities: &[f32]) -> Vec<Hit> {
+        let nearest = similarities.iter().copied().fold(f32::MIN, f32::max);
+        let cut = self.floor.max(nearest - self.margin);
+        let full = self.full_match * whole;
+        let mut hits: Vec<Option<Hit>> = similarities
+            .iter()
+            .enumerate()
+            .map(|(index, &s)| {
+                (s >= cut).then(|| Hit {
+                    index,
+                    score: self.meaning * f64::from(s),
+                    matched: Matched::Meaning,
+                })
+            })
+            .collect();
+        for hit in lexical {
+            let lexical = if full > 0.0 {
+                (hit.score / full).min(1.0)
+            } else {
+                0.0
+            };
+            let s = similarities[hit.index];
+            hits[hit.index] = Some(Hit {
+                index: hit.index,
+                score: (1.0 - self.meaning) * lexical + self.meaning * f64::from(s),
+                matched: if s >= cut {
+                    Matched::Both
+                } else {
+                    Matched::Words
+                },
+            });
+        }
+        let mut hits: Vec<Hit> = hits.into_iter().flatten().collect();
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+        hits
+    }
 }
 
 /// A query word, and the indexed words it matches.
@@ -103,11 +143,50 @@ impl Described<'_> {
 
 /// One tool that matches a query.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Hit {
     /// The tool's position in the catalog the index was built from.
     pub index: usize,
     /// How well the tool matches: higher is better. Scores compare only within one query.
     pub score: f64,
+    /// How it matched.
+    pub matched: Matched,
+}
+
+/// How a tool matched a query.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Matched {
+    /// It shares words with the query; a model, when one ranks too, finds it no nearer than
+    /// the others it returns.
+    Words,
+    /// A model finds it as near in meaning as the nearest tools, and it shares no word with
+    /// the query.
+    Meaning,
+    /// It shares words with the query, and a model finds it as near as the nearest tools.
+    Both,
+}
+
+impl Matched {
+    /// Its name in `search_tools` results: `words`, `meaning` or `both`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Matched::Words => "words",
+            Matched::Meaning => "meaning",
+            Matched::Both => "both",
+        }
+    }
+}
+
+/// What [`SearchIndex::rank`] found for a query.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Ranked {
+    /// The tools that match, best first.
+    pub hits: Vec<Hit>,
+    /// Why the tools were ranked by their words only when a model ranks by meaning too: the
+    /// tools are still being embedded, or could not be, or the query could not be. `None` when
+    /// the ranking is what the index does.
+    pub words_only: Option<String>,
 }
 
 /// A ranked full-text index over a catalog of tools, built once.
@@ -173,6 +252,9 @@ pub struct SearchIndex {
     /// The tools' vectors and the model that made them, when the ranking is by meaning too.
     #[cfg(feature = "semantic")]
     semantic: Option<semantic::Semantic>,
+    /// How the lexical score and the similarity make one.
+    #[cfg(feature = "semantic")]
+    fusion: Fusion,
 }
 
 /// The occurrences of one word in one field of one tool. Postings are most of an index, so they
@@ -341,6 +423,8 @@ impl SearchIndex {
             name_starts,
             #[cfg(feature = "semantic")]
             semantic: None,
+            #[cfg(feature = "semantic")]
+            fusion: Fusion::default(),
         }
     }
 
@@ -360,22 +444,48 @@ impl SearchIndex {
     /// feature `semantic`): then a tool near in meaning is in as well. A query without words
     /// (empty, or only punctuation) lists every tool in catalog order, each with a score of zero.
     pub fn search(&self, query: &str) -> Vec<Hit> {
-        let (lexical, _full) = self.lexical(query);
-        // A query without words lists the catalog in its order, by meaning or not.
-        #[cfg(feature = "semantic")]
-        if _full > 0.0
-            && let Some(semantic) = &self.semantic
-            && let Some(similarities) = semantic.similarities(query)
-        {
-            return fuse(lexical, _full, &similarities);
-        }
-        lexical
+        self.rank(query).hits
     }
 
-    /// The tools that share words with `query`, best first; and what a full match of the
-    /// query would score, for [`fuse`]: half of what a tool would score whose name held every
-    /// query word, each with its whole weight and the rarity of the word itself (of a word one
-    /// tool has, for a query word no tool has).
+    /// The tools that match `query`, as [`search`](SearchIndex::search) ranks them, and, when
+    /// a model ranks by meaning too but could not for this query, why the ranking is by words
+    /// only.
+    pub fn rank(&self, query: &str) -> Ranked {
+        let (lexical, _whole) = self.lexical(query);
+        // A query without words lists the catalog in its order, by meaning or not.
+        #[cfg(feature = "semantic")]
+        if _whole > 0.0
+            && let Some(semantic) = &self.semantic
+        {
+            return match semantic.similarities(query) {
+                Ok(similarities) => Ranked {
+                    hits: self.fusion.fuse(lexical, _whole, &similarities),
+                    words_only: None,
+                },
+                Err(why) => Ranked {
+                    hits: lexical,
+                    words_only: Some(why),
+                },
+            };
+        }
+        Ranked {
+            hits: lexical,
+            words_only: None,
+        }
+    }
+
+    /// The same index, fusing words and meaning as `fusion` says (feature `semantic`; see
+    /// [`Fusion`] for the defaults and the evidence that chose them).
+    #[cfg(feature = "semantic")]
+    #[must_use]
+    pub fn with_fusion(mut self, fusion: Fusion) -> SearchIndex {
+        self.fusion = fusion;
+        self
+    }
+
+    /// The tools that share words with `query`, best first; and what a tool would score whose
+    /// name held every query word, each with its whole weight and the rarity of the word itself
+    /// (of a word one tool has, for a query word no tool has): the `whole` of [`Fusion`].
     fn lexical(&self, query: &str) -> (Vec<Hit>, f64) {
         let mut query = words(query);
         // Function words say nothing about which tool is meant, and as prefixes (`the`, `for`)
@@ -397,7 +507,11 @@ impl SearchIndex {
             }
         }
         if terms.is_empty() {
-            let every = (0..self.len()).map(|index| Hit { index, score: 0.0 });
+            let every = (0..self.len()).map(|index| Hit {
+                index,
+                score: 0.0,
+                matched: Matched::Words,
+            });
             return (every.collect(), 0.0);
         }
         let mut scores = vec![0.0; self.len()];
@@ -431,14 +545,12 @@ impl SearchIndex {
                         self.name_coverage(index, &terms),
                         self.whole_name(index, &terms),
                     ),
+                matched: Matched::Words,
             })
             .collect();
         // A stable sort: equal scores keep the catalog order.
         hits.sort_by(|a, b| b.score.total_cmp(&a.score));
-        (
-            hits,
-            FULL_MATCH * full * (SATURATION + 1.0) * (1.0 + NAME_COVERAGE),
-        )
+        (hits, full * (SATURATION + 1.0) * (1.0 + NAME_COVERAGE))
     }
 
     /// BM25F for one word: its occurrences are weighted and length-normalised per field, then
@@ -740,11 +852,13 @@ mod tests {
                 [
                     Hit {
                         index: 0,
-                        score: 0.0
+                        score: 0.0,
+                        matched: Matched::Words,
                     },
                     Hit {
                         index: 1,
-                        score: 0.0
+                        score: 0.0,
+                        matched: Matched::Words,
                     }
                 ]
             );

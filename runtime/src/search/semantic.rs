@@ -171,8 +171,9 @@ impl std::fmt::Debug for Embedder {
 #[derive(Clone, Debug)]
 pub(super) struct Semantic {
     pub(super) embedder: Arc<Embedder>,
-    /// Filled when every tool is embedded; until then the ranking is lexical.
-    pub(super) vectors: Arc<OnceLock<Vec<f32>>>,
+    /// Filled when every tool is embedded, or with why they could not be; until then the
+    /// ranking is lexical.
+    pub(super) vectors: Arc<OnceLock<Result<Vec<f32>, String>>>,
 }
 
 impl Semantic {
@@ -212,27 +213,36 @@ impl Semantic {
 
     fn fill(&self, texts: &[String]) -> Result<(), EmbedderError> {
         let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let vectors = self.embedder.embed_all(&texts)?;
-        let _ = self.vectors.set(vectors.into_iter().flatten().collect());
-        Ok(())
+        match self.embedder.embed_all(&texts) {
+            Ok(vectors) => {
+                let _ = self
+                    .vectors
+                    .set(Ok(vectors.into_iter().flatten().collect()));
+                Ok(())
+            }
+            Err(err) => {
+                let _ = self.vectors.set(Err(err.to_string()));
+                Err(err)
+            }
+        }
     }
 
-    /// Each tool's cosine similarity with `query`, once every tool is embedded.
-    pub(super) fn similarities(&self, query: &str) -> Option<Vec<f32>> {
-        let vectors = self.vectors.get()?;
-        let query = match self.embedder.embed(query) {
-            Ok(query) => query,
-            Err(err) => {
-                tracing::warn!("the query was not embedded, search stays lexical: {err}");
-                return None;
-            }
+    /// Each tool's cosine similarity with `query`, or why there are none: the tools are not
+    /// embedded yet, or could not be, or the query could not be.
+    pub(super) fn similarities(&self, query: &str) -> Result<Vec<f32>, String> {
+        let vectors = match self.vectors.get() {
+            None => return Err("the tools are still being embedded".to_owned()),
+            Some(Err(err)) => return Err(format!("the tools could not be embedded: {err}")),
+            Some(Ok(vectors)) => vectors,
         };
-        Some(
-            vectors
-                .chunks_exact(query.len())
-                .map(|tool| tool.iter().zip(&query).map(|(a, b)| a * b).sum())
-                .collect(),
-        )
+        let query = self.embedder.embed(query).map_err(|err| {
+            tracing::warn!("the query was not embedded, search stays lexical: {err}");
+            format!("the query could not be embedded: {err}")
+        })?;
+        Ok(vectors
+            .chunks_exact(query.len())
+            .map(|tool| tool.iter().zip(&query).map(|(a, b)| a * b).sum())
+            .collect())
     }
 }
 
@@ -241,7 +251,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::search::SearchIndex;
+    use crate::search::{Fusion, Matched, SearchIndex};
 
     /// The folder of the model the tests run, from `TOOLWRIGHT_EMBEDDING_MODEL` (all-MiniLM-L6-v2's
     /// `config.json`, `model.safetensors` and `tokenizer.json`; `.ci/run` fetches it).
@@ -330,6 +340,135 @@ mod tests {
         // A query without words lists the catalog in its order.
         let all: Vec<usize> = index.search("?").iter().map(|hit| hit.index).collect();
         assert_eq!(all, [0, 1, 2]);
+    }
+
+    /// A small catalog of unrelated tools, for the fusion's tests.
+    fn shop() -> Vec<serde_json::Value> {
+        vec![
+            json!({"name": "create_refund", "description": "Refund a charge to the customer's card."}),
+            json!({"name": "list_invoices", "description": "List the invoices of a customer."}),
+            json!({"name": "get_forecast", "description": "The weather of the next days."}),
+            json!({"name": "resize_image", "description": "Scale a picture to a width."}),
+            json!({"name": "translate_text", "description": "Put a text into another language."}),
+            json!({"name": "get_balance", "description": "The account's balance, in euros."}),
+        ]
+    }
+
+    fn ranked(
+        index: &SearchIndex,
+        tools: &[serde_json::Value],
+        query: &str,
+    ) -> Vec<(String, Matched)> {
+        index
+            .search(query)
+            .iter()
+            .map(|hit| {
+                (
+                    tools[hit.index]["name"].as_str().unwrap().to_owned(),
+                    hit.matched,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    #[ignore = "needs the embedding model in TOOLWRIGHT_EMBEDDING_MODEL"]
+    fn a_tool_far_from_the_nearest_is_no_hit_by_meaning_alone() {
+        let tools = shop();
+        let index = SearchIndex::with_embedder(&tools, embedder()).unwrap();
+        let query = "give the money back for order 1182";
+        let hits = ranked(&index, &tools, query);
+        assert_eq!(
+            hits[0],
+            ("create_refund".to_owned(), Matched::Meaning),
+            "{hits:?}"
+        );
+        // The balance is above the floor (a cosine of about 0.23), but far below the refund
+        // (0.40): left out with the cut, kept without it.
+        let balance = ("get_balance".to_owned(), Matched::Meaning);
+        assert!(!hits.contains(&balance), "{hits:?}");
+        let floor_only = Fusion {
+            margin: 1.0,
+            ..Fusion::default()
+        };
+        let uncut = ranked(&index.clone().with_fusion(floor_only), &tools, query);
+        assert!(uncut.contains(&balance), "{uncut:?}");
+    }
+
+    #[test]
+    #[ignore = "needs the embedding model in TOOLWRIGHT_EMBEDDING_MODEL"]
+    fn each_hit_says_how_it_matched() {
+        let tools = shop();
+        let index = SearchIndex::with_embedder(&tools, embedder()).unwrap();
+        // `invoices` is a word of one tool, which is also the nearest in meaning; the refund
+        // is near in meaning only.
+        let hits = ranked(&index, &tools, "customer invoices");
+        assert_eq!(
+            hits[0],
+            ("list_invoices".to_owned(), Matched::Both),
+            "{hits:?}"
+        );
+        // Without a model every hit is by words.
+        let words = SearchIndex::new(&tools);
+        assert!(
+            ranked(&words, &tools, "customer invoices")
+                .iter()
+                .all(|(_, m)| *m == Matched::Words)
+        );
+        assert_eq!(Matched::Meaning.as_str(), "meaning");
+    }
+
+    #[test]
+    #[ignore = "needs the embedding model in TOOLWRIGHT_EMBEDDING_MODEL"]
+    fn the_fusion_is_set_through_the_index() {
+        let tools = shop();
+        let index = SearchIndex::with_embedder(&tools, embedder()).unwrap();
+        let query = "give the money back for order 1182";
+        // Meaning counting for nothing, and no tool near enough by meaning alone: words only.
+        let words_only = Fusion {
+            meaning: 0.0,
+            floor: 2.0,
+            ..Fusion::default()
+        };
+        let by_words = ranked(&index.clone().with_fusion(words_only), &tools, query);
+        assert!(
+            by_words.iter().all(|(_, m)| *m == Matched::Words),
+            "{by_words:?}"
+        );
+        assert!(
+            !by_words.iter().any(|(name, _)| name == "create_refund"),
+            "{by_words:?}"
+        );
+        assert_eq!(Fusion::default().margin, 0.1);
+    }
+
+    #[test]
+    #[ignore = "needs the embedding model in TOOLWRIGHT_EMBEDDING_MODEL"]
+    fn a_ranking_by_words_only_says_why() {
+        let tools = shop();
+        let mut index = SearchIndex::with_embedder(&tools, embedder()).unwrap();
+        let ranked = index.rank("refund");
+        assert_eq!(ranked.words_only, None);
+        // Tools whose embedding failed: the ranking is by words, and says so.
+        index.semantic = Some(Semantic {
+            embedder: embedder(),
+            vectors: Arc::new(OnceLock::from(Err("out of memory".to_owned()))),
+        });
+        let ranked = index.rank("refund");
+        assert_eq!(
+            ranked.words_only.as_deref(),
+            Some("the tools could not be embedded: out of memory")
+        );
+        assert_eq!(ranked.hits[0].matched, Matched::Words);
+        // Tools still being embedded.
+        index.semantic = Some(Semantic {
+            embedder: embedder(),
+            vectors: Arc::default(),
+        });
+        assert_eq!(
+            index.rank("refund").words_only.as_deref(),
+            Some("the tools are still being embedded")
+        );
     }
 
     #[test]
