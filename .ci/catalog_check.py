@@ -20,7 +20,8 @@ The wire contract of progressive mode, as checked:
   3. `search_tools {query, detail, limit, offset}` returns `structuredContent` `{"total", "tools"}`
      and the same JSON in a text block. An empty query lists the whole catalog in name order
      (total 1000, limit 10 and detail "summary" by default); `offset` pages through it; detail
-     "name" gives `{"name"}` entries, "summary" adds `description` (and `title`, `tags`,
+     "name" gives `{"name", "matched"}` entries (how the tool matched: `words` for a ranking by
+     words), "summary" adds `description` (and `title`, `tags`,
      `annotations` when the tool has them), "full" adds `inputSchema` (and `outputSchema`);
   4. a query made of a hidden tool's name words finds it on the first page, for 20 tools sampled
      across the catalog; the line says at which rank;
@@ -54,7 +55,7 @@ TAGS = ["billing", "calendar", "chat", "crm", "docs", "hr", "monitoring", "repos
         "tickets"]  # 100 tools each
 CORE_TOOLS = ["list_calendar_events", "list_repositories", "search_contacts", "search_tickets"]
 SAMPLES = 20
-SUMMARY_KEYS = {"name", "description", "title", "tags", "annotations"}
+SUMMARY_KEYS = {"name", "matched", "description", "title", "tags", "annotations"}
 ALWAYS_LOAD = "anthropic/alwaysLoad"
 def mentions(text: str, word: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(word)}(?!\w)", text) is not None
@@ -173,12 +174,12 @@ async def run_suite(c: Checks, client: Client) -> None:
         page = await client.call_tool("search_tools", {"query": "", "detail": "name", "limit": 50,
                                                        "offset": offset})
         entries = (page.structured_content or {}).get("tools") or []
-        if page.is_error or any(set(e) != {"name"} for e in entries):
-            c.ok(False, f"catalog page at offset {offset}: {{name}} entries",
+        if page.is_error or any(set(e) != {"name", "matched"} for e in entries):
+            c.ok(False, f"catalog page at offset {offset}: {{name, matched}} entries",
                  text_of(page)[:300])
         catalog += [e["name"] for e in entries]
     c.ok(len(catalog) == TOTAL and len(set(catalog)) == TOTAL,
-         f"the catalog pages through {TOTAL} distinct tools, detail name gives {{name}}",
+         f"the catalog pages through {TOTAL} distinct tools, detail name gives {{name, matched}}",
          f"{len(catalog)} entries, {len(set(catalog))} distinct")
     c.ok(catalog == sorted(catalog), "the empty query lists the catalog in name order",
          catalog[:20])
@@ -200,7 +201,8 @@ async def run_suite(c: Checks, client: Client) -> None:
         found = await search({"query": query, "detail": "summary"})
         entry = next((e for e in found["tools"] if e.get("name") == name), {})
         shown = {k: v for k, v in entry.items() if k != "description"}
-        c.ok(set(entry) == {"name", "description", *expected}
+        c.ok(set(entry) == {"name", "matched", "description", *expected}
+             and entry["matched"] == "words"
              and all(entry[k] == v for k, v in expected.items() if k != "tags")
              and sorted(entry.get("tags") or []) == sorted(expected["tags"]),
              f"summary entry of {name}: description, {', '.join(expected)}", shown or found)
