@@ -5,6 +5,11 @@
 //! Prints a Markdown table; `BENCHMARKS.md` records it.
 //!
 //! `TOOLWRIGHT_EMBEDDING_MODEL=DIR cargo run -p catalog-eval --release --features semantic --bin semantic-speed`
+//!
+//! With `--memory`, instead, the memory of a process that ranks 1,000 tools of real servers
+//! (`catalog/real`, their descriptions as long as published, repeated under new names) by
+//! meaning: the model loaded once, the tools embedded, the queries of the real set answered;
+//! its peak and resident set sizes as Linux counts them (`VmHWM`, `VmRSS`).
 
 #[path = "catalog-speed/generate.rs"]
 mod generate;
@@ -71,9 +76,94 @@ fn latencies(index: &SearchIndex, queries: &[(&str, String)]) -> Vec<Duration> {
     all
 }
 
+/// The peak and resident set sizes of this process, in MiB: `VmHWM` and `VmRSS` of
+/// `/proc/self/status`.
+fn set_sizes() -> (f64, f64) {
+    let status = std::fs::read_to_string("/proc/self/status").expect("Linux's /proc");
+    let field = |name: &str| {
+        let line = status
+            .lines()
+            .find(|line| line.starts_with(name))
+            .unwrap_or_else(|| panic!("no {name} in /proc/self/status"));
+        let kib: f64 = line
+            .split_whitespace()
+            .nth(1)
+            .and_then(|kib| kib.parse().ok())
+            .expect("a size in kB");
+        kib / 1024.0
+    };
+    (field("VmHWM:"), field("VmRSS:"))
+}
+
+/// `--memory`: see the crate's documentation.
+fn memory(dir: &str) {
+    #[derive(serde::Deserialize)]
+    struct Real {
+        servers: Vec<Server>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Server {
+        tools: Vec<serde_json::Value>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Queries {
+        queries: Vec<Query>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Query {
+        query: String,
+    }
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("catalog/real");
+    let read = |file: &str| std::fs::read(data.join(file)).expect("the real servers' set");
+    let real: Real = serde_json::from_slice(&read("tools.json")).expect("its tools");
+    let queries: Queries = serde_json::from_slice(&read("queries.json")).expect("its queries");
+    let published: Vec<serde_json::Value> = real
+        .servers
+        .into_iter()
+        .flat_map(|server| server.tools)
+        .collect();
+    let tools: Vec<serde_json::Value> = (0..TOOLS)
+        .map(|i| {
+            let mut tool = published[i % published.len()].clone();
+            let name = format!("{}_{}", tool["name"].as_str().unwrap_or("tool"), i);
+            tool["name"] = serde_json::json!(name);
+            tool
+        })
+        .collect();
+    let embedder = Arc::new(Embedder::from_dir(dir).expect("the model loads"));
+    let (loaded_peak, loaded) = set_sizes();
+    let index = SearchIndex::with_embedder(&tools, embedder).expect("embedded");
+    let (embedded_peak, _) = set_sizes();
+    for query in &queries.queries {
+        black_box(index.search(&query.query));
+    }
+    let (peak, resident) = set_sizes();
+    println!("| measure | value | target | verdict |");
+    println!("| --- | ---: | ---: | --- |");
+    println!(
+        "| peak and resident set sizes, the model loaded | {loaded_peak:.0} MiB, {loaded:.0} MiB | | |"
+    );
+    println!(
+        "| peak set size, embedding {TOOLS} real servers' tools | {embedded_peak:.0} MiB | | |"
+    );
+    println!(
+        "| peak set size, then {} queries | {peak:.0} MiB | ≤ 150 MiB | {} |",
+        queries.queries.len(),
+        verdict(peak <= 150.0)
+    );
+    println!(
+        "| resident set size after | {resident:.0} MiB | ≤ 80 MiB | {} |",
+        verdict(resident <= 80.0)
+    );
+}
+
 fn main() {
     let dir = std::env::var("TOOLWRIGHT_EMBEDDING_MODEL")
         .expect("TOOLWRIGHT_EMBEDDING_MODEL names the model's folder");
+    if std::env::args().nth(1).as_deref() == Some("--memory") {
+        memory(&dir);
+        return;
+    }
     let before = HEAP.allocated();
     let embedder = Arc::new(Embedder::from_dir(&dir).expect("the model loads"));
     let model_bytes = HEAP.allocated() - before;

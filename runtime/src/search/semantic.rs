@@ -14,9 +14,13 @@ use super::bert::{Config, Encoder};
 /// tool's description is cut there.
 const MAX_TOKENS: usize = 256;
 
-/// How many texts are embedded together: batches of texts of like length cost less per text,
-/// and more would pad short ones to the longest.
-const BATCH: usize = 16;
+/// How many word pieces are embedded together, padding included: batches of texts of like
+/// length cost less per text, and a bound on their word pieces bounds the memory a batch takes
+/// (its attention grows with the texts times the square of their length): 32 texts of 16, or 2
+/// of the longest. Measured with `semantic-speed --memory` (BENCHMARKS.md): 512 kept the peak of
+/// embedding 1,000 real servers' tools below that of loading the model, where 16 texts a batch
+/// reached twice it.
+const BATCH_TOKENS: usize = 512;
 
 /// A sentence-embedding model: texts in, unit vectors out, near for texts that mean alike.
 ///
@@ -107,7 +111,8 @@ impl Embedder {
     }
 
     /// The vectors of several texts, in their order. They are embedded in batches of texts of
-    /// like length, so that a short text is not padded to a long one's length.
+    /// like length, so that a short text is not padded to a long one's length, each batch of a
+    /// bounded number of word pieces, so that long texts take no more memory than short ones.
     pub fn embed_all(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedderError> {
         let failed = |err: candle_core::Error| EmbedderError(format!("the model failed: {err}"));
         let mut encodings = self
@@ -119,7 +124,20 @@ impl Embedder {
             |e: &tokenizers::Encoding| e.get_attention_mask().iter().filter(|&&m| m == 1).count();
         order.sort_by_key(|&i| length(&encodings[i]));
         let mut out = vec![Vec::new(); texts.len()];
-        for batch in order.chunks(BATCH) {
+        // Shortest first: a batch's last text is its longest.
+        let mut batches: Vec<&[usize]> = Vec::new();
+        let mut start = 0;
+        for end in 1..=order.len() {
+            let padded = (end - start) * length(&encodings[order[end - 1]]).max(1);
+            if padded > BATCH_TOKENS && end - start > 1 {
+                batches.push(&order[start..end - 1]);
+                start = end - 1;
+            }
+        }
+        if start < order.len() {
+            batches.push(&order[start..]);
+        }
+        for batch in batches {
             let longest = batch
                 .iter()
                 .map(|&i| length(&encodings[i]))
@@ -340,6 +358,30 @@ mod tests {
         // A query without words lists the catalog in its order.
         let all: Vec<usize> = index.search("?").iter().map(|hit| hit.index).collect();
         assert_eq!(all, [0, 1, 2]);
+    }
+
+    /// Texts long and short, more word pieces than one batch takes: each comes back in its
+    /// place, as it would alone.
+    #[test]
+    #[ignore = "needs the embedding model in TOOLWRIGHT_EMBEDDING_MODEL"]
+    fn many_texts_are_embedded_in_bounded_batches_each_as_alone() {
+        let long = "Read the complete contents of a file from the file system, as text, with \
+                    its encoding detected, ";
+        let texts: Vec<String> = (0..40)
+            .map(|i| match i % 3 {
+                0 => format!("tool {i}"),
+                1 => format!("{i}: {}", long.repeat(1 + i % 4)),
+                _ => format!("send message number {i} to a channel"),
+            })
+            .collect();
+        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let embedder = embedder();
+        let batch = embedder.embed_all(&texts).unwrap();
+        assert_eq!(batch.len(), texts.len());
+        for (text, vector) in texts.iter().zip(&batch) {
+            let alone = embedder.embed(text).unwrap();
+            assert!(cosine(&alone, vector) > 0.999, "{text:?}");
+        }
     }
 
     /// A small catalog of unrelated tools, for the fusion's tests.
