@@ -317,7 +317,7 @@ fn measure(workspace: &Workspace, tools: usize, load: &mut Load) -> io::Result<M
     load.sample();
     let mut rates: [Vec<f64>; 3] = Default::default();
     for round in 0..RUNS {
-        for index in in_turn_indices(round) {
+        for index in in_turn_indices::<3>(round) {
             let elapsed =
                 connections[index].pipelined("tools/call", ECHO, PIPELINED_CALLS, WINDOW)?;
             rates[index].push(PIPELINED_CALLS as f64 / secs(elapsed));
@@ -391,21 +391,21 @@ fn close<const N: usize>(connections: [Connection; N]) -> io::Result<()> {
 }
 
 /// The indices of `Server::COMPARED`, in an order that turns with `round`.
-fn in_turn_indices(round: usize) -> [usize; 3] {
-    std::array::from_fn(|i| (i + round) % 3)
+fn in_turn_indices<const N: usize>(round: usize) -> [usize; N] {
+    std::array::from_fn(|i| (i + round) % N)
 }
 
 /// `RUNS` runs of `count` timed requests (after `warmup` untimed ones) per server, the servers
 /// in turn run by run: each server's samples, one `Samples` per run.
-pub(crate) fn in_runs(
-    connections: &mut [Connection; 3],
+pub(crate) fn in_runs<const N: usize>(
+    connections: &mut [Connection; N],
     warmup: usize,
     count: usize,
     mut request: impl FnMut(&mut Connection) -> io::Result<Duration>,
-) -> io::Result<[Vec<Samples>; 3]> {
-    let mut runs: [Vec<Samples>; 3] = Default::default();
+) -> io::Result<[Vec<Samples>; N]> {
+    let mut runs: [Vec<Samples>; N] = std::array::from_fn(|_| Vec::new());
     for round in 0..RUNS {
-        for index in in_turn_indices(round) {
+        for index in in_turn_indices::<N>(round) {
             let mut samples = Samples::default();
             for i in 0..warmup + count {
                 let elapsed = request(&mut connections[index])?;

@@ -81,6 +81,18 @@ impl Id {
         }
     }
 
+    /// The id as telemetry names it (`jsonrpc.request.id`): a string id as it is, a number as
+    /// JSON writes it; none for a null id.
+    #[cfg(feature = "otel")]
+    pub(crate) fn as_attribute(&self) -> Option<String> {
+        match self {
+            Id::Null => None,
+            Id::String(s) => Some(s.clone()),
+            Id::Number(n) => Some(n.to_string()),
+            Id::Raw(text) => Some(text.to_string()),
+        }
+    }
+
     /// The id as a string, if it is one.
     pub(crate) fn as_str(&self) -> Option<&str> {
         match self {
@@ -636,5 +648,22 @@ mod tests {
         // Without a readable id, the answer has none.
         assert_eq!(parse_err(r#"{"id": 1, "x": }"#)["id"], Value::Null);
         assert_eq!(parse_err(r#"{"id": [1], "x": 1e999}"#)["id"], Value::Null);
+    }
+
+    #[cfg(feature = "otel")]
+    #[test]
+    fn telemetry_names_a_string_id_as_it_is_and_leaves_out_a_null_one() {
+        let id = |json: &str| match parse(
+            format!(r#"{{"jsonrpc":"2.0","id":{json},"method":"ping"}}"#).as_bytes(),
+        ) {
+            Ok(Incoming::Request { id, .. }) => id,
+            _ => panic!("a request"),
+        };
+        assert_eq!(
+            id(r#""request-7""#).as_attribute().as_deref(),
+            Some("request-7")
+        );
+        assert_eq!(id("10").as_attribute().as_deref(), Some("10"));
+        assert_eq!(Id::Null.as_attribute(), None);
     }
 }

@@ -4,10 +4,12 @@
 //! {target}` (`tools/call add_note`, `prompts/get summarise`; the method alone for the others,
 //! and for `resources/read`, whose URI is no low-cardinality name), with the attributes
 //! `mcp.method.name`, `mcp.protocol.version`, `mcp.session.id`, `mcp.resource.uri`,
-//! `jsonrpc.request.id`, `jsonrpc.protocol.version`, `gen_ai.tool.name`, `gen_ai.prompt.name`,
-//! `gen_ai.operation.name` (`execute_tool`), `network.transport` (`pipe` on stdio, `tcp` over
-//! HTTP), `client.address`, and when it failed `error.type` (`tool_error` for a tool result
-//! with `isError`, else the JSON-RPC error code) and `rpc.response.status_code`. Its parent is the
+//! `jsonrpc.request.id` (a string id as it is, a number as JSON writes it), `gen_ai.tool.name`,
+//! `gen_ai.prompt.name`, `gen_ai.operation.name` (`execute_tool`), `network.transport` (`pipe`
+//! on stdio, `tcp` over HTTP), `client.address`, and when it failed `error.type` (`tool_error`
+//! for a tool result with `isError`, else the JSON-RPC error code) and
+//! `rpc.response.status_code`. `jsonrpc.protocol.version` is left out: the conventions ask for
+//! it only when it is not `2.0`, and MCP's always is. Its parent is the
 //! W3C trace context the client put in `params._meta` (`traceparent`, `tracestate`), so the
 //! server's spans join the client's trace; a tool's own `tracing` spans nest under it.
 //!

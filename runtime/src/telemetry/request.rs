@@ -39,18 +39,33 @@ impl Transport {
     }
 }
 
-/// Starts the span `builder` makes, as a child of `parent`, with the tracer of the telemetry
-/// installed, else of the global tracer provider as it is when first asked for (a server
-/// whose author set it up): the context that holds it.
-fn start_span(builder: SpanBuilder, parent: &Context) -> Context {
+/// Starts the span `builder` makes, as a child of `parent`, with the `attributes` made: the context
+/// that holds it.
+///
+/// With the telemetry installed, the span is started with its name and parent alone, and given
+/// its attributes only when it is kept: the samplers `OTEL_TRACES_SAMPLER` names read neither, so
+/// a request whose trace is sampled out costs no attributes. Else it is started with the global
+/// tracer provider as it is when first asked for (a server whose author set one up), with its
+/// attributes, which a sampler of the author's may read.
+fn start_span(
+    builder: SpanBuilder,
+    attributes: impl FnOnce() -> Vec<KeyValue>,
+    parent: &Context,
+) -> Context {
     static GLOBAL: OnceLock<BoxedTracer> = OnceLock::new();
     match super::installed() {
         Some(installed) => {
-            let tracer = installed.tracer();
-            parent.with_span(builder.start_with_context(tracer, parent))
+            let span = builder.start_with_context(installed.tracer(), parent);
+            let cx = parent.with_span(span);
+            let span = cx.span();
+            if span.is_recording() {
+                span.set_attributes(attributes());
+            }
+            cx
         }
         None => {
             let tracer = GLOBAL.get_or_init(|| opentelemetry::global::tracer(SCOPE));
+            let builder = builder.with_attributes(attributes());
             parent.with_span(builder.start_with_context(tracer, parent))
         }
     }
@@ -94,46 +109,50 @@ impl Observed {
         // server knows it: one allocation fewer a request, and none for a request without a
         // target.
         let name: Cow<'static, str> = match (&target, known) {
-            (Some((_, target)), _) => format!("{method} {target}").into(),
+            (Some((_, target)), _) => span_name(method, target).into(),
             (None, Some(known)) => known.into(),
             (None, None) => method.to_owned().into(),
         };
-        let mut attributes = Vec::with_capacity(10);
-        attributes.push(KeyValue::new(
-            "mcp.method.name",
-            known.map_or_else(|| Value::from(method.to_owned()), Value::from),
-        ));
-        attributes.push(KeyValue::new("jsonrpc.request.id", id.to_string()));
-        attributes.push(KeyValue::new("jsonrpc.protocol.version", "2.0"));
-        attributes.push(KeyValue::new("network.transport", transport.name()));
-        if let Some((key, target)) = &target {
-            attributes.push(KeyValue::new(*key, Arc::clone(target)));
-        }
-        if method == "tools/call" {
-            attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
-        }
-        if method == "resources/read"
-            && let Some(uri) = named("uri")
-        {
-            attributes.push(KeyValue::new("mcp.resource.uri", uri.to_owned()));
-        }
-        if let Some(address) = address {
-            attributes.push(KeyValue::new("client.address", address.to_string()));
-        }
+        // `jsonrpc.protocol.version` is left out: the conventions ask for it only when it is
+        // not 2.0, which it always is here.
+        let attributes = || {
+            let mut attributes = Vec::with_capacity(8);
+            attributes.push(KeyValue::new(
+                "mcp.method.name",
+                known.map_or_else(|| Value::from(method.to_owned()), Value::from),
+            ));
+            if let Some(id) = id.as_attribute() {
+                attributes.push(KeyValue::new("jsonrpc.request.id", id));
+            }
+            attributes.push(KeyValue::new("network.transport", transport.name()));
+            if let Some((key, target)) = &target {
+                attributes.push(KeyValue::new(*key, Arc::clone(target)));
+            }
+            if method == "tools/call" {
+                attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
+            }
+            if method == "resources/read"
+                && let Some(uri) = named("uri")
+            {
+                attributes.push(KeyValue::new("mcp.resource.uri", uri.to_owned()));
+            }
+            if let Some(address) = address {
+                attributes.push(KeyValue::new("client.address", address.to_string()));
+            }
+            attributes
+        };
         let meta = params.get("_meta").and_then(serde_json::Value::as_object);
         let parent = match meta {
             Some(meta) => TraceContextPropagator::new().extract(&Meta(meta)),
             None => Context::current(),
         };
-        let builder = SpanBuilder::from_name(name)
-            .with_kind(SpanKind::Server)
-            .with_attributes(attributes);
+        let builder = SpanBuilder::from_name(name).with_kind(SpanKind::Server);
         let stateless = meta
             .and_then(|meta| meta.get(PROTOCOL_VERSION_KEY))
             .and_then(serde_json::Value::as_str)
             .and_then(|version| STATELESS_VERSIONS.iter().copied().find(|v| *v == version));
         Observed {
-            cx: start_span(builder, &parent),
+            cx: start_span(builder, attributes, &parent),
             started: Instant::now(),
             stateless,
             method: known.unwrap_or("_OTHER"),
@@ -158,25 +177,34 @@ impl Observed {
         session: Option<Arc<str>>,
     ) {
         let elapsed = self.started.elapsed().as_secs_f64();
-        let span = self.cx.span();
         let error: Option<Value> = match answered {
             None => Some("cancelled".into()),
-            Some(ReplyKind::Error(code)) => {
-                let code: Arc<str> = code.to_string().into();
-                span.set_attribute(KeyValue::new("rpc.response.status_code", Arc::clone(&code)));
-                Some(code.into())
-            }
+            Some(ReplyKind::Error(code)) => Some(Value::from(Arc::<str>::from(code.to_string()))),
             Some(ReplyKind::ToolError) => Some("tool_error".into()),
             Some(ReplyKind::Result | ReplyKind::Opened) => None,
         };
         let version = self.stateless.or(version);
-        if let Some(version) = version {
-            span.set_attribute(KeyValue::new("mcp.protocol.version", version));
+        let span = self.cx.span();
+        if span.is_recording() {
+            // What the span learns at its end, set under one lock of it.
+            let mut ended = Vec::with_capacity(5);
+            if let Some(version) = version {
+                ended.push(KeyValue::new("mcp.protocol.version", version));
+            }
+            if let Some(session) = session {
+                ended.push(KeyValue::new("mcp.session.id", session));
+            }
+            if let Some(error) = &error {
+                if let Some(ReplyKind::Error(_)) = answered {
+                    ended.push(KeyValue::new("rpc.response.status_code", error.clone()));
+                }
+                ended.push(KeyValue::new("error.type", error.clone()));
+                span.set_status(Status::error(""));
+            }
+            span.set_attributes(ended);
         }
-        if let Some(session) = session {
-            span.set_attribute(KeyValue::new("mcp.session.id", session));
-        }
-        let mut attributes = Vec::with_capacity(6);
+        span.end();
+        let mut attributes = Vec::with_capacity(5);
         attributes.push(KeyValue::new("mcp.method.name", self.method));
         attributes.push(KeyValue::new("network.transport", self.transport.name()));
         if let Some(version) = version {
@@ -189,13 +217,19 @@ impl Observed {
             attributes.push(KeyValue::new(key, target));
         }
         if let Some(error) = error {
-            span.set_attribute(KeyValue::new("error.type", error.clone()));
-            span.set_status(Status::error(""));
             attributes.push(KeyValue::new("error.type", error));
         }
-        span.end();
         instruments().operation.record(elapsed, &attributes);
     }
+}
+
+/// The name of a span whose request names a `target`: `{method} {target}`.
+fn span_name(method: &str, target: &str) -> String {
+    let mut name = String::with_capacity(method.len() + 1 + target.len());
+    name.push_str(method);
+    name.push(' ');
+    name.push_str(target);
+    name
 }
 
 /// Records how long a session of the handshake era lasted, once it ends.
