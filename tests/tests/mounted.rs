@@ -96,17 +96,26 @@ async fn lists(client: &TestClient, name: &str) -> bool {
         .any(|tool| tool["name"] == name)
 }
 
+/// Waits up to ten seconds, asking again every `every`, for `done` to say it is; `what` says
+/// what did not happen.
+async fn within_ten_seconds(what: &str, every: Duration, mut done: impl AsyncFnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !done().await {
+        assert!(Instant::now() < deadline, "{what} within ten seconds");
+        tokio::time::sleep(every).await;
+    }
+}
+
 /// Waits up to ten seconds for the gateway to list `name` (`listed`) or not.
 async fn until_listed(client: &TestClient, name: &str, listed: bool) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while lists(client, name).await != listed {
-        assert!(
-            Instant::now() < deadline,
-            "the gateway still {} `{name}` after ten seconds",
-            if listed { "does not list" } else { "lists" }
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let what = format!(
+        "the gateway did not {} `{name}`",
+        if listed { "list" } else { "stop listing" }
+    );
+    within_ten_seconds(&what, Duration::from_millis(50), async || {
+        lists(client, name).await == listed
+    })
+    .await;
 }
 
 /// How many `notifications/tools/list_changed` the gateway sent its client since last asked.
@@ -179,24 +188,18 @@ async fn a_followed_resource_that_changes_is_told_under_its_uri_here(versions: V
     let _ = client.sent();
     // In 2026-07-28 the server is asked on a stream the gateway opens again with the resource,
     // which takes a moment: the change is told until the gateway's client hears of it.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
+    let told = "the gateway's client was not told of the change";
+    within_ten_seconds(told, Duration::ZERO, async || {
         handle.resource_updated("counter://value");
         tokio::time::sleep(Duration::from_millis(100)).await;
-        let told: Vec<Value> = client
+        let told = client
             .sent()
             .into_iter()
-            .filter(|m| m["method"] == "notifications/resources/updated")
-            .collect();
-        if let Some(told) = told.first() {
-            assert_eq!(told["params"], json!({"uri": "counter://up/value"}));
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the gateway's client was not told in ten seconds"
-        );
-    }
+            .find(|m| m["method"] == "notifications/resources/updated");
+        told.inspect(|told| assert_eq!(told["params"], json!({"uri": "counter://up/value"})))
+            .is_some()
+    })
+    .await;
 }
 
 #[tokio::test]
@@ -236,14 +239,11 @@ async fn a_call_given_up_here_is_cancelled_on_its_server(versions: Versions, tag
         matches!(given_up, Err(Error::Timeout { .. })),
         "{given_up:?}"
     );
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !ENDED.lock().unwrap().iter().any(|ended| ended == tag) {
-        assert!(
-            Instant::now() < deadline,
-            "the call on the mounted server still runs ten seconds after its client gave it up"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let ended = "the call on the mounted server did not end after its client gave it up";
+    within_ten_seconds(ended, Duration::from_millis(20), async || {
+        ENDED.lock().unwrap().iter().any(|ended| ended == tag)
+    })
+    .await;
     // The gateway and its connection to the mounted server go on serving.
     let added = client
         .call_tool("up__add", json!({"a": 1, "b": 2}))
@@ -281,11 +281,13 @@ async fn a_resource_taken_away_is_listed_no_more_and_the_clients_told(versions: 
     let _ = client.sent();
 
     handle.disable_resource("counter://value").unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !listed().await.is_empty() {
-        assert!(Instant::now() < deadline, "still listed after ten seconds");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let every = Duration::from_millis(50);
+    within_ten_seconds(
+        "the resource disabled was still listed",
+        every,
+        async || listed().await.is_empty(),
+    )
+    .await;
     let told = client
         .sent()
         .iter()
@@ -294,13 +296,12 @@ async fn a_resource_taken_away_is_listed_no_more_and_the_clients_told(versions: 
     assert!(told >= 1, "the gateway's client is told the list changed");
 
     handle.enable_resource("counter://value").unwrap();
-    while listed().await.is_empty() {
-        assert!(
-            Instant::now() < deadline,
-            "not listed again after ten seconds"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    within_ten_seconds(
+        "the resource enabled was not listed again",
+        every,
+        async || !listed().await.is_empty(),
+    )
+    .await;
 }
 
 #[tokio::test]

@@ -313,23 +313,13 @@ impl Peer {
 
     fn notified(&self, method: String, params: Value, related: Option<i64>) {
         match method.as_str() {
-            "notifications/message" => {
-                let log = related.and_then(|id| {
-                    let waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
-                    waiting.get(&id)?.log.clone()
-                });
-                match log {
-                    Some(log) => log(LogMessage::read(&params)),
-                    None => self.handlers.notify(Notification { method, params }),
-                }
-            }
+            "notifications/message" => match self.of_waiting(related, |w| w.log.clone()) {
+                Some(log) => log(LogMessage::read(&params)),
+                None => self.handlers.notify(Notification { method, params }),
+            },
             "notifications/progress" => {
                 let token = params.get("progressToken").and_then(Value::as_i64);
-                let progress = token.and_then(|token| {
-                    let waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
-                    waiting.get(&token)?.progress.clone()
-                });
-                match progress {
+                match self.of_waiting(token, |w| w.progress.clone()) {
                     Some(progress) => progress(Progress::read(&params)),
                     None => self.handlers.notify(Notification { method, params }),
                 }
@@ -349,6 +339,17 @@ impl Peer {
             }
             _ => self.handlers.notify(Notification { method, params }),
         }
+    }
+
+    /// What `take` takes of our request `id` while it waits: where a notification tied to it
+    /// goes.
+    fn of_waiting<T>(
+        &self,
+        id: Option<i64>,
+        take: impl FnOnce(&Waiting) -> Option<T>,
+    ) -> Option<T> {
+        let waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+        take(waiting.get(&id?)?)
     }
 
     /// The answerer of the server's requests made for our request `related` (the one on whose

@@ -43,6 +43,15 @@ pub(crate) use source::Forward;
 pub(crate) use tool::Runs;
 pub use tool::{Mirrored, Origin, Tool};
 
+/// What a resource URI here names ([`Registry::resolve_resource`]).
+pub(crate) enum Resolved<'a> {
+    /// One of the server's own resources or templates.
+    Own(Found<'a>),
+    /// A mounted server's resource: its server, and the URI on it.
+    #[cfg(feature = "gateway")]
+    Mounted(&'a MountedResources, String),
+}
+
 /// What to do about a registry without tools: usually a crate of tools the linker dropped.
 pub(crate) const NOT_LINKED: &str = "no MCP tool is registered in this binary. The linker keeps \
     a crate of tools only when something refers to it: name each one in the server, as in \
@@ -415,6 +424,20 @@ impl Registry {
     #[cfg(feature = "gateway")]
     pub(crate) fn mounted_resources(&self) -> &[MountedResources] {
         &self.mounted_resources
+    }
+
+    /// What the resource `uri` (here) names: one of the server's own resources or templates,
+    /// else a mounted server's resource. The server's own come first: a URI of its own is never
+    /// forwarded.
+    pub(crate) fn resolve_resource(&self, uri: &str) -> Option<Resolved<'_>> {
+        if let Some(found) = self.resources.find(uri) {
+            return Some(Resolved::Own(found));
+        }
+        #[cfg(feature = "gateway")]
+        if let Some((mounted, upstream)) = self.mounted_resource(uri) {
+            return Some(Resolved::Mounted(mounted, upstream));
+        }
+        None
     }
 
     /// The mounted server whose resource `uri` (here) names, and the URI on that server.

@@ -384,8 +384,19 @@ mod tests {
         }
     }
 
-    /// A small catalog of unrelated tools, for the fusion's tests.
-    fn shop() -> Vec<serde_json::Value> {
+    /// A small catalog of unrelated tools, for the fusion's tests, and its index, embedded once
+    /// for all of them.
+    fn shop() -> (Vec<serde_json::Value>, SearchIndex) {
+        static SHOP: OnceLock<(Vec<serde_json::Value>, SearchIndex)> = OnceLock::new();
+        SHOP.get_or_init(|| {
+            let tools = shop_tools();
+            let index = SearchIndex::with_embedder(&tools, embedder()).unwrap();
+            (tools, index)
+        })
+        .clone()
+    }
+
+    fn shop_tools() -> Vec<serde_json::Value> {
         vec![
             json!({"name": "create_refund", "description": "Refund a charge to the customer's card."}),
             json!({"name": "list_invoices", "description": "List the invoices of a customer."}),
@@ -416,8 +427,7 @@ mod tests {
     #[test]
     #[ignore = "needs the embedding model in TOOLWRIGHT_EMBEDDING_MODEL"]
     fn a_tool_far_from_the_nearest_is_no_hit_by_meaning_alone() {
-        let tools = shop();
-        let index = SearchIndex::with_embedder(&tools, embedder()).unwrap();
+        let (tools, index) = shop();
         let query = "give the money back for order 1182";
         let hits = ranked(&index, &tools, query);
         assert_eq!(
@@ -440,8 +450,7 @@ mod tests {
     #[test]
     #[ignore = "needs the embedding model in TOOLWRIGHT_EMBEDDING_MODEL"]
     fn each_hit_says_how_it_matched() {
-        let tools = shop();
-        let index = SearchIndex::with_embedder(&tools, embedder()).unwrap();
+        let (tools, index) = shop();
         // `invoices` is a word of one tool, which is also the nearest in meaning; the refund
         // is near in meaning only.
         let hits = ranked(&index, &tools, "customer invoices");
@@ -463,8 +472,7 @@ mod tests {
     #[test]
     #[ignore = "needs the embedding model in TOOLWRIGHT_EMBEDDING_MODEL"]
     fn the_fusion_is_set_through_the_index() {
-        let tools = shop();
-        let index = SearchIndex::with_embedder(&tools, embedder()).unwrap();
+        let (tools, index) = shop();
         let query = "give the money back for order 1182";
         // Meaning counting for nothing, and no tool near enough by meaning alone: words only.
         let words_only = Fusion {
@@ -487,8 +495,7 @@ mod tests {
     #[test]
     #[ignore = "needs the embedding model in TOOLWRIGHT_EMBEDDING_MODEL"]
     fn a_ranking_by_words_only_says_why() {
-        let tools = shop();
-        let mut index = SearchIndex::with_embedder(&tools, embedder()).unwrap();
+        let (_, mut index) = shop();
         let ranked = index.rank("refund");
         assert_eq!(ranked.words_only, None);
         // Tools whose embedding failed: the ranking is by words, and says so.

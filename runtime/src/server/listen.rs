@@ -13,7 +13,7 @@ use super::step::Step;
 use crate::live::{Filter, Listener, Live, subscription_meta};
 use crate::protocol::Wire;
 use crate::protocol::jsonrpc::{INTERNAL_ERROR, INVALID_PARAMS, Id, Reply};
-use crate::registry::Registry;
+use crate::registry::{Registry, Resolved};
 use crate::sink::{Answer, Sink};
 
 /// The most `subscriptions/listen` streams a server keeps open at once, from all its clients.
@@ -126,30 +126,25 @@ fn requested(params: &Value) -> Result<Filter, String> {
 /// What of `filter` the server can tell: the lists it has, and the resources that change (a
 /// mounted server's, when it tells of changes, which it is asked to).
 fn honoured(registry: &Registry, filter: Filter) -> Filter {
-    let resources = registry.resources();
-    let changes = |uri: &String| match resources.find(uri) {
-        Some(found) => found.changes(),
+    let changes = |uri: &String| match registry.resolve_resource(uri) {
+        Some(Resolved::Own(found)) => found.changes(),
+        // Its server is asked to tell of changes: at once done when it was asked already.
         #[cfg(feature = "gateway")]
-        None => match registry.mounted_resource(uri) {
-            Some((mounted, upstream)) if mounted.subscribes => {
-                let following = mounted.forward.follow(&upstream);
-                let uri = uri.clone();
-                tokio::spawn(async move {
-                    if let Err(refused) = following.await {
-                        tracing::warn!(
-                            uri,
-                            error = refused.message,
-                            "a mounted server's resource cannot be followed: its changes are \
-                             not told"
-                        );
-                    }
-                });
-                true
-            }
-            _ => false,
-        },
-        #[cfg(not(feature = "gateway"))]
-        None => false,
+        Some(Resolved::Mounted(mounted, upstream)) if mounted.subscribes => {
+            let following = mounted.forward.follow(&upstream);
+            let uri = uri.clone();
+            tokio::spawn(async move {
+                if let Err(refused) = following.await {
+                    tracing::warn!(
+                        uri,
+                        error = refused.message,
+                        "a mounted server's resource cannot be followed: its changes are not told"
+                    );
+                }
+            });
+            true
+        }
+        _ => false,
     };
     Filter {
         tools: filter.tools,

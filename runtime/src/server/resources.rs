@@ -19,7 +19,7 @@ use crate::protocol::jsonrpc::{Id, METHOD_NOT_FOUND, Reply};
 use crate::protocol::method::Method;
 #[cfg(feature = "gateway")]
 use crate::registry::MountedResources;
-use crate::registry::{Fixed, Found, Registry, Template};
+use crate::registry::{Fixed, Found, Registry, Resolved, Template};
 #[cfg(feature = "gateway")]
 use crate::sink::Answer;
 use crate::state::States;
@@ -41,7 +41,7 @@ pub(super) struct ResourceMethods<'a> {
     pub(super) ttl_ms: u64,
 }
 
-impl ResourceMethods<'_> {
+impl<'a> ResourceMethods<'a> {
     /// The answer to a resources request: at once for a list or a subscription, as a call for a
     /// read. Every result in 2026-07-28, a read's included, says how long it
     /// may be cached, and by whom: anyone, as resources do not differ between clients; a
@@ -54,13 +54,15 @@ impl ResourceMethods<'_> {
                 &format!("method `{}` is not supported", method.name()),
             ));
         }
+        #[cfg(feature = "gateway")]
+        if method == Method::Subscribe
+            && let Some((mounted, upstream)) = self.mounted(params)
+        {
+            return self.follow_mounted(id, params, mounted, upstream);
+        }
         let outcome = match method {
             Method::ListResources => self.list(params),
             Method::ListResourceTemplates => self.templates(params),
-            #[cfg(feature = "gateway")]
-            Method::Subscribe if self.mounted(params).is_some() => {
-                return self.follow_mounted(id, params);
-            }
             Method::Subscribe => self.subscription(true, params),
             Method::Unsubscribe => self.subscription(false, params),
             _ => return self.read(id, params),
@@ -118,21 +120,24 @@ impl ResourceMethods<'_> {
     /// The mounted server the `uri` of `params` names, and the URI on it, when none of the
     /// server's own resources has that URI.
     #[cfg(feature = "gateway")]
-    fn mounted(&self, params: &Value) -> Option<(&MountedResources, String)> {
+    fn mounted(&self, params: &Value) -> Option<(&'a MountedResources, String)> {
         let uri = params.get("uri").and_then(Value::as_str)?;
-        if self.registry.resources().find(uri).is_some() {
-            return None;
+        match self.registry.resolve_resource(uri)? {
+            Resolved::Mounted(mounted, upstream) => Some((mounted, upstream)),
+            Resolved::Own(_) => None,
         }
-        self.registry.mounted_resource(uri)
     }
 
     /// `resources/subscribe` of a mounted server's resource: its server asked to tell of its
     /// changes (once for every client here), then this session told of them.
     #[cfg(feature = "gateway")]
-    fn follow_mounted(self, id: Id, params: &Value) -> Step {
-        let Some((mounted, upstream)) = self.mounted(params) else {
-            unreachable!("answered as mounted only when it is");
-        };
+    fn follow_mounted(
+        self,
+        id: Id,
+        params: &Value,
+        mounted: &MountedResources,
+        upstream: String,
+    ) -> Step {
         let uri = params["uri"].as_str().unwrap_or_default().to_owned();
         if !mounted.subscribes {
             let refusal = Refusal::invalid(format!(
@@ -206,15 +211,17 @@ impl ResourceMethods<'_> {
             Ok(uri) => uri.to_owned(),
             Err(refusal) => return Step::Reply(refusal.reply(&id, &self.wire)),
         };
-        #[cfg(feature = "gateway")]
-        if self.registry.resources().find(&uri).is_none()
-            && let Some((mounted, _)) = self.registry.mounted_resource(&uri)
-        {
-            // Whether it changes is its server's to know: it is cached for no time.
-            let mount = Arc::clone(&mounted.mount);
-            return self.start_read(id, uri, &mount, (Value::Object(Map::new()), true));
-        }
-        let Some(found) = self.find(&uri) else {
+        let found = match self.registry.resolve_resource(&uri) {
+            Some(Resolved::Own(found)) => self.enabled(found),
+            #[cfg(feature = "gateway")]
+            Some(Resolved::Mounted(mounted, _)) => {
+                // Whether it changes is its server's to know: it is cached for no time.
+                let mount = Arc::clone(&mounted.mount);
+                return self.start_read(id, uri, &mount, (Value::Object(Map::new()), true));
+            }
+            None => None,
+        };
+        let Some(found) = found else {
             let message = format!("resource not found: `{uri}`; {}", self.known());
             let refusal = Refusal::resource_not_found(&uri, message);
             return Step::Reply(refusal.reply(&id, &self.wire));
@@ -268,9 +275,13 @@ impl ResourceMethods<'_> {
             .start(registered, call, None, id, self.wire, answer)
     }
 
-    /// What `uri` names, unless it is disabled.
-    fn find(&self, uri: &str) -> Option<Found<'_>> {
-        let found = self.registry.resources().find(uri)?;
+    /// What `uri` names of the server's own, unless it is disabled.
+    fn find(&self, uri: &str) -> Option<Found<'a>> {
+        self.enabled(self.registry.resources().find(uri)?)
+    }
+
+    /// What was `found`, unless it is disabled.
+    fn enabled(&self, found: Found<'a>) -> Option<Found<'a>> {
         let declared = match &found {
             Found::Fixed(resource) => resource.uri(),
             Found::Template(template, _) => template.registration.uri,

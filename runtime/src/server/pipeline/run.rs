@@ -21,7 +21,9 @@ use crate::prompt::{Made, PromptArguments, PromptHandler};
 #[cfg(feature = "gateway")]
 use crate::protocol::jsonrpc::{INVALID_PARAMS, RESOURCE_NOT_FOUND};
 use crate::registration::{PromptRegistration, ResourceRegistration};
-use crate::registry::{Fixed, Found, Registry, Runs, Tool};
+#[cfg(feature = "gateway")]
+use crate::registry::MountedResources;
+use crate::registry::{Fixed, Found, Registry, Resolved, Runs, Tool};
 use crate::resource::{Read, ResourceHandler, ResourceRequest};
 use crate::schema::check::problem_list;
 
@@ -108,16 +110,6 @@ impl Run {
                 Operation::ReadResource => {
                     let ctx = context.clone();
                     let uri = target.clone();
-                    #[cfg(feature = "gateway")]
-                    let read: BoxFuture<Result<Outcome, Refusal>> =
-                        if registry.resources().find(&target).is_none()
-                            && registry.mounted_resource(&target).is_some()
-                        {
-                            Box::pin(read_mounted(Arc::clone(&registry), target, context))
-                        } else {
-                            Box::pin(async move { read_resource(&registry, target, context).await })
-                        };
-                    #[cfg(not(feature = "gateway"))]
                     let read = read_resource(&registry, target, context);
                     match within(&ctx, Operation::ReadResource, read).await {
                         Ok(read) => Ok(read?),
@@ -283,20 +275,15 @@ fn as_said(refused: crate::answers::RpcError) -> Refusal {
     }
 }
 
-/// Reads the resource at `uri` (here) from the mounted server it names: its contents, under
-/// their URIs here, or the error its server answered with.
+/// Reads the resource at `uri` (here) from `mounted`, the server it names, where it is
+/// `upstream`: its contents, under their URIs here, or the error its server answered with.
 #[cfg(feature = "gateway")]
 async fn read_mounted(
-    registry: Arc<Registry>,
+    mounted: &MountedResources,
+    upstream: String,
     uri: String,
     ctx: Context,
 ) -> Result<Outcome, Refusal> {
-    let Some((mounted, upstream)) = registry.mounted_resource(&uri) else {
-        return Err(Refusal::resource_not_found(
-            &uri,
-            format!("resource not found: `{uri}`"),
-        ));
-    };
     let read = mounted.forward.read_resource(&upstream, ctx).await;
     let result = read.map_err(|refused| {
         // "Not found", in either era's code, is said in this one's, of the URI here.
@@ -364,7 +351,21 @@ async fn get_prompt(
 /// or the refusal that says why there are none.
 async fn read_resource(registry: &Registry, uri: String, ctx: Context) -> Result<Outcome, Refusal> {
     let not_found = || Refusal::resource_not_found(&uri, format!("resource not found: `{uri}`"));
-    let (resource, variables) = match registry.resources().find(&uri).ok_or_else(not_found)? {
+    #[cfg_attr(
+        not(feature = "gateway"),
+        expect(
+            clippy::infallible_destructuring_match,
+            reason = "a mounted server's resource is the other case, with the `gateway` feature"
+        )
+    )]
+    let found = match registry.resolve_resource(&uri).ok_or_else(not_found)? {
+        Resolved::Own(found) => found,
+        #[cfg(feature = "gateway")]
+        Resolved::Mounted(mounted, upstream) => {
+            return read_mounted(mounted, upstream, uri, ctx).await;
+        }
+    };
+    let (resource, variables) = match found {
         Found::Fixed(Fixed::View(view)) => {
             return Ok(Outcome::Resource {
                 contents: vec![view.resource.contents()],
