@@ -2,7 +2,7 @@
 //! watched (a tool its server takes out of its list, and announces, is held back with why until
 //! the server lists it again, the gateway's own clients told each time), followed (a resource a
 //! client here subscribes to is followed on its server, and its changes told under its URI
-//! here, its list listed again when it changes), cancelled (a call its client gives up is
+//! here, its list listed again when it changes; its prompt list too), cancelled (a call its client gives up is
 //! cancelled on its server) and heard (what a call logs reaches the call's client). Changes are
 //! announced unasked (list changes) or once subscribed (resources) in the handshake era, on a
 //! `subscriptions/listen` stream in 2026-07-28. (A binary of its own: `inventory` collects per
@@ -19,7 +19,7 @@ use toolwright::http::Http;
 use toolwright::registry::Registry;
 use toolwright::server::ServerHandle;
 use toolwright::testing::TestClient;
-use toolwright::{Context, LogLevel, Server, mcp_resource, mcp_tool};
+use toolwright::{Context, LogLevel, Server, mcp_prompt, mcp_resource, mcp_tool};
 
 /// Add two integers.
 #[mcp_tool]
@@ -58,6 +58,12 @@ fn say(ctx: Context, words: String) -> String {
 #[mcp_resource(uri = "counter://value", changes)]
 fn value() -> String {
     "1".to_owned()
+}
+
+/// Greet the user.
+#[mcp_prompt]
+fn greeting() -> &'static str {
+    "Hello!"
 }
 
 /// The mounted server, over HTTP on a free port: its URL, its handle, and what stops it.
@@ -312,6 +318,66 @@ async fn a_resource_taken_away_in_the_handshake_era_is_listed_no_more() {
 #[tokio::test]
 async fn a_resource_taken_away_in_2026_07_28_is_listed_no_more() {
     a_resource_taken_away_is_listed_no_more_and_the_clients_told(Versions::Stateless).await;
+}
+
+async fn a_prompt_taken_away_is_listed_no_more_and_the_clients_told(versions: Versions) {
+    let (url, handle, _stop) = upstream().await;
+    let client = gateway(&url, versions).await;
+    let listed = || async {
+        let listed = client.request("prompts/list", json!({})).await.unwrap();
+        listed["prompts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(listed().await, ["up__greeting"]);
+    let _ = client.sent();
+
+    handle.disable_prompt("greeting").unwrap();
+    let every = Duration::from_millis(50);
+    within_ten_seconds("the prompt disabled was still listed", every, async || {
+        listed().await.is_empty()
+    })
+    .await;
+    let told = client
+        .sent()
+        .iter()
+        .filter(|m| m["method"] == "notifications/prompts/list_changed")
+        .count();
+    assert!(told >= 1, "the gateway's client is told the list changed");
+    let gone = client
+        .request("prompts/get", json!({"name": "up__greeting"}))
+        .await
+        .unwrap_err();
+    assert!(
+        gone.message.contains("unknown prompt `up__greeting`"),
+        "{gone:?}"
+    );
+
+    handle.enable_prompt("greeting").unwrap();
+    within_ten_seconds(
+        "the prompt enabled was not listed again",
+        every,
+        async || !listed().await.is_empty(),
+    )
+    .await;
+    let got = client
+        .request("prompts/get", json!({"name": "up__greeting"}))
+        .await
+        .unwrap();
+    assert_eq!(got["messages"][0]["content"]["text"], "Hello!");
+}
+
+#[tokio::test]
+async fn a_prompt_taken_away_in_the_handshake_era_is_listed_no_more() {
+    a_prompt_taken_away_is_listed_no_more_and_the_clients_told(Versions::Handshake).await;
+}
+
+#[tokio::test]
+async fn a_prompt_taken_away_in_2026_07_28_is_listed_no_more() {
+    a_prompt_taken_away_is_listed_no_more_and_the_clients_told(Versions::Stateless).await;
 }
 
 async fn a_calls_log_messages_reach_its_client(versions: Versions) {

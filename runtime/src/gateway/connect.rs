@@ -12,11 +12,13 @@ use crate::protocol::jsonrpc::INTERNAL_ERROR;
 pub(crate) enum Heard {
     /// Its tool list changed: its tools are listed again.
     Tools,
+    /// Its prompt list changed: its prompts are listed again.
+    Prompts,
     /// Its resource list changed: its resources and templates are listed again.
     Resources,
     /// A `subscriptions/listen` stream was acknowledged, following the resources at these URIs
-    /// (on the server): a change made before it was is told on none, so its tools, resources
-    /// and templates are listed again.
+    /// (on the server): a change made before it was is told on none, so its tools, prompts,
+    /// resources and templates are listed again.
     Listening(Vec<String>),
     /// The resource at this URI (on the server) changed.
     Updated(String),
@@ -45,6 +47,9 @@ pub(super) async fn connect(
             match notification.method.as_str() {
                 "notifications/tools/list_changed" => {
                     let _ = changes.send(Heard::Tools);
+                }
+                "notifications/prompts/list_changed" => {
+                    let _ = changes.send(Heard::Prompts);
                 }
                 "notifications/resources/list_changed" => {
                     let _ = changes.send(Heard::Resources);

@@ -20,7 +20,7 @@ use crate::handler::{BoxFuture, Output};
 use crate::protocol::jsonrpc::{INTERNAL_ERROR, METHOD_NOT_FOUND};
 use crate::protocol::{LOG_LEVEL_KEY, SERVER_INFO_KEY, STATELESS_VERSIONS};
 use crate::registry::{
-    Forward, MountedPrompt, MountedResources, Mounts, ResourceLists, Tool, mounted_uri,
+    Forward, MountedResources, Mounts, PromptLists, ResourceLists, Tool, mounted_uri,
 };
 
 /// How long a 2026-07-28 server has to acknowledge a stream that follows a resource anew.
@@ -82,10 +82,10 @@ fn leaked(scopes: &[String]) -> &'static [&'static str] {
     Box::leak(scopes.into_boxed_slice())
 }
 
-/// What a server lists beside its tools, each object as the server sent it: its prompts, and
-/// its resources and templates when it says it has resources.
+/// What a server lists beside its tools, each object as the server sent it: its prompts when it
+/// says it has prompts, and its resources and templates when it says it has resources.
 struct Beside {
-    prompts: Vec<Value>,
+    prompts: Option<Vec<Value>>,
     resources: Option<(Vec<Value>, Vec<Value>)>,
 }
 
@@ -93,8 +93,8 @@ struct Beside {
 async fn listed_beside(client: &Client) -> Result<Beside, Error> {
     let capabilities = client.capabilities();
     let prompts = match capabilities.get("prompts") {
-        Some(_) => client.list_prompts().await?,
-        None => Vec::new(),
+        Some(_) => Some(client.list_prompts().await?),
+        None => None,
     };
     let resources = match capabilities.get("resources") {
         Some(_) => Some((
@@ -191,16 +191,17 @@ fn mount(
             );
         }
     }
-    for prompt in &listing.beside.prompts {
-        match MountedPrompt::new(name, prompt, listing.completes, Arc::clone(&forward)) {
-            Ok(prompt) => mounted.served.prompts.push(prompt),
-            Err(reason) => tracing::warn!(
-                mount = name,
-                prompt = prompt["name"].as_str().unwrap_or_default(),
-                "a prompt not served, since no client could ask for it by its mounted name: \
-                 {reason}"
-            ),
-        }
+    let prompt_lists = listing.beside.prompts.as_ref().map(|listed| {
+        let completes = listing.completes;
+        Arc::new(PromptLists::new(
+            &mount,
+            listed,
+            completes,
+            Arc::clone(&forward),
+        ))
+    });
+    if let Some(listed) = &prompt_lists {
+        mounted.served.prompts.push(Arc::clone(listed));
     }
     let resource_lists = listing
         .beside
@@ -220,7 +221,9 @@ fn mount(
     tracing::info!(
         mount = name,
         tools = served.len(),
-        prompts = listing.beside.prompts.len(),
+        prompts = prompt_lists
+            .as_ref()
+            .map_or(0, |listed| listed.listed().len()),
         resources,
         "mounted"
     );
@@ -232,6 +235,7 @@ fn mount(
         served,
         held_at_start,
         admits_new,
+        prompts: prompt_lists,
         resources: resource_lists,
         announce: changes.0,
         changes: changes.1,

@@ -26,7 +26,8 @@
 //! reached stops the start with an error naming it. While the server serves, each is watched:
 //! connected again with backoff when its connection ends, and its tools listed again when it
 //! says they changed, a tool that changed since it was approved (see [`Lock`]) or went away
-//! being held back until it is listed as approved again.
+//! being held back until it is listed as approved again. Its prompts, resources and templates
+//! are listed again when it says they changed (or comes back), and served as listed.
 
 mod config;
 mod connect;

@@ -1,6 +1,7 @@
 //! A mounted server watched while the gateway serves: connected again with backoff when its
 //! connection ends (its process exited, its HTTP session is over), and its tools listed again
 //! when it announces a change or comes back, each compared with what the gateway serves of it.
+//! Its prompts, resources and templates are listed again too, and served as they are listed.
 //! A tool that changed, or that its server no longer lists, is held back (out of the list,
 //! refused by name with why) until its server lists it as it was approved; the clients are told
 //! the list changed.
@@ -18,7 +19,7 @@ use super::lock::drift;
 use crate::client::{Client, Error};
 use crate::live::{Changed, Live};
 use crate::protocol::STATELESS_VERSIONS;
-use crate::registry::{ResourceLists, mounted_uri, mounted_wire_name};
+use crate::registry::{PromptLists, ResourceLists, mounted_uri, mounted_wire_name};
 
 /// The first pause before connecting again to a server whose connection ended; each failed
 /// attempt doubles it, up to [`MAX_BACKOFF`].
@@ -98,9 +99,11 @@ pub(crate) struct Watch {
     pub(super) held_at_start: Vec<String>,
     /// Whether a tool new since the start would be served at the next start without approval.
     pub(super) admits_new: bool,
+    /// Its prompts as served here, when it has prompts.
+    pub(super) prompts: Option<Arc<PromptLists>>,
     /// Its resources and templates as served here, when it has resources.
     pub(super) resources: Option<Arc<ResourceLists>>,
-    /// Told what the server tells of its tools and resources.
+    /// Told what the server tells of its tools, prompts and resources.
     pub(super) changes: mpsc::UnboundedReceiver<Heard>,
     /// Given to each new connection, to tell `changes`.
     pub(super) announce: mpsc::UnboundedSender<Heard>,
@@ -140,16 +143,17 @@ impl Watch {
                 }
                 Some(heard) = self.changes.recv() => {
                     // Announcements that came meanwhile are answered by the same listing.
-                    let (mut tools, mut resources) = (false, false);
+                    let (mut tools, mut prompts, mut resources) = (false, false, false);
                     for heard in std::iter::once(heard).chain(std::iter::from_fn(|| {
                         self.changes.try_recv().ok()
                     })) {
                         match heard {
                             Heard::Tools => tools = true,
+                            Heard::Prompts => prompts = true,
                             Heard::Resources => resources = true,
                             Heard::Listening(uris) => {
                                 self.connection.acknowledged.send_replace(uris.into_iter().collect());
-                                (tools, resources) = (true, true);
+                                (tools, prompts, resources) = (true, true, true);
                             }
                             Heard::Updated(uri) => {
                                 if let Some(here) = mounted_uri(&self.mount, &uri) {
@@ -157,6 +161,9 @@ impl Watch {
                                 }
                             }
                         }
+                    }
+                    if prompts {
+                        self.list_prompts(&client, &live).await;
                     }
                     if resources {
                         self.list_resources(&client, &live).await;
@@ -196,6 +203,7 @@ impl Watch {
                 Ok((client, listed)) => {
                     tracing::info!(mount = &*self.mount, "connected again");
                     self.follow_again(&client).await;
+                    self.list_prompts(&client, live).await;
                     self.list_resources(&client, live).await;
                     self.connection.set(Ok(client.clone()));
                     self.check(&listed, live);
@@ -217,8 +225,28 @@ impl Watch {
         }
     }
 
+    /// Lists the server's prompts again, when it has prompts, and tells the clients here when
+    /// the list changed.
+    async fn list_prompts(&self, client: &Client, live: &Live) {
+        let Some(lists) = &self.prompts else {
+            return;
+        };
+        match client.list_prompts().await {
+            Ok(listed) => {
+                if lists.set(&listed) {
+                    live.told(Changed::Prompts);
+                }
+            }
+            Err(error) => tracing::warn!(
+                mount = &*self.mount,
+                %error,
+                "its prompts could not be listed again: the list served is the one before"
+            ),
+        }
+    }
+
     /// Lists the server's resources and templates again, when it has resources, and tells the
-    /// clients here the list changed.
+    /// clients here when the list changed.
     async fn list_resources(&self, client: &Client, live: &Live) {
         let Some(lists) = &self.resources else {
             return;
@@ -342,12 +370,16 @@ async fn listen(client: Client, mut followed: watch::Receiver<BTreeSet<String>>)
     }
     let capabilities = client.capabilities();
     let tools = capabilities["tools"]["listChanged"] == true;
+    let prompts = capabilities["prompts"]["listChanged"] == true;
     let resources = capabilities["resources"]["listChanged"] == true;
     loop {
         let uris: Vec<String> = followed.borrow_and_update().iter().cloned().collect();
         let mut notifications = serde_json::Map::new();
         if tools {
             notifications.insert("toolsListChanged".to_owned(), json!(true));
+        }
+        if prompts {
+            notifications.insert("promptsListChanged".to_owned(), json!(true));
         }
         if resources {
             notifications.insert("resourcesListChanged".to_owned(), json!(true));

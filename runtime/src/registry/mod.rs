@@ -18,6 +18,8 @@ mod tool;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
+#[cfg(feature = "gateway")]
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -35,8 +37,8 @@ pub use crate::registration::{Annotations, Location};
 pub use conflict::{Conflict, RegistryError};
 #[cfg(feature = "gateway")]
 pub(crate) use mounted::{
-    MountedPrompt, MountedResources, Mounts, ResourceLists, mounted_uri, mounted_wire_name,
-    upstream_uri,
+    MountedPrompt, MountedResources, Mounts, PromptLists, ResourceLists, mounted_uri,
+    mounted_wire_name, upstream_uri,
 };
 #[cfg(feature = "gateway")]
 pub(crate) use source::Forward;
@@ -72,9 +74,9 @@ pub struct Registry {
     /// Tools of mounted servers that are not served, by wire name, with why: a change since
     /// they were approved, say.
     held: BTreeMap<String, String>,
-    /// The prompts of mounted servers, sorted by wire name.
+    /// The prompts of mounted servers, by mount name.
     #[cfg(feature = "gateway")]
-    mounted_prompts: Vec<MountedPrompt>,
+    mounted_prompts: Vec<Arc<PromptLists>>,
     /// The resources of mounted servers, by mount name.
     #[cfg(feature = "gateway")]
     mounted_resources: Vec<MountedResources>,
@@ -378,9 +380,14 @@ impl Registry {
         &self.prompts
     }
 
-    /// Whether it serves a prompt, of its own or of a mounted server.
+    /// Whether it serves prompts: its own, or a mounted server's (which may list none now, and
+    /// some later).
     pub(crate) fn has_prompts(&self) -> bool {
-        !self.prompt_names().is_empty()
+        #[cfg(feature = "gateway")]
+        if !self.mounted_prompts.is_empty() {
+            return true;
+        }
+        !self.prompts.is_empty()
     }
 
     /// Every prompt but the `disabled`, as `prompts/list` describes it, sorted by name.
@@ -392,9 +399,12 @@ impl Registry {
             .map(|p| (p.name, prompts::descriptor(p)))
             .collect();
         #[cfg(feature = "gateway")]
+        let mounted: Vec<Arc<MountedPrompt>> = self.mounted_prompts().collect();
+        #[cfg(feature = "gateway")]
         listed.extend(
-            self.mounted_prompts
+            mounted
                 .iter()
+                .filter(|p| self.prompt(&p.wire).is_none())
                 .map(|p| (p.wire.as_str(), p.descriptor.clone())),
         );
         listed.retain(|(name, _)| !disabled.contains(*name));
@@ -405,19 +415,27 @@ impl Registry {
             .collect()
     }
 
-    /// The prompts of mounted servers, sorted by wire name.
+    /// The prompts of mounted servers, as they list them now.
     #[cfg(feature = "gateway")]
-    pub(crate) fn mounted_prompts(&self) -> &[MountedPrompt] {
-        &self.mounted_prompts
+    pub(crate) fn mounted_prompts(&self) -> impl Iterator<Item = Arc<MountedPrompt>> {
+        self.mounted_prompts.iter().flat_map(|lists| lists.listed())
     }
 
-    /// The mounted server's prompt with this wire name.
+    /// Whether a mounted server whose prompts are served completes their arguments.
     #[cfg(feature = "gateway")]
-    pub(crate) fn mounted_prompt(&self, name: &str) -> Option<&MountedPrompt> {
+    pub(crate) fn completes_mounted_prompts(&self) -> bool {
+        self.mounted_prompts.iter().any(|lists| lists.completes())
+    }
+
+    /// The mounted server's prompt with this wire name, unless one of the server's own has it.
+    #[cfg(feature = "gateway")]
+    pub(crate) fn mounted_prompt(&self, name: &str) -> Option<Arc<MountedPrompt>> {
+        if self.prompt(name).is_some() {
+            return None;
+        }
         self.mounted_prompts
-            .binary_search_by(|p| p.wire.as_str().cmp(name))
-            .ok()
-            .map(|i| &self.mounted_prompts[i])
+            .iter()
+            .find_map(|lists| lists.find(name))
     }
 
     /// The resources of mounted servers, by mount name.
@@ -487,12 +505,13 @@ impl Registry {
     }
 
     /// The names of the prompts, of its own and of mounted servers, sorted.
-    pub fn prompt_names(&self) -> Vec<&str> {
+    pub fn prompt_names(&self) -> Vec<String> {
         #[allow(unused_mut, reason = "mounted prompts join them with the gateway")]
-        let mut names: Vec<&str> = self.prompts.iter().map(|p| p.name).collect();
+        let mut names: Vec<String> = self.prompts.iter().map(|p| p.name.to_owned()).collect();
         #[cfg(feature = "gateway")]
-        names.extend(self.mounted_prompts.iter().map(|p| p.wire.as_str()));
+        names.extend(self.mounted_prompts().map(|p| p.wire.clone()));
         names.sort_unstable();
+        names.dedup();
         names
     }
 }

@@ -171,6 +171,87 @@ impl MountedPrompt {
     }
 }
 
+/// The prompts a mounted server lists, under their names here: listed again when it says its
+/// list changed.
+pub(crate) struct PromptLists {
+    mount: Arc<str>,
+    /// Whether its server completes arguments (its `completions` capability).
+    completes: bool,
+    /// Gets them from its server.
+    forward: Arc<dyn Forward>,
+    /// Sorted by name here.
+    now: RwLock<Vec<Arc<MountedPrompt>>>,
+}
+
+impl PromptLists {
+    /// The prompts `listed` (as its server's `prompts/list` gave them) of the server mounted as
+    /// `mount`, which `forward` gets them from. One whose name no client could ask for is left
+    /// out, and said in the log.
+    pub(crate) fn new(
+        mount: &Arc<str>,
+        listed: &[Value],
+        completes: bool,
+        forward: Arc<dyn Forward>,
+    ) -> PromptLists {
+        let lists = PromptLists {
+            mount: Arc::clone(mount),
+            completes,
+            forward,
+            now: RwLock::new(Vec::new()),
+        };
+        let _ = lists.set(listed);
+        lists
+    }
+
+    /// Replaces the prompts with what the server lists now: whether they changed.
+    pub(crate) fn set(&self, listed: &[Value]) -> bool {
+        let mount = &*self.mount;
+        let mut now: Vec<Arc<MountedPrompt>> = listed
+            .iter()
+            .filter_map(|prompt| {
+                let made =
+                    MountedPrompt::new(mount, prompt, self.completes, Arc::clone(&self.forward));
+                made.map_err(|reason| {
+                    tracing::warn!(
+                        mount,
+                        prompt = prompt["name"].as_str().unwrap_or_default(),
+                        "a prompt not served, since no client could ask for it by its mounted \
+                         name: {reason}"
+                    );
+                })
+                .ok()
+                .map(Arc::new)
+            })
+            .collect();
+        now.sort_by(|a, b| a.wire.cmp(&b.wire));
+        let mut prompts = self.now.write().unwrap_or_else(|e| e.into_inner());
+        let changed = prompts.len() != now.len()
+            || prompts
+                .iter()
+                .zip(&now)
+                .any(|(was, is)| was.descriptor != is.descriptor);
+        *prompts = now;
+        changed
+    }
+
+    /// The prompts, sorted by name here.
+    pub(crate) fn listed(&self) -> Vec<Arc<MountedPrompt>> {
+        self.now.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The prompt named `wire` here.
+    pub(crate) fn find(&self, wire: &str) -> Option<Arc<MountedPrompt>> {
+        let now = self.now.read().unwrap_or_else(|e| e.into_inner());
+        let i = now.binary_search_by(|p| p.wire.as_str().cmp(wire)).ok()?;
+        Some(Arc::clone(&now[i]))
+    }
+
+    /// Whether its server completes arguments.
+    pub(crate) fn completes(&self) -> bool {
+        self.completes
+    }
+}
+
 /// The resources and resource templates of a mounted server, listed as its server describes
 /// them, under their URIs here.
 pub(crate) struct MountedResources {
@@ -301,15 +382,17 @@ pub(crate) struct Mounts {
     pub(crate) tools: Vec<Tool>,
     /// The tools held back, by wire name, with why.
     pub(crate) held: Vec<(String, String)>,
-    pub(crate) prompts: Vec<MountedPrompt>,
+    /// By server.
+    pub(crate) prompts: Vec<Arc<PromptLists>>,
     /// By server.
     pub(crate) resources: Vec<MountedResources>,
 }
 
 impl Registry {
-    /// The same registry, serving what `mounts` gives too: the tools and prompts, each sorted
-    /// by wire name, the resources, and refusing the held tools (by wire name) with why; a wire
-    /// name taken twice stops it, naming both.
+    /// The same registry, serving what `mounts` gives too: the tools, sorted by wire name,
+    /// the prompts and the resources, and refusing the held tools (by wire name) with why; a
+    /// wire name taken twice stops it, naming both. (A prompt a mounted server lists later
+    /// under a name of the server's own is not served: the server's own answers to it.)
     pub(crate) fn with_mounted(self, mounts: Mounts) -> Result<Registry, RegistryError> {
         let Mounts {
             tools,
@@ -321,25 +404,29 @@ impl Registry {
         all.extend(tools);
         let views: Vec<_> = self.resources.view_registrations().collect();
         let mut registry = Registry::assemble(all, views, Vec::new())?;
-        prompts.sort_by(|a, b| a.wire.cmp(&b.wire));
+        let mut names: Vec<String> = prompts
+            .iter()
+            .flat_map(|lists| lists.listed())
+            .map(|prompt| prompt.wire.clone())
+            .collect();
+        names.sort_unstable();
         let mut conflicts = Vec::new();
-        for pair in prompts.windows(2) {
-            if pair[0].wire == pair[1].wire {
+        for pair in names.windows(2) {
+            if pair[0] == pair[1] {
                 conflicts.push(Conflict::MountedPromptNameTaken {
-                    name: pair[0].wire.clone(),
+                    name: pair[0].clone(),
                 });
             }
         }
-        for prompt in &prompts {
-            if self.prompts.iter().any(|own| own.name == prompt.wire) {
-                conflicts.push(Conflict::MountedPromptNameTaken {
-                    name: prompt.wire.clone(),
-                });
+        for name in &names {
+            if self.prompts.iter().any(|own| own.name == name) {
+                conflicts.push(Conflict::MountedPromptNameTaken { name: name.clone() });
             }
         }
         if !conflicts.is_empty() {
             return Err(RegistryError::new(conflicts));
         }
+        prompts.sort_by(|a, b| a.mount.cmp(&b.mount));
         registry.prompts = self.prompts;
         registry.mounted_prompts = prompts;
         resources.sort_by(|a, b| a.mount.cmp(&b.mount));

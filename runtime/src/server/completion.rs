@@ -33,7 +33,7 @@ pub(super) fn completes(registry: &Registry) -> bool {
             .any(|v| v.complete.is_some())
     });
     #[cfg(feature = "gateway")]
-    let prompts = prompts || registry.mounted_prompts().iter().any(|p| p.completes);
+    let prompts = prompts || registry.completes_mounted_prompts();
     #[cfg(feature = "gateway")]
     let templates = templates || registry.mounted_resources().iter().any(|r| r.completes);
     prompts || templates
@@ -60,7 +60,7 @@ pub(super) fn forwarded(
                 .mounted_prompt(name)
                 .filter(|_| !live.disabled().prompts.contains(name))?;
             asked["ref"]["name"] = json!(prompt.name);
-            (prompt.completes, &prompt.forward)
+            (prompt.completes, Arc::clone(&prompt.forward))
         }
         "ref/resource" => {
             let uri = reference.get("uri").and_then(Value::as_str)?;
@@ -69,7 +69,7 @@ pub(super) fn forwarded(
             }
             let (mounted, upstream) = registry.mounted_resource(uri)?;
             asked["ref"]["uri"] = json!(upstream);
-            (mounted.completes, &mounted.forward)
+            (mounted.completes, Arc::clone(&mounted.forward))
         }
         _ => return None,
     };

@@ -110,7 +110,7 @@ fn list(
 enum Named<'a> {
     Own(&'a PromptRegistration),
     #[cfg(feature = "gateway")]
-    Mounted(&'a MountedPrompt),
+    Mounted(Arc<MountedPrompt>),
 }
 
 impl Named<'_> {
@@ -148,7 +148,7 @@ fn request<'a>(
         let known: Vec<String> = registry
             .prompt_names()
             .into_iter()
-            .filter(|name| !disabled.contains(*name))
+            .filter(|name| !disabled.contains(name))
             .map(|name| format!("`{name}`"))
             .collect();
         return Err(format!(

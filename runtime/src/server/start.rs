@@ -208,11 +208,7 @@ fn served(registry: &Registry) -> Disabled {
             .iter()
             .map(|t| t.wire_name().to_owned())
             .collect(),
-        prompts: registry
-            .prompt_names()
-            .into_iter()
-            .map(str::to_owned)
-            .collect(),
+        prompts: registry.prompt_names().into_iter().collect(),
         resources: resources
             .fixed()
             .iter()
