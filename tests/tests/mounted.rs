@@ -54,6 +54,13 @@ fn say(ctx: Context, words: String) -> String {
     "said".to_owned()
 }
 
+/// Logs `words` for debugging.
+#[mcp_tool]
+fn whisper(ctx: Context, words: String) -> String {
+    ctx.log(LogLevel::Debug, &words);
+    "whispered".to_owned()
+}
+
 /// The count so far.
 #[mcp_resource(uri = "counter://value", changes)]
 fn value() -> String {
@@ -399,6 +406,47 @@ async fn a_calls_log_messages_reach_its_client(versions: Versions) {
         (&logged[0]["params"]["level"], &logged[0]["params"]["data"]),
         (&json!("warning"), &json!("mind the gap"))
     );
+}
+
+/// A message below the server's default level (`info`) reaches a client that asked for it
+/// through the gateway, and not one that did not.
+async fn a_calls_debug_messages_reach_a_client_that_asked_for_them(versions: Versions) {
+    let (url, _handle, _stop) = upstream().await;
+    let quiet = gateway(&url, versions).await;
+    let listening = gateway(&url, versions).await;
+    listening
+        .request("logging/setLevel", json!({"level": "debug"}))
+        .await
+        .unwrap();
+    let whispered = |client: TestClient| async move {
+        let _ = client.sent();
+        let answer = client
+            .call("up__whisper", json!({"words": "a cache miss"}))
+            .await
+            .unwrap();
+        assert_eq!(answer.text(), "whispered");
+        client
+            .sent()
+            .into_iter()
+            .filter(|m| m["method"] == "notifications/message")
+            .map(|m| (m["params"]["level"].clone(), m["params"]["data"].clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        whispered(listening).await,
+        [(json!("debug"), json!("a cache miss"))]
+    );
+    assert_eq!(whispered(quiet).await, []);
+}
+
+#[tokio::test]
+async fn a_calls_debug_messages_in_the_handshake_era_reach_a_client_that_asked() {
+    a_calls_debug_messages_reach_a_client_that_asked_for_them(Versions::Handshake).await;
+}
+
+#[tokio::test]
+async fn a_calls_debug_messages_in_2026_07_28_reach_a_client_that_asked() {
+    a_calls_debug_messages_reach_a_client_that_asked_for_them(Versions::Stateless).await;
 }
 
 #[tokio::test]

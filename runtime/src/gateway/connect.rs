@@ -5,7 +5,9 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::Upstream;
+use crate::LogLevel;
 use crate::client::{Client, Error, RpcError};
+use crate::protocol::STATELESS_VERSIONS;
 use crate::protocol::jsonrpc::INTERNAL_ERROR;
 
 /// What a mounted server told that its watch acts on.
@@ -41,6 +43,7 @@ pub(super) async fn connect(
         .versions(upstream.versions)
         .on_sampling(unrelated(name, "sampling/createMessage"))
         .on_elicitation(unrelated(name, "elicitation/create"));
+    let serving = changes.is_some();
     if let Some(changes) = changes {
         let mount = name.to_owned();
         builder = builder.on_notification(move |notification| {
@@ -75,6 +78,9 @@ pub(super) async fn connect(
         });
     }
     let client = builder.connect(upstream.endpoint.clone()).await?;
+    if serving {
+        every_level(name, &client).await;
+    }
     let listed = client.list_tools().await?;
     let names: Vec<&str> = listed.iter().map(|tool| tool.name()).collect();
     for unknown in upstream.unknown(&names) {
@@ -86,6 +92,25 @@ pub(super) async fn connect(
     }
     let served = served(upstream, listed);
     Ok((client, served))
+}
+
+/// Asks a handshake-era server that logs (its `logging` capability) for its messages of every
+/// level: its level is one for all the gateway's clients, so the gateway passes each message of
+/// a call on at the level the call's client asked for, and logs the others at theirs. (A
+/// 2026-07-28 server is told each call's client's level with the call.)
+async fn every_level(name: &str, client: &Client) {
+    if STATELESS_VERSIONS.contains(&client.protocol_version())
+        || client.capabilities().get("logging").is_none()
+    {
+        return;
+    }
+    if let Err(error) = client.set_log_level(LogLevel::Debug).await {
+        tracing::warn!(
+            mount = name,
+            %error,
+            "its log level could not be set: its calls' messages are those its own level lets through"
+        );
+    }
 }
 
 /// A log message (`notifications/message`) of the server mounted as `mount`, in the gateway's
