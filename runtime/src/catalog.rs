@@ -271,6 +271,8 @@ pub(crate) enum Ranking {
     #[cfg(feature = "semantic")]
     Semantic {
         embedder: Arc<crate::search::Embedder>,
+        /// Where the tools' vectors are kept between starts.
+        cache: Option<crate::search::VectorCache>,
         wait: bool,
     },
 }
@@ -289,9 +291,11 @@ impl Progressive {
         let index = match ranking {
             Ranking::Lexical => SearchIndex::from_described(searched_tools),
             #[cfg(feature = "semantic")]
-            Ranking::Semantic { embedder, wait } => {
-                SearchIndex::from_described_embedded(searched_tools, embedder, wait)
-            }
+            Ranking::Semantic {
+                embedder,
+                cache,
+                wait,
+            } => SearchIndex::from_described_embedded(searched_tools, embedder, cache, wait),
         };
         Progressive {
             registry,

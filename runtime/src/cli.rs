@@ -189,6 +189,11 @@ pub struct ServerArgs {
     #[arg(long, value_name = "DIR", env = "TOOLWRIGHT_EMBEDDING_MODEL")]
     pub embedding_model: Option<PathBuf>,
 
+    /// Keep the tools' vectors in DIR between starts, so that a tool the model embedded before
+    /// is not embedded again (with --embedding-model).
+    #[arg(long, value_name = "DIR", env = "TOOLWRIGHT_EMBEDDING_CACHE")]
+    pub embedding_cache: Option<PathBuf>,
+
     /// How the server checks OAuth access tokens over HTTP.
     #[command(flatten)]
     pub oauth: OAuthArgs,
@@ -469,6 +474,14 @@ impl Server {
                 Ok(embedder) => self = embedder(self),
                 Err(code) => return code,
             }
+            #[cfg(feature = "semantic")]
+            if let Some(cache) = args
+                .embedding_cache
+                .as_ref()
+                .filter(|d| !d.as_os_str().is_empty())
+            {
+                self = self.embedding_cache(crate::search::VectorCache::new(cache));
+            }
         }
         if args.serves() {
             let Some(addr) = &args.http else {
@@ -505,8 +518,9 @@ impl Server {
         if let Some(query) = &args.search {
             #[cfg(feature = "semantic")]
             let ranking = match self.embedder_given() {
-                Some(embedder) => Ranking::Semantic {
+                Some((embedder, cache)) => Ranking::Semantic {
                     embedder,
+                    cache,
                     wait: true,
                 },
                 None => Ranking::Lexical,

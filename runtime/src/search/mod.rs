@@ -13,10 +13,14 @@ use crate::manifest::Manifest;
 #[cfg(feature = "semantic")]
 mod bert;
 #[cfg(feature = "semantic")]
+mod cache;
+#[cfg(feature = "semantic")]
 mod semantic;
 mod text;
 mod weights;
 
+#[cfg(feature = "semantic")]
+pub use cache::VectorCache;
 #[cfg(feature = "semantic")]
 pub use semantic::{Embedder, EmbedderError};
 
@@ -302,31 +306,43 @@ impl SearchIndex {
         tools: &[Value],
         embedder: std::sync::Arc<Embedder>,
     ) -> Result<SearchIndex, EmbedderError> {
+        SearchIndex::with_embedder_cached(tools, embedder, None)
+    }
+
+    /// [`SearchIndex::with_embedder`], embedding only the tools whose vectors `cache` does not
+    /// have (by their text and the model), and keeping the new ones there.
+    #[cfg(feature = "semantic")]
+    pub fn with_embedder_cached(
+        tools: &[Value],
+        embedder: std::sync::Arc<Embedder>,
+        cache: Option<&VectorCache>,
+    ) -> Result<SearchIndex, EmbedderError> {
         let mut index = SearchIndex::new(tools);
         let texts: Vec<String> = tools.iter().map(text::prose).collect();
-        index.semantic = Some(semantic::Semantic::now(embedder, &texts)?);
+        index.semantic = Some(semantic::Semantic::now(embedder, &texts, cache)?);
         Ok(index)
     }
 
-    /// Indexes these tools as [`SearchIndex::from_described`] does, and embeds them: now when
-    /// `wait`, else on a thread of its own, the ranking lexical until they are. A model that
-    /// fails leaves the ranking lexical, and says so in the log.
+    /// Indexes these tools as [`SearchIndex::from_described`] does, and embeds what `cache`
+    /// does not have of them: now when `wait`, else on a thread of its own, the ranking lexical
+    /// until they are. A model that fails leaves the ranking lexical, and says so in the log.
     #[cfg(feature = "semantic")]
     pub(crate) fn from_described_embedded<'a>(
         tools: impl Iterator<Item = Described<'a>> + Clone,
         embedder: std::sync::Arc<Embedder>,
+        cache: Option<VectorCache>,
         wait: bool,
     ) -> SearchIndex {
         let mut index = SearchIndex::from_described(tools.clone());
         let texts: Vec<String> = tools.map(|tool| text::prose(&tool.descriptor())).collect();
         index.semantic = if wait {
-            semantic::Semantic::now(embedder, &texts)
+            semantic::Semantic::now(embedder, &texts, cache.as_ref())
                 .inspect_err(|err| {
                     tracing::warn!("tools not embedded, search stays lexical: {err}")
                 })
                 .ok()
         } else {
-            Some(semantic::Semantic::in_background(embedder, texts))
+            Some(semantic::Semantic::in_background(embedder, texts, cache))
         };
         index
     }

@@ -6,9 +6,11 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use candle_core::{DType, Device, Tensor};
+use sha2::{Digest, Sha256};
 use tokenizers::{PaddingParams, Tokenizer, TruncationParams};
 
 use super::bert::{Config, Encoder};
+use super::cache::{TextKey, VectorCache, text_key};
 
 /// The most word pieces of a text the model reads: what all-MiniLM-L6-v2 was trained on; a
 /// tool's description is cut there.
@@ -47,8 +49,10 @@ const BATCH_TOKENS: usize = 512;
 pub struct Embedder {
     encoder: Encoder,
     tokenizer: Tokenizer,
-    /// The model's shape, for its `Debug`.
+    /// The model's shape: the length of its vectors, and for its `Debug`.
     config: Config,
+    /// The SHA-256 of its three files, in hex: what names its vectors in a [`VectorCache`].
+    fingerprint: String,
 }
 
 /// Why a model could not be loaded or run.
@@ -79,6 +83,7 @@ impl Embedder {
         weights: &[u8],
         tokenizer: &[u8],
     ) -> Result<Embedder, EmbedderError> {
+        let fingerprint = fingerprint(config, weights, tokenizer);
         let config: Config = serde_json::from_slice(config).map_err(|err| {
             EmbedderError(format!("`config.json` is not a BERT configuration: {err}"))
         })?;
@@ -101,7 +106,13 @@ impl Embedder {
             encoder,
             tokenizer,
             config,
+            fingerprint,
         })
+    }
+
+    /// How many numbers its vectors have.
+    pub(super) fn dimension(&self) -> usize {
+        self.config.hidden_size
     }
 
     /// The vector of one text: the mean of its word pieces' states, of length 1.
@@ -176,6 +187,16 @@ impl Embedder {
     }
 }
 
+/// The SHA-256 of a model's three files, each after its length, in hex.
+fn fingerprint(config: &[u8], weights: &[u8], tokenizer: &[u8]) -> String {
+    let mut hasher = Sha256::new();
+    for file in [config, weights, tokenizer] {
+        hasher.update((file.len() as u64).to_le_bytes());
+        hasher.update(file);
+    }
+    format!("{:x}", hasher.finalize())
+}
+
 impl std::fmt::Debug for Embedder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Embedder")
@@ -195,21 +216,27 @@ pub(super) struct Semantic {
 }
 
 impl Semantic {
-    /// Embeds `texts` (a tool's each), now.
+    /// Embeds `texts` (a tool's each), now, taking what `cache` has.
     pub(super) fn now(
         embedder: Arc<Embedder>,
         texts: &[String],
+        cache: Option<&VectorCache>,
     ) -> Result<Semantic, EmbedderError> {
         let semantic = Semantic {
             embedder,
             vectors: Arc::default(),
         };
-        semantic.fill(texts)?;
+        semantic.fill(texts, cache)?;
         Ok(semantic)
     }
 
-    /// Embeds `texts` on a thread of its own; the lexical ranking answers until it is done.
-    pub(super) fn in_background(embedder: Arc<Embedder>, texts: Vec<String>) -> Semantic {
+    /// Embeds `texts` on a thread of its own, taking what `cache` has; the lexical ranking
+    /// answers until it is done.
+    pub(super) fn in_background(
+        embedder: Arc<Embedder>,
+        texts: Vec<String>,
+        cache: Option<VectorCache>,
+    ) -> Semantic {
         let semantic = Semantic {
             embedder,
             vectors: Arc::default(),
@@ -217,9 +244,10 @@ impl Semantic {
         let filling = semantic.clone();
         std::thread::spawn(move || {
             let started = std::time::Instant::now();
-            match filling.fill(&texts) {
-                Ok(()) => tracing::info!(
+            match filling.fill(&texts, cache.as_ref()) {
+                Ok(embedded) => tracing::info!(
                     tools = texts.len(),
+                    embedded,
                     took = ?started.elapsed(),
                     "tools embedded: search_tools ranks by meaning too"
                 ),
@@ -229,20 +257,56 @@ impl Semantic {
         semantic
     }
 
-    fn fill(&self, texts: &[String]) -> Result<(), EmbedderError> {
-        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-        match self.embedder.embed_all(&texts) {
-            Ok(vectors) => {
-                let _ = self
-                    .vectors
-                    .set(Ok(vectors.into_iter().flatten().collect()));
-                Ok(())
-            }
+    /// Embeds what `cache` does not have of `texts`, and keeps it there: how many were
+    /// embedded.
+    fn fill(&self, texts: &[String], cache: Option<&VectorCache>) -> Result<usize, EmbedderError> {
+        let embedder = &self.embedder;
+        let (model, dimension) = (&embedder.fingerprint, embedder.dimension());
+        let keys: Vec<TextKey> = texts.iter().map(|text| text_key(text)).collect();
+        let mut known = cache
+            .map(|cache| cache.load(model, dimension))
+            .unwrap_or_default();
+        let mut missing: Vec<usize> = (0..texts.len())
+            .filter(|&i| !known.contains_key(&keys[i]))
+            .collect();
+        // A text twice in the catalog is embedded once.
+        missing.sort_by_key(|&i| keys[i]);
+        missing.dedup_by_key(|&mut i| keys[i]);
+        let asked: Vec<&str> = missing.iter().map(|&i| texts[i].as_str()).collect();
+        let made = match embedder.embed_all(&asked) {
+            Ok(made) => made,
             Err(err) => {
                 let _ = self.vectors.set(Err(err.to_string()));
-                Err(err)
+                return Err(err);
+            }
+        };
+        for (&i, vector) in missing.iter().zip(made) {
+            known.insert(keys[i], vector);
+        }
+        if let Some(cache) = cache {
+            tracing::info!(
+                tools = texts.len(),
+                embedded = missing.len(),
+                dir = %cache.dir().display(),
+                "the tools' vectors: those embedded before taken from the cache, the others embedded"
+            );
+            if !missing.is_empty()
+                && let Err(err) = cache.store(model, dimension, &known)
+            {
+                tracing::warn!(
+                    dir = %cache.dir().display(),
+                    %err,
+                    "the tools' vectors could not be kept: they are embedded again at the next \
+                     start"
+                );
             }
         }
+        let vectors = keys
+            .iter()
+            .flat_map(|key| known[key].iter().copied())
+            .collect();
+        let _ = self.vectors.set(Ok(vectors));
+        Ok(missing.len())
     }
 
     /// Each tool's cosine similarity with `query`, or why there are none: the tools are not
@@ -269,7 +333,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::search::{Fusion, Matched, SearchIndex};
+    use crate::search::{Fusion, Matched, SearchIndex, VectorCache};
 
     /// The folder of the model the tests run, from `TOOLWRIGHT_EMBEDDING_MODEL` (all-MiniLM-L6-v2's
     /// `config.json`, `model.safetensors` and `tokenizer.json`; `.ci/run` fetches it).
@@ -490,6 +554,65 @@ mod tests {
             "{by_words:?}"
         );
         assert_eq!(Fusion::default().margin, 0.1);
+    }
+
+    /// A folder of its own for the test `name`, empty.
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("toolwright-semantic-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    #[test]
+    #[ignore = "needs the embedding model in TOOLWRIGHT_EMBEDDING_MODEL"]
+    fn a_start_with_the_vector_cache_embeds_only_what_changed_and_ranks_alike() {
+        let dir = scratch("cache");
+        let cache = VectorCache::new(&dir);
+        let mut tools = shop_tools();
+        let texts = |tools: &[serde_json::Value]| -> Vec<String> {
+            tools.iter().map(crate::search::text::prose).collect()
+        };
+        let started = || Semantic {
+            embedder: embedder(),
+            vectors: Arc::default(),
+        };
+        let first = started();
+        assert_eq!(first.fill(&texts(&tools), Some(&cache)).unwrap(), 6);
+        // Started again: every vector is the cache's, the very numbers embedded before.
+        let again = started();
+        assert_eq!(again.fill(&texts(&tools), Some(&cache)).unwrap(), 0);
+        assert_eq!(
+            again.vectors.get().unwrap().as_ref().unwrap(),
+            first.vectors.get().unwrap().as_ref().unwrap()
+        );
+        // A description changed: that tool alone is embedded.
+        tools[2]["description"] = json!("Rain, sun and wind of the coming week.");
+        assert_eq!(started().fill(&texts(&tools), Some(&cache)).unwrap(), 1);
+        // The ranking is the one of embedding them all.
+        let cached = SearchIndex::with_embedder_cached(&tools, embedder(), Some(&cache)).unwrap();
+        let fresh = SearchIndex::with_embedder(&tools, embedder()).unwrap();
+        for query in [
+            "give the money back",
+            "will it rain on Saturday",
+            "invoices",
+        ] {
+            assert_eq!(
+                ranked(&cached, &tools, query),
+                ranked(&fresh, &tools, query),
+                "{query}"
+            );
+        }
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_models_fingerprint_is_of_its_three_files_each_in_its_place() {
+        let print = fingerprint(b"config", b"weights", b"tokenizer");
+        assert_eq!(print.len(), 64);
+        assert_ne!(print, fingerprint(b"configw", b"eights", b"tokenizer"));
+        assert_ne!(print, fingerprint(b"config", b"weights", b"tokenizer2"));
+        assert_eq!(print, fingerprint(b"config", b"weights", b"tokenizer"));
     }
 
     #[test]

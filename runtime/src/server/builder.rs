@@ -61,6 +61,9 @@ pub struct Server {
     /// The model the progressive catalog ranks by meaning with, too.
     #[cfg(feature = "semantic")]
     pub(super) embedder: Option<Arc<crate::search::Embedder>>,
+    /// Where the tools' vectors are kept between starts.
+    #[cfg(feature = "semantic")]
+    pub(super) embedding_cache: Option<crate::search::VectorCache>,
     /// The application state given, and the state to build at start.
     pub(super) states: States,
     pub(super) pending: Vec<PendingState>,
@@ -114,6 +117,8 @@ impl Server {
             cache_ttl: DEFAULT_CACHE_TTL,
             #[cfg(feature = "semantic")]
             embedder: None,
+            #[cfg(feature = "semantic")]
+            embedding_cache: None,
             states: States::default(),
             pending: Vec::new(),
             handle: ServerHandle::default(),

@@ -82,6 +82,9 @@ pub(crate) struct ServerConfig {
     /// The model the progressive catalog ranks by meaning with, too.
     #[cfg(feature = "semantic")]
     pub(crate) embedder: Option<Arc<crate::search::Embedder>>,
+    /// Where the tools' vectors are kept between starts.
+    #[cfg(feature = "semantic")]
+    pub(crate) embedding_cache: Option<crate::search::VectorCache>,
     /// The layers every call passes through.
     pub(crate) layers: Layers,
     /// How tasks are kept.
@@ -105,6 +108,8 @@ impl Dispatcher {
             state_key,
             #[cfg(feature = "semantic")]
             embedder,
+            #[cfg(feature = "semantic")]
+            embedding_cache,
             layers,
             tasks,
         } = config;
@@ -137,6 +142,7 @@ impl Dispatcher {
         let ranking = match embedder {
             Some(embedder) => Ranking::Semantic {
                 embedder,
+                cache: embedding_cache,
                 wait: false,
             },
             None => Ranking::Lexical,
@@ -693,6 +699,8 @@ mod tests {
                 state_key: RequestStateKey::random(),
                 #[cfg(feature = "semantic")]
                 embedder: None,
+                #[cfg(feature = "semantic")]
+                embedding_cache: None,
                 layers: Layers::default(),
                 tasks: TaskConfig::new(),
             },

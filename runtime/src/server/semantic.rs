@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use super::builder::Server;
-use crate::search::Embedder;
+use crate::search::{Embedder, VectorCache};
 
 impl Server {
     /// Ranks the progressive catalog's tools by meaning too (`search_tools`, and `--search`):
@@ -18,9 +18,19 @@ impl Server {
         self
     }
 
-    /// The model search ranks by meaning with, if any.
+    /// Keeps the tools' vectors in `cache` between starts: a tool whose text the model
+    /// embedded before (this server's, or another's sharing the folder) is not embedded again.
+    /// `--embedding-cache DIR` on the command line.
+    #[must_use]
+    pub fn embedding_cache(mut self, cache: VectorCache) -> Server {
+        self.embedding_cache = Some(cache);
+        self
+    }
+
+    /// The model search ranks by meaning with, if any, and where its vectors are kept.
     #[cfg(feature = "cli")]
-    pub(crate) fn embedder_given(&self) -> Option<Arc<Embedder>> {
-        self.embedder.clone()
+    pub(crate) fn embedder_given(&self) -> Option<(Arc<Embedder>, Option<VectorCache>)> {
+        let embedder = self.embedder.clone()?;
+        Some((embedder, self.embedding_cache.clone()))
     }
 }

@@ -187,6 +187,8 @@ impl Server {
                 .map_or_else(RequestStateKey::random, RequestStateKey::from_secret),
             #[cfg(feature = "semantic")]
             embedder: self.embedder,
+            #[cfg(feature = "semantic")]
+            embedding_cache: self.embedding_cache,
             layers: self.layers,
             tasks: self.tasks,
         };
