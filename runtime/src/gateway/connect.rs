@@ -5,10 +5,9 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::Upstream;
-use crate::LogLevel;
 use crate::client::{Client, Error, RpcError};
-use crate::protocol::STATELESS_VERSIONS;
 use crate::protocol::jsonrpc::INTERNAL_ERROR;
+use crate::protocol::{LogLevel, STATELESS_VERSIONS};
 
 /// What a mounted server told that its watch acts on.
 pub(crate) enum Heard {
