@@ -2,6 +2,7 @@
 //! (a BERT encoder, such as all-MiniLM-L6-v2) run in-process with candle, whose cosine
 //! similarity is fused with the lexical score. The `semantic` feature.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
@@ -197,6 +198,36 @@ fn fingerprint(config: &[u8], weights: &[u8], tokenizer: &[u8]) -> String {
     format!("{:x}", hasher.finalize())
 }
 
+/// The vectors a cache has of a catalog's texts, and which texts it lacks.
+struct Known {
+    /// Each text's key, in the catalog's order.
+    keys: Vec<TextKey>,
+    /// The vectors known, by key: the cache's, of these texts and others.
+    vectors: HashMap<TextKey, Vec<f32>>,
+    /// The texts to embed, by their place: each text once, however often the catalog has it.
+    missing: Vec<usize>,
+}
+
+impl Known {
+    /// What `cache` has of `texts`, for the model of `embedder`.
+    fn read(embedder: &Embedder, texts: &[String], cache: Option<&VectorCache>) -> Known {
+        let keys: Vec<TextKey> = texts.iter().map(|text| text_key(text)).collect();
+        let vectors = cache
+            .map(|cache| cache.load(&embedder.fingerprint, embedder.dimension()))
+            .unwrap_or_default();
+        let mut missing: Vec<usize> = (0..texts.len())
+            .filter(|&i| !vectors.contains_key(&keys[i]))
+            .collect();
+        missing.sort_by_key(|&i| keys[i]);
+        missing.dedup_by_key(|&mut i| keys[i]);
+        Known {
+            keys,
+            vectors,
+            missing,
+        }
+    }
+}
+
 impl std::fmt::Debug for Embedder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Embedder")
@@ -231,7 +262,8 @@ impl Semantic {
     }
 
     /// Embeds `texts` on a thread of its own, taking what `cache` has; the lexical ranking
-    /// answers until it is done.
+    /// answers until it is done. When the cache has every text's vector, they are read now, and
+    /// the first query is ranked by meaning.
     pub(super) fn in_background(
         embedder: Arc<Embedder>,
         texts: Vec<String>,
@@ -241,10 +273,15 @@ impl Semantic {
             embedder,
             vectors: Arc::default(),
         };
+        let known = Known::read(&semantic.embedder, &texts, cache.as_ref());
+        if known.missing.is_empty() {
+            let _ = semantic.complete(known, &texts, cache.as_ref());
+            return semantic;
+        }
         let filling = semantic.clone();
         std::thread::spawn(move || {
             let started = std::time::Instant::now();
-            match filling.fill(&texts, cache.as_ref()) {
+            match filling.complete(known, &texts, cache.as_ref()) {
                 Ok(embedded) => tracing::info!(
                     tools = texts.len(),
                     embedded,
@@ -260,19 +297,20 @@ impl Semantic {
     /// Embeds what `cache` does not have of `texts`, and keeps it there: how many were
     /// embedded.
     fn fill(&self, texts: &[String], cache: Option<&VectorCache>) -> Result<usize, EmbedderError> {
+        let known = Known::read(&self.embedder, texts, cache);
+        self.complete(known, texts, cache)
+    }
+
+    /// Embeds the texts `known` lacks, keeps them in `cache`, and sets every text's vector:
+    /// how many were embedded.
+    fn complete(
+        &self,
+        mut known: Known,
+        texts: &[String],
+        cache: Option<&VectorCache>,
+    ) -> Result<usize, EmbedderError> {
         let embedder = &self.embedder;
-        let (model, dimension) = (&embedder.fingerprint, embedder.dimension());
-        let keys: Vec<TextKey> = texts.iter().map(|text| text_key(text)).collect();
-        let mut known = cache
-            .map(|cache| cache.load(model, dimension))
-            .unwrap_or_default();
-        let mut missing: Vec<usize> = (0..texts.len())
-            .filter(|&i| !known.contains_key(&keys[i]))
-            .collect();
-        // A text twice in the catalog is embedded once.
-        missing.sort_by_key(|&i| keys[i]);
-        missing.dedup_by_key(|&mut i| keys[i]);
-        let asked: Vec<&str> = missing.iter().map(|&i| texts[i].as_str()).collect();
+        let asked: Vec<&str> = known.missing.iter().map(|&i| texts[i].as_str()).collect();
         let made = match embedder.embed_all(&asked) {
             Ok(made) => made,
             Err(err) => {
@@ -280,18 +318,20 @@ impl Semantic {
                 return Err(err);
             }
         };
-        for (&i, vector) in missing.iter().zip(made) {
-            known.insert(keys[i], vector);
+        for (&i, vector) in known.missing.iter().zip(made) {
+            known.vectors.insert(known.keys[i], vector);
         }
+        let embedded = known.missing.len();
         if let Some(cache) = cache {
             tracing::info!(
                 tools = texts.len(),
-                embedded = missing.len(),
+                embedded,
                 dir = %cache.dir().display(),
                 "the tools' vectors: those embedded before taken from the cache, the others embedded"
             );
-            if !missing.is_empty()
-                && let Err(err) = cache.store(model, dimension, &known)
+            let (model, dimension) = (&embedder.fingerprint, embedder.dimension());
+            if embedded > 0
+                && let Err(err) = cache.store(model, dimension, &known.vectors)
             {
                 tracing::warn!(
                     dir = %cache.dir().display(),
@@ -301,12 +341,13 @@ impl Semantic {
                 );
             }
         }
-        let vectors = keys
+        let vectors = known
+            .keys
             .iter()
-            .flat_map(|key| known[key].iter().copied())
+            .flat_map(|key| known.vectors[key].iter().copied())
             .collect();
         let _ = self.vectors.set(Ok(vectors));
-        Ok(missing.len())
+        Ok(embedded)
     }
 
     /// Each tool's cosine similarity with `query`, or why there are none: the tools are not
@@ -585,6 +626,12 @@ mod tests {
         assert_eq!(
             again.vectors.get().unwrap().as_ref().unwrap(),
             first.vectors.get().unwrap().as_ref().unwrap()
+        );
+        // Served, with every vector in the cache: read before the first query, no thread.
+        let warm = Semantic::in_background(embedder(), texts(&tools), Some(cache.clone()));
+        assert!(
+            warm.vectors.get().is_some_and(Result::is_ok),
+            "ranked by meaning at once"
         );
         // A description changed: that tool alone is embedded.
         tools[2]["description"] = json!("Rain, sun and wind of the coming week.");
