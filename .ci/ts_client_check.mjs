@@ -459,8 +459,22 @@ async function gatewaySuite(sdk, client) {
       { name: "everything__trigger-long-running-operation", arguments: { duration: 1, steps: 3 } },
       { onprogress: (progress) => steps.push(progress.progress) },
     );
-    expect(!result.isError && JSON.stringify(steps) === "[1,2,3]", "steps 1, 2, 3", { steps, result });
-    return `steps ${steps.join(", ")}`;
+    // Both SDKs hand a progress notification to its callback a microtask late but settle the
+    // answer at once, so a last step read in the same chunk as the answer finds its callback
+    // gone and is reported to onerror as "for an unknown token" (typescript-sdk#2580, open).
+    // The upstream writes its last step and its answer back to back, so on a loaded machine
+    // both can reach this client together. That one loss, of the last step, is the client's,
+    // and is told apart; any other is a failure.
+    await new Promise((resolve) => setImmediate(resolve));
+    const late = warnings.findIndex((w, i) => i >= shownWarnings &&
+      /^client\.onerror: Received a progress notification for an unknown token: .*"progress":3[,}]/.test(w));
+    const lastLate = late >= 0 && JSON.stringify(steps) === "[1,2]";
+    if (lastLate) warnings.splice(late, 1);
+    expect(!result.isError && (JSON.stringify(steps) === "[1,2,3]" || lastLate),
+      "steps 1, 2, 3", { steps, result });
+    return lastLate
+      ? "steps 1, 2; step 3 came with the answer and the client dropped it (typescript-sdk#2580)"
+      : `steps ${steps.join(", ")}`;
   });
   await check("a mounted server's sampling request answered by this client's handler", async () => {
     const result = await sdk.callTool(client, {
