@@ -131,13 +131,24 @@ async fn until_listed(client: &TestClient, name: &str, listed: bool) {
     .await;
 }
 
-/// How many `notifications/tools/list_changed` the gateway sent its client since last asked.
-fn list_changes(client: &TestClient) -> usize {
+/// How many `notification`s the gateway sent its client since last asked.
+fn told(client: &TestClient, notification: &str) -> usize {
     client
         .sent()
         .iter()
-        .filter(|message: &&Value| message["method"] == "notifications/tools/list_changed")
+        .filter(|message: &&Value| message["method"] == notification)
         .count()
+}
+
+/// The `field` of each of the `list` the gateway's `method` (`prompts/list`, ...) answers now.
+async fn listed(client: &TestClient, method: &str, list: &str, field: &str) -> Vec<String> {
+    let listed = client.request(method, json!({})).await.unwrap();
+    listed[list]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| item[field].as_str().unwrap().to_owned())
+        .collect()
 }
 
 async fn a_tool_taken_away_is_held_back_until_it_is_back(versions: Versions) {
@@ -159,7 +170,11 @@ async fn a_tool_taken_away_is_held_back_until_it_is_back(versions: Versions) {
          its server lists it as it was approved; a change a person approves in the gateway's \
          lock (`toolwright-gateway --approve`) is served from the gateway's next start."
     );
-    assert_eq!(list_changes(&client), 1, "the gateway's client is told");
+    assert_eq!(
+        told(&client, "notifications/tools/list_changed"),
+        1,
+        "the gateway's client is told"
+    );
 
     handle.enable_tool("add").unwrap();
     until_listed(&client, "up__add", true).await;
@@ -169,7 +184,7 @@ async fn a_tool_taken_away_is_held_back_until_it_is_back(versions: Versions) {
         .unwrap();
     assert_eq!(added.text(), "3");
     assert_eq!(
-        list_changes(&client),
+        told(&client, "notifications/tools/list_changed"),
         1,
         "the gateway's client is told again"
     );
@@ -281,16 +296,8 @@ async fn a_call_given_up_in_2026_07_28_is_cancelled_on_its_server() {
 async fn a_resource_taken_away_is_listed_no_more_and_the_clients_told(versions: Versions) {
     let (url, handle, _stop) = upstream().await;
     let client = gateway(&url, versions).await;
-    let listed = || async {
-        let listed = client.request("resources/list", json!({})).await.unwrap();
-        listed["resources"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["uri"].as_str().unwrap().to_owned())
-            .collect::<Vec<_>>()
-    };
-    assert_eq!(listed().await, ["counter://up/value"]);
+    let uris = async || listed(&client, "resources/list", "resources", "uri").await;
+    assert_eq!(uris().await, ["counter://up/value"]);
     let _ = client.sent();
 
     handle.disable_resource("counter://value").unwrap();
@@ -298,21 +305,17 @@ async fn a_resource_taken_away_is_listed_no_more_and_the_clients_told(versions: 
     within_ten_seconds(
         "the resource disabled was still listed",
         every,
-        async || listed().await.is_empty(),
+        async || uris().await.is_empty(),
     )
     .await;
-    let told = client
-        .sent()
-        .iter()
-        .filter(|m| m["method"] == "notifications/resources/list_changed")
-        .count();
+    let told = told(&client, "notifications/resources/list_changed");
     assert!(told >= 1, "the gateway's client is told the list changed");
 
     handle.enable_resource("counter://value").unwrap();
     within_ten_seconds(
         "the resource enabled was not listed again",
         every,
-        async || !listed().await.is_empty(),
+        async || !uris().await.is_empty(),
     )
     .await;
 }
@@ -330,29 +333,17 @@ async fn a_resource_taken_away_in_2026_07_28_is_listed_no_more() {
 async fn a_prompt_taken_away_is_listed_no_more_and_the_clients_told(versions: Versions) {
     let (url, handle, _stop) = upstream().await;
     let client = gateway(&url, versions).await;
-    let listed = || async {
-        let listed = client.request("prompts/list", json!({})).await.unwrap();
-        listed["prompts"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| p["name"].as_str().unwrap().to_owned())
-            .collect::<Vec<_>>()
-    };
-    assert_eq!(listed().await, ["up__greeting"]);
+    let names = async || listed(&client, "prompts/list", "prompts", "name").await;
+    assert_eq!(names().await, ["up__greeting"]);
     let _ = client.sent();
 
     handle.disable_prompt("greeting").unwrap();
     let every = Duration::from_millis(50);
     within_ten_seconds("the prompt disabled was still listed", every, async || {
-        listed().await.is_empty()
+        names().await.is_empty()
     })
     .await;
-    let told = client
-        .sent()
-        .iter()
-        .filter(|m| m["method"] == "notifications/prompts/list_changed")
-        .count();
+    let told = told(&client, "notifications/prompts/list_changed");
     assert!(told >= 1, "the gateway's client is told the list changed");
     let gone = client
         .request("prompts/get", json!({"name": "up__greeting"}))
@@ -367,7 +358,7 @@ async fn a_prompt_taken_away_is_listed_no_more_and_the_clients_told(versions: Ve
     within_ten_seconds(
         "the prompt enabled was not listed again",
         every,
-        async || !listed().await.is_empty(),
+        async || !names().await.is_empty(),
     )
     .await;
     let got = client

@@ -404,7 +404,6 @@ impl Registry {
         listed.extend(
             mounted
                 .iter()
-                .filter(|p| self.prompt(&p.wire).is_none())
                 .map(|p| (p.wire.as_str(), p.descriptor.clone())),
         );
         listed.retain(|(name, _)| !disabled.contains(*name));
@@ -415,10 +414,21 @@ impl Registry {
             .collect()
     }
 
-    /// The prompts of mounted servers, as they list them now.
+    /// The prompts of mounted servers, as they list them now, but those one of the server's own
+    /// shadows.
     #[cfg(feature = "gateway")]
     pub(crate) fn mounted_prompts(&self) -> impl Iterator<Item = Arc<MountedPrompt>> {
-        self.mounted_prompts.iter().flat_map(|lists| lists.listed())
+        self.mounted_prompts
+            .iter()
+            .flat_map(|lists| lists.listed())
+            .filter(|prompt| !self.shadows(prompt))
+    }
+
+    /// Whether one of the server's own prompts has this mounted prompt's name: the server's
+    /// own wins.
+    #[cfg(feature = "gateway")]
+    fn shadows(&self, mounted: &MountedPrompt) -> bool {
+        self.prompt(&mounted.wire).is_some()
     }
 
     /// Whether a mounted server whose prompts are served completes their arguments.
@@ -430,12 +440,10 @@ impl Registry {
     /// The mounted server's prompt with this wire name, unless one of the server's own has it.
     #[cfg(feature = "gateway")]
     pub(crate) fn mounted_prompt(&self, name: &str) -> Option<Arc<MountedPrompt>> {
-        if self.prompt(name).is_some() {
-            return None;
-        }
         self.mounted_prompts
             .iter()
             .find_map(|lists| lists.find(name))
+            .filter(|prompt| !self.shadows(prompt))
     }
 
     /// The resources of mounted servers, by mount name.
@@ -511,7 +519,6 @@ impl Registry {
         #[cfg(feature = "gateway")]
         names.extend(self.mounted_prompts().map(|p| p.wire.clone()));
         names.sort_unstable();
-        names.dedup();
         names
     }
 }

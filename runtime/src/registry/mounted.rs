@@ -224,6 +224,17 @@ impl PromptLists {
             })
             .collect();
         now.sort_by(|a, b| a.wire.cmp(&b.wire));
+        now.dedup_by(|later, first| {
+            let twice = later.wire == first.wire;
+            if twice {
+                tracing::warn!(
+                    mount,
+                    prompt = later.wire,
+                    "a prompt listed twice, served once"
+                );
+            }
+            twice
+        });
         let mut prompts = self.now.write().unwrap_or_else(|e| e.into_inner());
         let changed = prompts.len() != now.len()
             || prompts

@@ -78,7 +78,8 @@ impl Embedder {
     }
 
     /// Loads a model from the bytes of its three files (`include_bytes!` puts them in the
-    /// binary).
+    /// binary). Loading takes the SHA-256 of the three files too, which names the model's
+    /// vectors in a [`VectorCache`]: about 60 ms for all-MiniLM-L6-v2's 91 MB in release.
     pub fn from_bytes(
         config: &[u8],
         weights: &[u8],
