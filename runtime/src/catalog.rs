@@ -271,8 +271,8 @@ pub(crate) enum Ranking {
     #[cfg(feature = "semantic")]
     Semantic {
         embedder: Arc<crate::search::Embedder>,
-        /// Where the tools' vectors are kept between starts.
-        cache: Option<crate::search::VectorCache>,
+        /// The tools' vectors built with the binary, and where they are kept between starts.
+        kept: crate::search::Kept,
         wait: bool,
     },
 }
@@ -293,9 +293,9 @@ impl Progressive {
             #[cfg(feature = "semantic")]
             Ranking::Semantic {
                 embedder,
-                cache,
+                kept,
                 wait,
-            } => SearchIndex::from_described_embedded(searched_tools, embedder, cache, wait),
+            } => SearchIndex::from_described_embedded(searched_tools, embedder, kept, wait),
         };
         Progressive {
             registry,

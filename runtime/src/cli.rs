@@ -518,9 +518,9 @@ impl Server {
         if let Some(query) = &args.search {
             #[cfg(feature = "semantic")]
             let ranking = match self.embedder_given() {
-                Some((embedder, cache)) => Ranking::Semantic {
+                Some((embedder, kept)) => Ranking::Semantic {
                     embedder,
-                    cache,
+                    kept,
                     wait: true,
                 },
                 None => Ranking::Lexical,

@@ -35,6 +35,12 @@ fn main() -> ExitCode {
             "A notebook. Search or list notes before adding one, to avoid duplicates; ids come \
              from list_notes and search_notes.",
         );
+    // The tools' vectors, when the build was given a model (`TOOLWRIGHT_EMBEDDING_MODEL` set
+    // for `cargo build --features semantic`): `--embedding-model` then embeds nothing at start.
+    #[cfg(feature = "semantic")]
+    {
+        server = server.embedded_vectors(toolwright::build::embedded_vectors!());
+    }
     // The notebook is the tools' state; printing or comparing the manifest needs none.
     if args.server.serves() {
         let notebook = match Notebook::open(args.data.as_deref()) {

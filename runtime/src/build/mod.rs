@@ -33,6 +33,13 @@
 //! each tool lies, and what start-up compares with the tool linked in. Start-up reads the index,
 //! not the JSON, so serving 1,000 tools costs about as much as serving a handful.
 //!
+//! With toolwright's `semantic` feature in the build script's dependencies and an embedding model
+//! given (`TOOLWRIGHT_EMBEDDING_MODEL` set for the build, or `Guard::embedding_model`), the
+//! build makes the tools' vectors too, for `embedded_vectors!` and
+//! `Server::embedded_vectors`: the server then embeds nothing
+//! at start, and its first search is ranked by meaning. A build embeds only the tools whose text
+//! changed since the last one (the earlier vectors are kept in `OUT_DIR`).
+//!
 //! [`emit!`] compares the tools with the snapshot, `mcp-manifest.json` beside the crate's
 //! `Cargo.toml` (commit it), using [`diff`]:
 //!
@@ -83,6 +90,17 @@ pub const COMPACT: &str = "mcp-manifest.compact.json";
 /// manifest's JSON followed by an index of its tools, which start-up reads instead of parsing
 /// the JSON ([`Registry::embedded_bytes`](crate::registry::Registry::embedded_bytes)). It is not JSON; read [`COMPACT`] for that.
 pub const EMBEDDED: &str = "mcp-manifest.embedded";
+
+/// The file in `OUT_DIR` that [`embedded_vectors!`](crate::build::embedded_vectors) includes:
+/// the tools' vectors by the model [`Guard::embedding_model`] names (the `semantic` feature), in
+/// the format of a [`VectorCache`](crate::search::VectorCache) file; without a model, none.
+#[cfg(feature = "semantic")]
+pub const VECTORS: &str = "mcp-vectors.bin";
+
+/// The environment variable naming the embedding model's folder, at build time as at run time:
+/// the default of [`Guard::embedding_model`].
+#[cfg(feature = "semantic")]
+pub const EMBEDDING_MODEL: &str = "TOOLWRIGHT_EMBEDDING_MODEL";
 
 /// For a build script: checks the tools of the crates it names against the snapshot and emits
 /// the manifest, as [`Guard::emit`] does with the defaults (the snapshot `mcp-manifest.json`
@@ -142,11 +160,47 @@ macro_rules! __embedded_manifest {
     };
 }
 
+/// The tools' vectors [`emit!`] made for this crate at build time, as `&'static [u8]`, for
+/// [`Server::embedded_vectors`](crate::Server::embedded_vectors): a server starts with them and
+/// embeds only the tools changed since. The build script's toolwright needs the `semantic`
+/// feature, and a model ([`Guard::embedding_model`], or [`EMBEDDING_MODEL`] set for the build);
+/// without a model the bytes hold no vector, and every tool is embedded at start.
+///
+/// ```ignore
+/// toolwright::server!(notes_tools)
+///     .embedded_manifest(toolwright::build::embedded_manifest!())
+///     .embedder(Embedder::from_dir("models/all-MiniLM-L6-v2")?)
+///     .embedded_vectors(toolwright::build::embedded_vectors!())
+///     .run()
+/// ```
+#[cfg(feature = "semantic")]
+#[doc(inline)]
+pub use crate::__embedded_vectors as embedded_vectors;
+
+/// [`embedded_vectors!`]: the vectors the build script made, as bytes.
+#[cfg(feature = "semantic")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __embedded_vectors {
+    () => {
+        ::core::include_bytes!(::core::env!(
+            "TOOLWRIGHT_VECTORS",
+            "no tool vectors were made for this crate: call `toolwright::build::emit!(tools_crate)` \
+             from its build.rs, with the `semantic` feature of toolwright under [build-dependencies]"
+        ))
+        .as_slice()
+    };
+}
+
 /// The comparison of a crate's tools with its committed snapshot.
 #[derive(Debug, Default)]
 #[must_use]
 pub struct Guard {
     snapshot: Option<PathBuf>,
+    #[cfg(feature = "semantic")]
+    embedding_model: Option<PathBuf>,
+    /// Whether the tools are left uncompared with a snapshot.
+    uncompared: bool,
     registry: Option<Registry>,
     namespaced: bool,
     package: Option<(String, String)>,
@@ -160,8 +214,9 @@ pub struct Guard {
 pub enum Checked {
     /// The snapshot describes the tools and the version already.
     Unchanged,
-    /// Nothing was compared: [`SKIP`] is set, or the crate is built from a package (a registry
-    /// download, `cargo package`'s check), where the snapshot is not the developer's to update.
+    /// Nothing was compared: [`SKIP`] is set, [`Guard::compared`] said not to, or the crate is
+    /// built from a package (a registry download, `cargo package`'s check), where the snapshot
+    /// is not the developer's to update.
     Skipped,
     /// There was no snapshot: it was written.
     Created {
@@ -236,6 +291,15 @@ pub enum GuardError {
          to; each must be under [build-dependencies] too"
     )]
     NoTools,
+    /// The tools' vectors could not be made with the embedding model given.
+    #[cfg(feature = "semantic")]
+    #[error("cannot make the tools' vectors with the model in {}: {source}", .model.display())]
+    Vectors {
+        /// The model's folder.
+        model: PathBuf,
+        /// Why.
+        source: crate::search::EmbedderError,
+    },
     /// Cargo did not set a variable the check needs: it runs outside a build script or test.
     #[error(
         "the environment variable {0} is not set: run this from a build script or a test, or \
@@ -245,6 +309,8 @@ pub enum GuardError {
 }
 
 mod snapshot;
+#[cfg(feature = "semantic")]
+mod vectors;
 
 use snapshot::{contract, is_new_major, next_major, read_snapshot, snapshot_text};
 
@@ -265,6 +331,23 @@ impl Guard {
     /// Checks these tools instead of every tool linked in.
     pub fn registry(mut self, registry: Registry) -> Guard {
         self.registry = Some(registry);
+        self
+    }
+
+    /// Makes the tools' vectors with the model in `dir` (`config.json`, `model.safetensors`,
+    /// `tokenizer.json`), for [`embedded_vectors!`](crate::build::embedded_vectors); by default
+    /// the folder [`EMBEDDING_MODEL`] names, if set. Only the tools changed since the last
+    /// build are embedded. The `semantic` feature.
+    #[cfg(feature = "semantic")]
+    pub fn embedding_model(mut self, dir: impl Into<PathBuf>) -> Guard {
+        self.embedding_model = Some(dir.into());
+        self
+    }
+
+    /// Whether the tools are compared with the snapshot (the default), or only emitted, as with
+    /// [`SKIP`] set: for tools a build generates from tables, whose contract is the tables'.
+    pub fn compared(mut self, compared: bool) -> Guard {
+        self.uncompared = !compared;
         self
     }
 
@@ -309,6 +392,8 @@ impl Guard {
         println!("cargo:rerun-if-env-changed={ACCEPT_BREAKING}");
         println!("cargo:rerun-if-env-changed=CI");
         println!("cargo:rerun-if-env-changed={SKIP}");
+        #[cfg(feature = "semantic")]
+        let embedding_model = self.embedding_model.clone();
         let (outcome, registry) = match self.run() {
             Ok(done) => done,
             Err(err) => fail(&err),
@@ -344,6 +429,10 @@ impl Guard {
             }
         }
         println!("cargo:rustc-env=TOOLWRIGHT_MANIFEST={}", embedded.display());
+        #[cfg(feature = "semantic")]
+        if let Err(err) = vectors::emit(&registry, embedding_model, out_dir) {
+            fail(&err);
+        }
     }
 
     /// Compares the tools with the snapshot as [`Guard::emit`] does, and writes the snapshot
@@ -396,7 +485,7 @@ impl Guard {
             return Err(GuardError::NoTools);
         }
         let manifest = registry.manifest();
-        if flag(SKIP) || is_unpacked(&package, &version) {
+        if self.uncompared || flag(SKIP) || is_unpacked(&package, &version) {
             return Ok((Checked::Skipped, registry));
         }
         let text = snapshot_text(&package, &version, manifest.as_json());

@@ -11,8 +11,9 @@
 //! layer norms stay `f32`.
 
 use candle_core::quantized::{GgmlDType, QTensor};
-use candle_core::safetensors::{Load, SliceSafetensors};
-use candle_core::{D, DType, Device, Result, Tensor};
+use candle_core::{D, DType, Result, Tensor};
+
+use super::tensors::Tensors;
 
 /// The fields of a BERT `config.json` the forward pass reads.
 #[derive(Clone, Debug, serde::Deserialize)]
@@ -114,11 +115,11 @@ pub(super) struct Encoder {
     tanh_gelu: bool,
 }
 
-/// The tensors of a `model.safetensors`, read one at a time as the layers take them: the file's
-/// bytes and one `f32` tensor are held beside the quantised model while it loads, not a copy
-/// of every tensor.
+/// The tensors of a `model.safetensors`, read one at a time as the layers take them: one `f32`
+/// tensor is held beside the quantised model while it loads (and the file's bytes, when they
+/// are in memory already), not a copy of every tensor.
 struct Weights<'a> {
-    file: SliceSafetensors<'a>,
+    file: Tensors<'a>,
     /// `bert.` when the names have it (a model saved with its pre-training heads).
     prefix: &'static str,
 }
@@ -127,9 +128,9 @@ impl Weights<'_> {
     /// The tensor `name`, of any shape.
     fn any(&self, name: &str) -> Result<Tensor> {
         let name = format!("{}{name}", self.prefix);
-        match self.file.get(&name) {
-            Ok(view) => view.load(&Device::Cpu)?.to_dtype(DType::F32),
-            Err(_) => refuse(format!("there is no tensor `{name}`")),
+        match self.file.get(&name)? {
+            Some(tensor) => Ok(tensor),
+            None => refuse(format!("there is no tensor `{name}`")),
         }
     }
 
@@ -164,9 +165,9 @@ impl Weights<'_> {
 }
 
 impl Encoder {
-    /// The encoder of `config` from the bytes of its `model.safetensors`, the tensors' names
-    /// with or without a `bert.` prefix.
-    pub(super) fn load(config: &Config, weights: &[u8]) -> Result<Encoder> {
+    /// The encoder of `config` from the tensors of its `model.safetensors`, their names with
+    /// or without a `bert.` prefix.
+    pub(super) fn load(config: &Config, file: Tensors<'_>) -> Result<Encoder> {
         let tanh_gelu = match config.hidden_act.as_str() {
             "gelu" => false,
             "gelu_new" | "gelu_pytorch_tanh" => true,
@@ -190,10 +191,10 @@ impl Encoder {
                 "sizes of {hidden} and {intermediate} do not split into the 8-bit blocks of 32"
             ));
         }
-        let file = SliceSafetensors::new(weights)?;
-        let prefix = match file.get("bert.embeddings.word_embeddings.weight") {
-            Ok(_) => "bert.",
-            Err(_) => "",
+        let prefix = if file.has("bert.embeddings.word_embeddings.weight") {
+            "bert."
+        } else {
+            ""
         };
         let weights = Weights { file, prefix };
         // Quantised in a block of its own, so that its 47 MB of `f32` are gone before the layers

@@ -6,9 +6,12 @@
 //! a vector for each text it embedded, keyed by the text's SHA-256: a vector is found again only
 //! for the same text and the same model, whatever else changed. A file is written whole to a
 //! temporary file and renamed into place, so that a reader never sees half of one, and a file
-//! that is not one of these (cut short, of another dimension) is taken for none and written
-//! anew.
-
+//! that is not one of these (cut short, of another model or dimension) is taken for none and
+//! written anew.
+//!
+//! The vectors a build script makes ([`Guard::embedding_model`](crate::build::Guard::embedding_model))
+//! are in the same format, which names the model inside, so that a binary knows whether the
+//! vectors built with it are its model's.
 use std::collections::HashMap;
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
@@ -16,7 +19,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 /// What a cache file begins with: the format, and its version.
-const MAGIC: &[u8] = b"toolwright vectors 1\n";
+const MAGIC: &[u8] = b"toolwright vectors 2\n";
 
 /// A text's key: the SHA-256 of its UTF-8 bytes.
 pub(crate) type TextKey = [u8; 32];
@@ -80,7 +83,7 @@ impl VectorCache {
                 return HashMap::new();
             }
         };
-        decode(&bytes, dimension).unwrap_or_else(|why| {
+        decode(&bytes, model, dimension).unwrap_or_else(|why| {
             tracing::warn!(
                 path = %path.display(),
                 "the vector cache is not one this server can read ({why}): every tool is \
@@ -105,7 +108,7 @@ impl VectorCache {
             .join(format!(".{model}.{}.tmp", std::process::id()));
         let written = (|| {
             let mut file = io::BufWriter::new(std::fs::File::create(&temporary)?);
-            file.write_all(&encode(dimension, vectors))?;
+            file.write_all(&encode(model, dimension, vectors))?;
             file.into_inner()
                 .map_err(io::IntoInnerError::into_error)?
                 .sync_all()?;
@@ -118,14 +121,23 @@ impl VectorCache {
     }
 }
 
-/// The bytes of a cache file: the magic, the dimension (four bytes, little-endian), then each
-/// vector's text key and numbers (`f32`, little-endian), in key order.
-fn encode(dimension: usize, vectors: &HashMap<TextKey, Vec<f32>>) -> Vec<u8> {
+/// The bytes of a cache file: the magic, the model's fingerprint and a newline, the dimension
+/// (four bytes, little-endian), then each vector's text key and numbers (`f32`, little-endian),
+/// in key order. A build without a model writes an empty fingerprint and no vector.
+pub(crate) fn encode(
+    model: &str,
+    dimension: usize,
+    vectors: &HashMap<TextKey, Vec<f32>>,
+) -> Vec<u8> {
+    debug_assert!(!model.contains('\n'));
     let dimension_bytes = u32::try_from(dimension).expect("a vector of fewer than 2^32 numbers");
     let mut keys: Vec<&TextKey> = vectors.keys().collect();
     keys.sort_unstable();
-    let mut bytes = Vec::with_capacity(MAGIC.len() + 4 + keys.len() * (32 + 4 * dimension));
+    let mut bytes =
+        Vec::with_capacity(MAGIC.len() + model.len() + 5 + keys.len() * (32 + 4 * dimension));
     bytes.extend_from_slice(MAGIC);
+    bytes.extend_from_slice(model.as_bytes());
+    bytes.push(b'\n');
     bytes.extend_from_slice(&dimension_bytes.to_le_bytes());
     for key in keys {
         let vector = &vectors[key];
@@ -138,12 +150,27 @@ fn encode(dimension: usize, vectors: &HashMap<TextKey, Vec<f32>>) -> Vec<u8> {
     bytes
 }
 
-/// The vectors in `bytes`, if they are a cache file of vectors of `dimension` numbers; else
-/// what is wrong with them.
-fn decode(bytes: &[u8], dimension: usize) -> Result<HashMap<TextKey, Vec<f32>>, String> {
+/// The vectors in `bytes`, if they are vectors of the model `model`, of `dimension` numbers
+/// each; else what is wrong with them.
+pub(crate) fn decode(
+    bytes: &[u8],
+    model: &str,
+    dimension: usize,
+) -> Result<HashMap<TextKey, Vec<f32>>, String> {
     let rest = bytes
         .strip_prefix(MAGIC)
         .ok_or("it does not begin as a vector cache does")?;
+    let end = rest
+        .iter()
+        .position(|&b| b == b'\n')
+        .ok_or("it is cut short")?;
+    let (stated, rest) = (&rest[..end], &rest[end + 1..]);
+    if stated != model.as_bytes() {
+        return Err(format!(
+            "its vectors are of the model {}, not of {model}",
+            String::from_utf8_lossy(stated)
+        ));
+    }
     let (stated, rest) = rest.split_first_chunk::<4>().ok_or("it is cut short")?;
     let stated = u32::from_le_bytes(*stated) as usize;
     if stated != dimension {
@@ -167,6 +194,13 @@ fn decode(bytes: &[u8], dimension: usize) -> Result<HashMap<TextKey, Vec<f32>>, 
             (key, vector)
         })
         .collect())
+}
+
+/// Whether `bytes` are the vectors of a build that had no model: none, of no model.
+pub(crate) fn built_without_model(bytes: &[u8]) -> bool {
+    bytes
+        .strip_prefix(MAGIC)
+        .is_some_and(|rest| rest.first() == Some(&b'\n'))
 }
 
 #[cfg(test)]
@@ -218,8 +252,12 @@ mod tests {
         std::fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();
         assert!(cache.load("model", 3).is_empty(), "cut short");
         assert_eq!(
-            decode(b"not a cache", 3).unwrap_err(),
+            decode(b"not a cache", "model", 3).unwrap_err(),
             "it does not begin as a vector cache does"
+        );
+        assert_eq!(
+            decode(&encode("model-b", 3, &vectors()), "model", 3).unwrap_err(),
+            "its vectors are of the model model-b, not of model"
         );
         // Written anew, it reads again.
         cache.store("model", 3, &vectors()).unwrap();

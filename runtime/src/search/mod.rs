@@ -16,6 +16,8 @@ mod bert;
 mod cache;
 #[cfg(feature = "semantic")]
 mod semantic;
+#[cfg(feature = "semantic")]
+mod tensors;
 mod text;
 mod weights;
 
@@ -23,6 +25,8 @@ mod weights;
 pub use cache::VectorCache;
 #[cfg(feature = "semantic")]
 pub use semantic::{Embedder, EmbedderError};
+#[cfg(feature = "semantic")]
+pub(crate) use semantic::{Kept, built_without_model};
 
 pub(crate) use text::words;
 use text::{STOP_WORDS, document, stem};
@@ -280,6 +284,19 @@ fn compact(n: usize) -> u32 {
     u32::try_from(n).expect("fewer than 2^32 tools, words and postings")
 }
 
+/// For a build script: the vectors of `tools` (descriptors as `tools/list` publishes them) by
+/// `embedder`, as [`Server::embedded_vectors`](crate::Server::embedded_vectors) reads them,
+/// embedding only what `cache` lacks; and how many were embedded.
+#[cfg(feature = "semantic")]
+pub(crate) fn built_vectors(
+    tools: &[Value],
+    embedder: &Embedder,
+    cache: Option<VectorCache>,
+) -> Result<(Vec<u8>, usize), EmbedderError> {
+    let texts: Vec<String> = tools.iter().map(text::prose).collect();
+    semantic::built(embedder, &texts, cache)
+}
+
 impl SearchIndex {
     /// Indexes `tools`, descriptors as `tools/list` publishes them (see [`SearchIndex`] for the
     /// fields read). A descriptor that is not an object, or lacks a field, simply has no words
@@ -319,30 +336,31 @@ impl SearchIndex {
     ) -> Result<SearchIndex, EmbedderError> {
         let mut index = SearchIndex::new(tools);
         let texts: Vec<String> = tools.iter().map(text::prose).collect();
-        index.semantic = Some(semantic::Semantic::now(embedder, &texts, cache)?);
+        let kept = semantic::Kept::in_cache(cache.cloned());
+        index.semantic = Some(semantic::Semantic::now(embedder, &texts, &kept)?);
         Ok(index)
     }
 
-    /// Indexes these tools as [`SearchIndex::from_described`] does, and embeds what `cache`
-    /// does not have of them: now when `wait`, else on a thread of its own, the ranking lexical
-    /// until they are. A model that fails leaves the ranking lexical, and says so in the log.
+    /// Indexes these tools as [`SearchIndex::from_described`] does, and embeds what is not
+    /// `kept` of them: now when `wait`, else on a thread of its own, the ranking lexical until
+    /// they are. A model that fails leaves the ranking lexical, and says so in the log.
     #[cfg(feature = "semantic")]
     pub(crate) fn from_described_embedded<'a>(
         tools: impl Iterator<Item = Described<'a>> + Clone,
         embedder: std::sync::Arc<Embedder>,
-        cache: Option<VectorCache>,
+        kept: semantic::Kept,
         wait: bool,
     ) -> SearchIndex {
         let mut index = SearchIndex::from_described(tools.clone());
         let texts: Vec<String> = tools.map(|tool| text::prose(&tool.descriptor())).collect();
         index.semantic = if wait {
-            semantic::Semantic::now(embedder, &texts, cache.as_ref())
+            semantic::Semantic::now(embedder, &texts, &kept)
                 .inspect_err(|err| {
                     tracing::warn!("tools not embedded, search stays lexical: {err}")
                 })
                 .ok()
         } else {
-            Some(semantic::Semantic::in_background(embedder, texts, cache))
+            Some(semantic::Semantic::in_background(embedder, texts, kept))
         };
         index
     }

@@ -3,15 +3,19 @@
 //! similarity is fused with the lexical score. The `semantic` feature.
 
 use std::collections::HashMap;
+use std::fs::File;
+use std::io::{self, BufReader, Read};
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
+use candle_core::safetensors::SliceSafetensors;
 use candle_core::{DType, Device, Tensor};
 use sha2::{Digest, Sha256};
 use tokenizers::{PaddingParams, Tokenizer, TruncationParams};
 
 use super::bert::{Config, Encoder};
-use super::cache::{TextKey, VectorCache, text_key};
+use super::cache::{self, TextKey, VectorCache, text_key};
+use super::tensors::{FileTensors, Tensors};
 
 /// The most word pieces of a text the model reads: what all-MiniLM-L6-v2 was trained on; a
 /// tool's description is cut there.
@@ -62,33 +66,69 @@ pub struct Embedder {
 pub struct EmbedderError(String);
 
 impl Embedder {
-    /// Loads the model in `dir`: `config.json`, `model.safetensors` and `tokenizer.json`.
+    /// Loads the model in `dir`: `config.json`, `model.safetensors` and `tokenizer.json`. The
+    /// weights are read from their file a tensor at a time, each quantised as it comes, so the
+    /// file is never held whole: the load's peak is the quantised model and its largest tensor
+    /// (the word-piece table, 47 MB for all-MiniLM-L6-v2). Loading takes the SHA-256 of the three
+    /// files too, which names the model's vectors in a [`VectorCache`]: about 60 ms for
+    /// all-MiniLM-L6-v2's 91 MB in release.
     pub fn from_dir(dir: impl AsRef<Path>) -> Result<Embedder, EmbedderError> {
         let dir = dir.as_ref();
+        let unreadable = |path: &Path, err: &dyn std::fmt::Display| {
+            EmbedderError(format!("cannot read {}: {err}", path.display()))
+        };
         let read = |name: &str| {
             let path = dir.join(name);
-            std::fs::read(&path)
-                .map_err(|err| EmbedderError(format!("cannot read {}: {err}", path.display())))
+            std::fs::read(&path).map_err(|err| unreadable(&path, &err))
         };
-        Embedder::from_bytes(
-            &read("config.json")?,
-            &read("model.safetensors")?,
-            &read("tokenizer.json")?,
-        )
+        let (config, tokenizer) = (read("config.json")?, read("tokenizer.json")?);
+        let shape = read_config(&config)?;
+        let path = dir.join("model.safetensors");
+        let fingerprint = File::open(&path)
+            .and_then(|weights| {
+                let length = weights.metadata()?.len();
+                let weights = BufReader::with_capacity(1 << 20, weights);
+                fingerprint([
+                    (config.len() as u64, &mut config.as_slice()),
+                    (length, &mut { weights }),
+                    (tokenizer.len() as u64, &mut tokenizer.as_slice()),
+                ])
+            })
+            .map_err(|err| unreadable(&path, &err))?;
+        let weights = FileTensors::open(&path).map_err(|err| match err {
+            candle_core::Error::Io(err) => unreadable(&path, &err),
+            err => EmbedderError(format!("`model.safetensors` cannot be read: {err}")),
+        })?;
+        Embedder::load(shape, Tensors::File(weights), &tokenizer, fingerprint)
     }
 
     /// Loads a model from the bytes of its three files (`include_bytes!` puts them in the
-    /// binary). Loading takes the SHA-256 of the three files too, which names the model's
-    /// vectors in a [`VectorCache`]: about 60 ms for all-MiniLM-L6-v2's 91 MB in release.
+    /// binary). Loading takes the SHA-256 of the three files too, as [`Embedder::from_dir`]
+    /// does.
     pub fn from_bytes(
         config: &[u8],
         weights: &[u8],
         tokenizer: &[u8],
     ) -> Result<Embedder, EmbedderError> {
-        let fingerprint = fingerprint(config, weights, tokenizer);
-        let config: Config = serde_json::from_slice(config).map_err(|err| {
-            EmbedderError(format!("`config.json` is not a BERT configuration: {err}"))
-        })?;
+        let fingerprint = fingerprint([
+            (config.len() as u64, &mut { config }),
+            (weights.len() as u64, &mut { weights }),
+            (tokenizer.len() as u64, &mut { tokenizer }),
+        ])
+        .expect("bytes in memory read");
+        let shape = read_config(config)?;
+        let weights = SliceSafetensors::new(weights)
+            .map_err(|err| EmbedderError(format!("`model.safetensors` cannot be read: {err}")))?;
+        Embedder::load(shape, Tensors::Bytes(weights), tokenizer, fingerprint)
+    }
+
+    /// The model of `config`, its `weights` and the bytes of its `tokenizer.json`.
+    fn load(
+        config: Config,
+        weights: Tensors<'_>,
+        tokenizer: &[u8],
+        fingerprint: String,
+    ) -> Result<Embedder, EmbedderError> {
         let encoder = Encoder::load(&config, weights).map_err(|err| match err {
             candle_core::Error::SafeTensor(err) => {
                 EmbedderError(format!("`model.safetensors` cannot be read: {err}"))
@@ -189,33 +229,90 @@ impl Embedder {
     }
 }
 
-/// The SHA-256 of a model's three files, each after its length, in hex.
-fn fingerprint(config: &[u8], weights: &[u8], tokenizer: &[u8]) -> String {
-    let mut hasher = Sha256::new();
-    for file in [config, weights, tokenizer] {
-        hasher.update((file.len() as u64).to_le_bytes());
-        hasher.update(file);
-    }
-    format!("{:x}", hasher.finalize())
+/// The model's shape, from its `config.json`.
+fn read_config(config: &[u8]) -> Result<Config, EmbedderError> {
+    serde_json::from_slice(config)
+        .map_err(|err| EmbedderError(format!("`config.json` is not a BERT configuration: {err}")))
 }
 
-/// The vectors a cache has of a catalog's texts, and which texts it lacks.
+/// The SHA-256 of a model's three files (`config.json`, `model.safetensors`, `tokenizer.json`),
+/// each after its length, in hex.
+fn fingerprint(files: [(u64, &mut dyn Read); 3]) -> io::Result<String> {
+    let mut hasher = Sha256::new();
+    for (length, file) in files {
+        hasher.update(length.to_le_bytes());
+        let copied = io::copy(file, &mut hasher)?;
+        if copied != length {
+            return Err(io::Error::other("the file changed while it was read"));
+        }
+    }
+    Ok(format!("{:x}", hasher.finalize()))
+}
+
+/// Where a model's vectors are found before it embeds: those built with the binary
+/// ([`Server::embedded_vectors`](crate::Server::embedded_vectors)), and a cache folder, which
+/// keeps what it embeds too.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Kept {
+    /// What [`embedded_vectors!`](crate::build::embedded_vectors) includes.
+    pub(crate) built: Option<&'static [u8]>,
+    pub(crate) cache: Option<VectorCache>,
+}
+
+impl Kept {
+    /// Vectors kept in `cache` only.
+    pub(crate) fn in_cache(cache: Option<VectorCache>) -> Kept {
+        Kept { built: None, cache }
+    }
+
+    /// The vectors of `embedder`'s model built with the binary, if there are any.
+    fn built(&self, embedder: &Embedder) -> Option<HashMap<TextKey, Vec<f32>>> {
+        let built = self.built?;
+        if cache::built_without_model(built) {
+            tracing::debug!("the binary was built without a model: no vectors built with it");
+            return None;
+        }
+        cache::decode(built, &embedder.fingerprint, embedder.dimension())
+            .inspect_err(|why| {
+                tracing::warn!(
+                    "the vectors built with the binary are not this model's ({why}): the tools \
+                     are embedded at start"
+                );
+            })
+            .ok()
+    }
+
+    /// The vectors of `embedder`'s model in the cache.
+    fn cached(&self, embedder: &Embedder) -> HashMap<TextKey, Vec<f32>> {
+        self.cache
+            .as_ref()
+            .map(|cache| cache.load(&embedder.fingerprint, embedder.dimension()))
+            .unwrap_or_default()
+    }
+}
+
+/// The vectors kept of a catalog's texts, and which texts they lack.
 struct Known {
     /// Each text's key, in the catalog's order.
     keys: Vec<TextKey>,
-    /// The vectors known, by key: the cache's, of these texts and others.
+    /// The vectors known, by key: those kept, of these texts and others.
     vectors: HashMap<TextKey, Vec<f32>>,
     /// The texts to embed, by their place: each text once, however often the catalog has it.
     missing: Vec<usize>,
+    /// How many of the texts have a vector built with the binary, if it has any.
+    built: Option<usize>,
 }
 
 impl Known {
-    /// What `cache` has of `texts`, for the model of `embedder`.
-    fn read(embedder: &Embedder, texts: &[String], cache: Option<&VectorCache>) -> Known {
+    /// What `kept` has of `texts`, for the model of `embedder`.
+    fn read(embedder: &Embedder, texts: &[String], kept: &Kept) -> Known {
         let keys: Vec<TextKey> = texts.iter().map(|text| text_key(text)).collect();
-        let vectors = cache
-            .map(|cache| cache.load(&embedder.fingerprint, embedder.dimension()))
-            .unwrap_or_default();
+        let mut vectors = kept.cached(embedder);
+        let built = kept.built(embedder).map(|built| {
+            let found = keys.iter().filter(|key| built.contains_key(*key)).count();
+            vectors.extend(built);
+            found
+        });
         let mut missing: Vec<usize> = (0..texts.len())
             .filter(|&i| !vectors.contains_key(&keys[i]))
             .collect();
@@ -225,8 +322,44 @@ impl Known {
             keys,
             vectors,
             missing,
+            built,
         }
     }
+}
+
+/// For a build script: the vectors of `texts`, by `embedder`, as the bytes
+/// [`Server::embedded_vectors`](crate::Server::embedded_vectors) reads, embedding only what
+/// `cache` lacks and keeping it there. Also how many texts were embedded.
+pub(crate) fn built(
+    embedder: &Embedder,
+    texts: &[String],
+    cache: Option<VectorCache>,
+) -> Result<(Vec<u8>, usize), EmbedderError> {
+    let kept = Kept::in_cache(cache);
+    let mut known = Known::read(embedder, texts, &kept);
+    let asked: Vec<&str> = known.missing.iter().map(|&i| texts[i].as_str()).collect();
+    let made = embedder.embed_all(&asked)?;
+    for (&i, vector) in known.missing.iter().zip(made) {
+        known.vectors.insert(known.keys[i], vector);
+    }
+    let (model, dimension) = (&embedder.fingerprint, embedder.dimension());
+    if let Some(cache) = &kept.cache
+        && !known.missing.is_empty()
+    {
+        // A build that cannot keep them embeds them again next time, no more.
+        let _ = cache.store(model, dimension, &known.vectors);
+    }
+    let these: HashMap<TextKey, Vec<f32>> = known
+        .keys
+        .iter()
+        .map(|key| (*key, known.vectors[key].clone()))
+        .collect();
+    Ok((cache::encode(model, dimension, &these), known.missing.len()))
+}
+
+/// The bytes of vectors built without a model: none.
+pub(crate) fn built_without_model() -> Vec<u8> {
+    cache::encode("", 0, &HashMap::new())
 }
 
 impl std::fmt::Debug for Embedder {
@@ -248,41 +381,41 @@ pub(super) struct Semantic {
 }
 
 impl Semantic {
-    /// Embeds `texts` (a tool's each), now, taking what `cache` has.
+    /// Embeds `texts` (a tool's each), now, taking what is `kept`.
     pub(super) fn now(
         embedder: Arc<Embedder>,
         texts: &[String],
-        cache: Option<&VectorCache>,
+        kept: &Kept,
     ) -> Result<Semantic, EmbedderError> {
         let semantic = Semantic {
             embedder,
             vectors: Arc::default(),
         };
-        semantic.fill(texts, cache)?;
+        semantic.fill(texts, kept)?;
         Ok(semantic)
     }
 
-    /// Embeds `texts` on a thread of its own, taking what `cache` has; the lexical ranking
-    /// answers until it is done. When the cache has every text's vector, they are read now, and
-    /// the first query is ranked by meaning.
+    /// Embeds `texts` on a thread of its own, taking what is `kept`; the lexical ranking
+    /// answers until it is done. When every text's vector is kept, they are read now, and the
+    /// first query is ranked by meaning.
     pub(super) fn in_background(
         embedder: Arc<Embedder>,
         texts: Vec<String>,
-        cache: Option<VectorCache>,
+        kept: Kept,
     ) -> Semantic {
         let semantic = Semantic {
             embedder,
             vectors: Arc::default(),
         };
-        let known = Known::read(&semantic.embedder, &texts, cache.as_ref());
+        let known = Known::read(&semantic.embedder, &texts, &kept);
         if known.missing.is_empty() {
-            let _ = semantic.complete(known, &texts, cache.as_ref());
+            let _ = semantic.complete(known, &texts, &kept);
             return semantic;
         }
         let filling = semantic.clone();
         std::thread::spawn(move || {
             let started = std::time::Instant::now();
-            match filling.complete(known, &texts, cache.as_ref()) {
+            match filling.complete(known, &texts, &kept) {
                 Ok(embedded) => tracing::info!(
                     tools = texts.len(),
                     embedded,
@@ -295,20 +428,20 @@ impl Semantic {
         semantic
     }
 
-    /// Embeds what `cache` does not have of `texts`, and keeps it there: how many were
+    /// Embeds what is not `kept` of `texts`, and keeps it in the cache: how many were
     /// embedded.
-    fn fill(&self, texts: &[String], cache: Option<&VectorCache>) -> Result<usize, EmbedderError> {
-        let known = Known::read(&self.embedder, texts, cache);
-        self.complete(known, texts, cache)
+    fn fill(&self, texts: &[String], kept: &Kept) -> Result<usize, EmbedderError> {
+        let known = Known::read(&self.embedder, texts, kept);
+        self.complete(known, texts, kept)
     }
 
-    /// Embeds the texts `known` lacks, keeps them in `cache`, and sets every text's vector:
-    /// how many were embedded.
+    /// Embeds the texts `known` lacks, keeps them in the cache `kept` has, and sets every
+    /// text's vector: how many were embedded.
     fn complete(
         &self,
         mut known: Known,
         texts: &[String],
-        cache: Option<&VectorCache>,
+        kept: &Kept,
     ) -> Result<usize, EmbedderError> {
         let embedder = &self.embedder;
         let asked: Vec<&str> = known.missing.iter().map(|&i| texts[i].as_str()).collect();
@@ -323,7 +456,15 @@ impl Semantic {
             known.vectors.insert(known.keys[i], vector);
         }
         let embedded = known.missing.len();
-        if let Some(cache) = cache {
+        if let Some(built) = known.built {
+            tracing::info!(
+                tools = texts.len(),
+                built,
+                embedded,
+                "the tools' vectors: those built with the binary taken, the others embedded"
+            );
+        }
+        if let Some(cache) = &kept.cache {
             tracing::info!(
                 tools = texts.len(),
                 embedded,
@@ -598,6 +739,21 @@ mod tests {
         assert_eq!(Fusion::default().margin, 0.1);
     }
 
+    /// Asserts that `index` ranks `tools` as `fresh`, which embedded them all, does.
+    fn ranks_alike(index: &SearchIndex, fresh: &SearchIndex, tools: &[serde_json::Value]) {
+        for query in [
+            "give the money back",
+            "will it rain on Saturday",
+            "invoices",
+        ] {
+            assert_eq!(
+                ranked(index, tools, query),
+                ranked(fresh, tools, query),
+                "{query}"
+            );
+        }
+    }
+
     /// A folder of its own for the test `name`, empty.
     fn scratch(name: &str) -> std::path::PathBuf {
         let dir =
@@ -619,48 +775,122 @@ mod tests {
             embedder: embedder(),
             vectors: Arc::default(),
         };
+        let kept = Kept::in_cache(Some(cache.clone()));
         let first = started();
-        assert_eq!(first.fill(&texts(&tools), Some(&cache)).unwrap(), 6);
+        assert_eq!(first.fill(&texts(&tools), &kept).unwrap(), 6);
         // Started again: every vector is the cache's, the very numbers embedded before.
         let again = started();
-        assert_eq!(again.fill(&texts(&tools), Some(&cache)).unwrap(), 0);
+        assert_eq!(again.fill(&texts(&tools), &kept).unwrap(), 0);
         assert_eq!(
             again.vectors.get().unwrap().as_ref().unwrap(),
             first.vectors.get().unwrap().as_ref().unwrap()
         );
         // Served, with every vector in the cache: read before the first query, no thread.
-        let warm = Semantic::in_background(embedder(), texts(&tools), Some(cache.clone()));
+        let warm = Semantic::in_background(embedder(), texts(&tools), kept.clone());
         assert!(
             warm.vectors.get().is_some_and(Result::is_ok),
             "ranked by meaning at once"
         );
         // A description changed: that tool alone is embedded.
         tools[2]["description"] = json!("Rain, sun and wind of the coming week.");
-        assert_eq!(started().fill(&texts(&tools), Some(&cache)).unwrap(), 1);
+        assert_eq!(started().fill(&texts(&tools), &kept).unwrap(), 1);
         // The ranking is the one of embedding them all.
         let cached = SearchIndex::with_embedder_cached(&tools, embedder(), Some(&cache)).unwrap();
         let fresh = SearchIndex::with_embedder(&tools, embedder()).unwrap();
-        for query in [
-            "give the money back",
-            "will it rain on Saturday",
-            "invoices",
-        ] {
-            assert_eq!(
-                ranked(&cached, &tools, query),
-                ranked(&fresh, &tools, query),
-                "{query}"
-            );
-        }
+        ranks_alike(&cached, &fresh, &tools);
         std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
+    #[ignore = "needs the embedding model in TOOLWRIGHT_EMBEDDING_MODEL"]
+    fn vectors_built_with_the_binary_are_used_when_they_are_its_models() {
+        let mut tools = shop_tools();
+        let texts = |tools: &[serde_json::Value]| -> Vec<String> {
+            tools.iter().map(crate::search::text::prose).collect()
+        };
+        let (bytes, embedded) = built(&embedder(), &texts(&tools), None).unwrap();
+        assert_eq!(embedded, 6);
+        let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+        let started = || Semantic {
+            embedder: embedder(),
+            vectors: Arc::default(),
+        };
+        let with = |built: Vec<u8>| Kept {
+            built: Some(Box::leak(built.into_boxed_slice())),
+            cache: None,
+        };
+        let kept = Kept {
+            built: Some(bytes),
+            cache: None,
+        };
+        // Every vector built: none embedded, and the first query is ranked by meaning.
+        assert_eq!(started().fill(&texts(&tools), &kept).unwrap(), 0);
+        let served = Semantic::in_background(embedder(), texts(&tools), kept.clone());
+        assert!(served.vectors.get().is_some_and(Result::is_ok));
+        // Built without a model, or with another: every tool embedded at start.
+        assert_eq!(
+            started()
+                .fill(&texts(&tools), &with(built_without_model()))
+                .unwrap(),
+            6
+        );
+        let other = cache::encode("another-model", 384, &kept.built(&embedder()).unwrap());
+        assert_eq!(started().fill(&texts(&tools), &with(other)).unwrap(), 6);
+        // A tool changed since the build: it alone is embedded, and the ranking is the one of
+        // embedding them all.
+        tools[2]["description"] = json!("Rain, sun and wind of the coming week.");
+        assert_eq!(started().fill(&texts(&tools), &kept).unwrap(), 1);
+        let fresh = SearchIndex::with_embedder(&tools, embedder()).unwrap();
+        let mut served = SearchIndex::new(&tools);
+        served.semantic = Some(Semantic::now(embedder(), &texts(&tools), &kept).unwrap());
+        ranks_alike(&served, &fresh, &tools);
+    }
+
+    #[test]
     fn a_models_fingerprint_is_of_its_three_files_each_in_its_place() {
-        let print = fingerprint(b"config", b"weights", b"tokenizer");
+        let of = |config: &[u8], weights: &[u8], tokenizer: &[u8]| {
+            fingerprint([
+                (config.len() as u64, &mut { config }),
+                (weights.len() as u64, &mut { weights }),
+                (tokenizer.len() as u64, &mut { tokenizer }),
+            ])
+            .unwrap()
+        };
+        let print = of(b"config", b"weights", b"tokenizer");
         assert_eq!(print.len(), 64);
-        assert_ne!(print, fingerprint(b"configw", b"eights", b"tokenizer"));
-        assert_ne!(print, fingerprint(b"config", b"weights", b"tokenizer2"));
-        assert_eq!(print, fingerprint(b"config", b"weights", b"tokenizer"));
+        assert_ne!(print, of(b"configw", b"eights", b"tokenizer"));
+        assert_ne!(print, of(b"config", b"weights", b"tokenizer2"));
+        assert_eq!(print, of(b"config", b"weights", b"tokenizer"));
+        // A file shorter than it said it was is not taken for another.
+        let mut short: &[u8] = b"weight";
+        assert!(
+            fingerprint([
+                (6, &mut { &b"config"[..] }),
+                (7, &mut short),
+                (0, &mut { &b""[..] })
+            ])
+            .is_err()
+        );
+    }
+
+    #[test]
+    #[ignore = "needs the embedding model in TOOLWRIGHT_EMBEDDING_MODEL"]
+    fn a_model_loaded_from_its_folder_is_the_one_loaded_from_its_bytes() {
+        let dir = std::path::PathBuf::from(model_dir());
+        let read = |name: &str| std::fs::read(dir.join(name)).unwrap();
+        let from_bytes = Embedder::from_bytes(
+            &read("config.json"),
+            &read("model.safetensors"),
+            &read("tokenizer.json"),
+        )
+        .unwrap();
+        let from_dir = embedder();
+        assert_eq!(from_bytes.fingerprint, from_dir.fingerprint);
+        let texts = ["delete a file", "tomorrow's weather forecast"];
+        assert_eq!(
+            from_bytes.embed_all(&texts).unwrap(),
+            from_dir.embed_all(&texts).unwrap()
+        );
     }
 
     #[test]
@@ -731,6 +961,24 @@ mod tests {
                 .starts_with("`model.safetensors` cannot be read: "),
             "{err}"
         );
+        // The same from a folder, whose weights are read from their file.
+        let folder =
+            std::env::temp_dir().join(format!("toolwright-bad-model-{}", std::process::id()));
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(
+            folder.join("config.json"),
+            serde_json::to_vec(&config).unwrap(),
+        )
+        .unwrap();
+        std::fs::write(folder.join("tokenizer.json"), &tokenizer).unwrap();
+        std::fs::write(folder.join("model.safetensors"), b"not safetensors").unwrap();
+        let err = Embedder::from_dir(&folder).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("`model.safetensors` cannot be read: its header claims "),
+            "{err}"
+        );
+        std::fs::remove_dir_all(folder).unwrap();
         assert_eq!(
             with("hidden_act", json!("relu")),
             "the weights are not a BERT encoder's: the activation `relu` is not supported"

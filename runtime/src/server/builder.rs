@@ -61,9 +61,9 @@ pub struct Server {
     /// The model the progressive catalog ranks by meaning with, too.
     #[cfg(feature = "semantic")]
     pub(super) embedder: Option<Arc<crate::search::Embedder>>,
-    /// Where the tools' vectors are kept between starts.
+    /// The tools' vectors built with the binary, and where they are kept between starts.
     #[cfg(feature = "semantic")]
-    pub(super) embedding_cache: Option<crate::search::VectorCache>,
+    pub(super) kept: crate::search::Kept,
     /// The application state given, and the state to build at start.
     pub(super) states: States,
     pub(super) pending: Vec<PendingState>,
@@ -118,7 +118,7 @@ impl Server {
             #[cfg(feature = "semantic")]
             embedder: None,
             #[cfg(feature = "semantic")]
-            embedding_cache: None,
+            kept: crate::search::Kept::default(),
             states: States::default(),
             pending: Vec::new(),
             handle: ServerHandle::default(),

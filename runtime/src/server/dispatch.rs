@@ -82,9 +82,9 @@ pub(crate) struct ServerConfig {
     /// The model the progressive catalog ranks by meaning with, too.
     #[cfg(feature = "semantic")]
     pub(crate) embedder: Option<Arc<crate::search::Embedder>>,
-    /// Where the tools' vectors are kept between starts.
+    /// The tools' vectors built with the binary, and where they are kept between starts.
     #[cfg(feature = "semantic")]
-    pub(crate) embedding_cache: Option<crate::search::VectorCache>,
+    pub(crate) kept: crate::search::Kept,
     /// The layers every call passes through.
     pub(crate) layers: Layers,
     /// How tasks are kept.
@@ -109,7 +109,7 @@ impl Dispatcher {
             #[cfg(feature = "semantic")]
             embedder,
             #[cfg(feature = "semantic")]
-            embedding_cache,
+            kept,
             layers,
             tasks,
         } = config;
@@ -142,7 +142,7 @@ impl Dispatcher {
         let ranking = match embedder {
             Some(embedder) => Ranking::Semantic {
                 embedder,
-                cache: embedding_cache,
+                kept,
                 wait: false,
             },
             None => Ranking::Lexical,
@@ -700,7 +700,7 @@ mod tests {
                 #[cfg(feature = "semantic")]
                 embedder: None,
                 #[cfg(feature = "semantic")]
-                embedding_cache: None,
+                kept: crate::search::Kept::default(),
                 layers: Layers::default(),
                 tasks: TaskConfig::new(),
             },

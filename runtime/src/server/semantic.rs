@@ -23,14 +23,35 @@ impl Server {
     /// `--embedding-cache DIR` on the command line.
     #[must_use]
     pub fn embedding_cache(mut self, cache: VectorCache) -> Server {
-        self.embedding_cache = Some(cache);
+        self.kept.cache = Some(cache);
         self
     }
 
-    /// The model search ranks by meaning with, if any, and where its vectors are kept.
+    /// Starts with the tools' vectors its build script made
+    /// ([`embedded_vectors!`](crate::build::embedded_vectors), with
+    /// [`Guard::embedding_model`](crate::build::Guard::embedding_model)): a tool whose vector
+    /// was built is not embedded at start, and when every tool's was, the first search is
+    /// ranked by meaning. Vectors of another model than the [`embedder`](Server::embedder)'s
+    /// are not used (the log says so), and a tool changed since the build is embedded as
+    /// without them.
+    ///
+    /// ```ignore
+    /// toolwright::server!(notes_tools)
+    ///     .embedded_manifest(toolwright::build::embedded_manifest!())
+    ///     .embedder(Embedder::from_dir("models/all-MiniLM-L6-v2")?)
+    ///     .embedded_vectors(toolwright::build::embedded_vectors!())
+    ///     .run()
+    /// ```
+    #[must_use]
+    pub fn embedded_vectors(mut self, vectors: &'static [u8]) -> Server {
+        self.kept.built = Some(vectors);
+        self
+    }
+
+    /// The model search ranks by meaning with, if any, and the vectors it starts with.
     #[cfg(feature = "cli")]
-    pub(crate) fn embedder_given(&self) -> Option<(Arc<Embedder>, Option<VectorCache>)> {
+    pub(crate) fn embedder_given(&self) -> Option<(Arc<Embedder>, crate::search::Kept)> {
         let embedder = self.embedder.clone()?;
-        Some((embedder, self.embedding_cache.clone()))
+        Some((embedder, self.kept.clone()))
     }
 }

@@ -188,7 +188,7 @@ impl Server {
             #[cfg(feature = "semantic")]
             embedder: self.embedder,
             #[cfg(feature = "semantic")]
-            embedding_cache: self.embedding_cache,
+            kept: self.kept,
             layers: self.layers,
             tasks: self.tasks,
         };
