@@ -18,7 +18,7 @@ use serde_json::{Map, Value, json};
 use crate::content::ToolResult;
 use crate::registry::{Conflict, Registry, Tool};
 use crate::schema::check::{ArgumentCheck, problem_list};
-use crate::search::{Hit, Matched, SearchIndex, words};
+use crate::search::{Hit, Matched, SearchIndex, WordsOnly, words};
 
 /// The meta-tool that searches the catalog.
 pub(crate) const SEARCH_TOOL: &str = "search_tools";
@@ -311,7 +311,7 @@ impl Progressive {
     /// The tools the model may call that match `query`, best first, with their scores and how
     /// they matched; and why the ranking is by words only, when a model should have ranked by
     /// meaning too.
-    pub(crate) fn ranked(&self, query: &str) -> (Vec<(&Tool, Hit)>, Option<String>) {
+    pub(crate) fn ranked(&self, query: &str) -> (Vec<(&Tool, Hit)>, Option<WordsOnly>) {
         let tools = self.registry.tools();
         let ranked = self.index.rank(query);
         let hits = ranked
@@ -351,6 +351,8 @@ impl Progressive {
             .collect();
         let mut found = json!({ "total": hits.len(), "tools": tools });
         if let Some(why) = words_only {
+            #[cfg(feature = "otel")]
+            crate::telemetry::words_only(why.kind());
             found["note"] = json!(format!(
                 "These tools were ranked by their words only, not by meaning: {why}."
             ));

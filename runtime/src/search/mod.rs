@@ -5,6 +5,7 @@
 //! that aggregates other servers' tools can rank them too.
 
 use std::collections::BTreeMap;
+use std::fmt;
 
 use serde_json::Value;
 
@@ -194,7 +195,42 @@ pub struct Ranked {
     /// Why the tools were ranked by their words only when a model ranks by meaning too: the
     /// tools are still being embedded, or could not be, or the query could not be. `None` when
     /// the ranking is what the index does.
-    pub words_only: Option<String>,
+    pub words_only: Option<WordsOnly>,
+}
+
+/// Why a ranking by meaning fell back to words ([`Ranked::words_only`]). Its `Display` is the
+/// sentence `search_tools` puts in its `note`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum WordsOnly {
+    /// The tools are still being embedded (at start, on a thread of their own).
+    Embedding,
+    /// The tools could not be embedded: why.
+    ToolsNotEmbedded(String),
+    /// The query could not be embedded: why.
+    QueryNotEmbedded(String),
+}
+
+impl WordsOnly {
+    /// Its kind, one of a few values, as metrics count it: `embedding`, `tools_not_embedded`,
+    /// `query_not_embedded`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            WordsOnly::Embedding => "embedding",
+            WordsOnly::ToolsNotEmbedded(_) => "tools_not_embedded",
+            WordsOnly::QueryNotEmbedded(_) => "query_not_embedded",
+        }
+    }
+}
+
+impl fmt::Display for WordsOnly {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WordsOnly::Embedding => f.write_str("the tools are still being embedded"),
+            WordsOnly::ToolsNotEmbedded(why) => write!(f, "the tools could not be embedded: {why}"),
+            WordsOnly::QueryNotEmbedded(why) => write!(f, "the query could not be embedded: {why}"),
+        }
+    }
 }
 
 /// A ranked full-text index over a catalog of tools, built once.

@@ -13,6 +13,7 @@ use candle_core::{DType, Device, Tensor};
 use sha2::{Digest, Sha256};
 use tokenizers::{PaddingParams, Tokenizer, TruncationParams};
 
+use super::WordsOnly;
 use super::bert::{Config, Encoder};
 use super::cache::{self, TextKey, VectorCache, text_key};
 use super::tensors::{FileTensors, Tensors};
@@ -494,15 +495,15 @@ impl Semantic {
 
     /// Each tool's cosine similarity with `query`, or why there are none: the tools are not
     /// embedded yet, or could not be, or the query could not be.
-    pub(super) fn similarities(&self, query: &str) -> Result<Vec<f32>, String> {
+    pub(super) fn similarities(&self, query: &str) -> Result<Vec<f32>, WordsOnly> {
         let vectors = match self.vectors.get() {
-            None => return Err("the tools are still being embedded".to_owned()),
-            Some(Err(err)) => return Err(format!("the tools could not be embedded: {err}")),
+            None => return Err(WordsOnly::Embedding),
+            Some(Err(err)) => return Err(WordsOnly::ToolsNotEmbedded(err.clone())),
             Some(Ok(vectors)) => vectors,
         };
         let query = self.embedder.embed(query).map_err(|err| {
             tracing::warn!("the query was not embedded, search stays lexical: {err}");
-            format!("the query could not be embedded: {err}")
+            WordsOnly::QueryNotEmbedded(err.to_string())
         })?;
         Ok(vectors
             .chunks_exact(query.len())
@@ -906,19 +907,24 @@ mod tests {
         });
         let ranked = index.rank("refund");
         assert_eq!(
-            ranked.words_only.as_deref(),
-            Some("the tools could not be embedded: out of memory")
+            ranked.words_only,
+            Some(WordsOnly::ToolsNotEmbedded("out of memory".to_owned()))
         );
+        let why = ranked.words_only.unwrap();
+        assert_eq!(
+            why.to_string(),
+            "the tools could not be embedded: out of memory"
+        );
+        assert_eq!(why.kind(), "tools_not_embedded");
         assert_eq!(ranked.hits[0].matched, Matched::Words);
         // Tools still being embedded.
         index.semantic = Some(Semantic {
             embedder: embedder(),
             vectors: Arc::default(),
         });
-        assert_eq!(
-            index.rank("refund").words_only.as_deref(),
-            Some("the tools are still being embedded")
-        );
+        let why = index.rank("refund").words_only.unwrap();
+        assert_eq!(why.to_string(), "the tools are still being embedded");
+        assert_eq!(why.kind(), "embedding");
     }
 
     #[test]

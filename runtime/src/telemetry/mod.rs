@@ -16,7 +16,9 @@
 //! Metrics, with the same attributes but the ones that name one request or session:
 //! `mcp.server.operation.duration` and `mcp.server.session.duration` (histograms, seconds), and
 //! `toolwright.calls.refused` (a counter of the calls a limit refused: `toolwright.limit` is
-//! `rate_limit` or `timeout`).
+//! `rate_limit` or `timeout`), and `toolwright.search.words_only` (a counter of the
+//! `search_tools` calls ranked by words only where a model ranks by meaning too:
+//! `toolwright.search.reason` is `embedding`, `tools_not_embedded` or `query_not_embedded`).
 //!
 //! The spans and metrics are OpenTelemetry's, made with its global tracer and meter providers;
 //! a tool's `tracing` spans become OpenTelemetry's, children of the request's, through
@@ -291,6 +293,7 @@ struct Instruments {
     operation: Histogram<f64>,
     session: Histogram<f64>,
     refused: Counter<u64>,
+    words_only: Counter<u64>,
 }
 
 /// The instruments of the telemetry installed, else of the global meter provider as it is when
@@ -323,8 +326,23 @@ impl Instruments {
                 .u64_counter("toolwright.calls.refused")
                 .with_description("Calls a limit refused or stopped: a rate limit, a time limit")
                 .build(),
+            words_only: meter
+                .u64_counter("toolwright.search.words_only")
+                .with_description(
+                    "Searches ranked by words only where a model ranks by meaning too: the tools \
+                     still being embedded, or not embeddable, or the query not",
+                )
+                .build(),
         }
     }
+}
+
+/// Counts a `search_tools` ranked by words only, for the reason of this `kind`
+/// ([`WordsOnly::kind`](crate::search::WordsOnly::kind)).
+pub(crate) fn words_only(kind: &'static str) {
+    instruments()
+        .words_only
+        .add(1, &[KeyValue::new("toolwright.search.reason", kind)]);
 }
 
 /// Counts a call of `target` that `limit` (`rate_limit`, `timeout`) refused or stopped.
