@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::{EMBEDDING_MODEL, GuardError, VECTORS, write_if_changed};
 use crate::registry::Registry;
-use crate::search::{Embedder, VectorCache, built_vectors, built_without_model};
+use crate::search::{Embedder, VectorCache, built_vectors, no_vectors};
 
 /// Writes [`VECTORS`] to `out_dir`, the vectors of `registry`'s tools by the model in `model`
 /// (else the folder [`EMBEDDING_MODEL`] names; else none), and tells Cargo where it is and when
@@ -21,7 +21,7 @@ pub(super) fn emit(
     println!("cargo:rerun-if-env-changed={EMBEDDING_MODEL}");
     let model = model.or_else(|| std::env::var_os(EMBEDDING_MODEL).map(PathBuf::from));
     let bytes = match &model {
-        None => built_without_model(),
+        None => no_vectors(),
         Some(dir) => {
             for file in ["config.json", "model.safetensors", "tokenizer.json"] {
                 println!("cargo:rerun-if-changed={}", dir.join(file).display());

@@ -27,7 +27,7 @@ pub use cache::VectorCache;
 #[cfg(feature = "semantic")]
 pub use semantic::{Embedder, EmbedderError};
 #[cfg(feature = "semantic")]
-pub(crate) use semantic::{Kept, built_without_model};
+pub(crate) use semantic::{Kept, no_vectors};
 
 pub(crate) use text::words;
 use text::{STOP_WORDS, document, stem};

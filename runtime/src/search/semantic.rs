@@ -326,6 +326,20 @@ impl Known {
             built,
         }
     }
+
+    /// Embeds the texts it lacks with `embedder`, and knows their vectors too.
+    fn embed_missing(
+        &mut self,
+        embedder: &Embedder,
+        texts: &[String],
+    ) -> Result<(), EmbedderError> {
+        let asked: Vec<&str> = self.missing.iter().map(|&i| texts[i].as_str()).collect();
+        let made = embedder.embed_all(&asked)?;
+        for (&i, vector) in self.missing.iter().zip(made) {
+            self.vectors.insert(self.keys[i], vector);
+        }
+        Ok(())
+    }
 }
 
 /// For a build script: the vectors of `texts`, by `embedder`, as the bytes
@@ -338,11 +352,7 @@ pub(crate) fn built(
 ) -> Result<(Vec<u8>, usize), EmbedderError> {
     let kept = Kept::in_cache(cache);
     let mut known = Known::read(embedder, texts, &kept);
-    let asked: Vec<&str> = known.missing.iter().map(|&i| texts[i].as_str()).collect();
-    let made = embedder.embed_all(&asked)?;
-    for (&i, vector) in known.missing.iter().zip(made) {
-        known.vectors.insert(known.keys[i], vector);
-    }
+    known.embed_missing(embedder, texts)?;
     let (model, dimension) = (&embedder.fingerprint, embedder.dimension());
     if let Some(cache) = &kept.cache
         && !known.missing.is_empty()
@@ -359,7 +369,7 @@ pub(crate) fn built(
 }
 
 /// The bytes of vectors built without a model: none.
-pub(crate) fn built_without_model() -> Vec<u8> {
+pub(crate) fn no_vectors() -> Vec<u8> {
     cache::encode("", 0, &HashMap::new())
 }
 
@@ -445,16 +455,9 @@ impl Semantic {
         kept: &Kept,
     ) -> Result<usize, EmbedderError> {
         let embedder = &self.embedder;
-        let asked: Vec<&str> = known.missing.iter().map(|&i| texts[i].as_str()).collect();
-        let made = match embedder.embed_all(&asked) {
-            Ok(made) => made,
-            Err(err) => {
-                let _ = self.vectors.set(Err(err.to_string()));
-                return Err(err);
-            }
-        };
-        for (&i, vector) in known.missing.iter().zip(made) {
-            known.vectors.insert(known.keys[i], vector);
+        if let Err(err) = known.embed_missing(embedder, texts) {
+            let _ = self.vectors.set(Err(err.to_string()));
+            return Err(err);
         }
         let embedded = known.missing.len();
         if let Some(built) = known.built {
@@ -830,9 +833,7 @@ mod tests {
         assert!(served.vectors.get().is_some_and(Result::is_ok));
         // Built without a model, or with another: every tool embedded at start.
         assert_eq!(
-            started()
-                .fill(&texts(&tools), &with(built_without_model()))
-                .unwrap(),
+            started().fill(&texts(&tools), &with(no_vectors())).unwrap(),
             6
         );
         let other = cache::encode("another-model", 384, &kept.built(&embedder()).unwrap());
