@@ -381,14 +381,25 @@ impl Noun {
         )
     }
 
+    /// "a ticket comment", "an alert rule".
+    fn a_phrase(&self) -> String {
+        let article = if self.phrase.starts_with(['a', 'e', 'i', 'o', 'u']) {
+            "an"
+        } else {
+            "a"
+        };
+        format!("{article} {}", self.phrase)
+    }
+
     /// "A ticket comment: a reply or internal note on a ticket."
     fn definition(&self) -> String {
-        let article = if self.phrase.starts_with(['a', 'e', 'i', 'o', 'u']) {
-            "An"
-        } else {
-            "A"
-        };
-        format!("{article} {}: {}.", self.phrase, self.blurb)
+        let a_phrase = self.a_phrase();
+        format!(
+            "{}{}: {}.",
+            a_phrase[..1].to_uppercase(),
+            &a_phrase[1..],
+            self.blurb
+        )
     }
 
     fn title(&self) -> String {
@@ -458,6 +469,7 @@ fn tool(verb: &str, noun: &Noun, place: &str) -> Tool {
         ..
     } = noun;
     let definition = noun.definition();
+    let a_phrase = noun.a_phrase();
     let with_id = |rest: Vec<Param>| {
         let mut params = vec![noun.id()];
         params.extend(rest);
@@ -492,7 +504,7 @@ fn tool(verb: &str, noun: &Noun, place: &str) -> Tool {
         "create" => (
             format!("create_{}", noun.ident),
             format!(
-                "Create a {phrase} {place}, seen by its owner's team unless `visibility` says \
+                "Create {a_phrase} {place}, seen by its owner's team unless `visibility` says \
                  otherwise."
             ),
             &["destructive = false"],
@@ -516,7 +528,7 @@ fn tool(verb: &str, noun: &Noun, place: &str) -> Tool {
         "update" => (
             format!("update_{}", noun.ident),
             format!(
-                "Change the name or description of a {phrase} {place}; what is left out keeps \
+                "Change the name or description of {a_phrase} {place}; what is left out keeps \
                  its value."
             ),
             &["idempotent"],
@@ -531,7 +543,7 @@ fn tool(verb: &str, noun: &Noun, place: &str) -> Tool {
         ),
         "delete" => (
             format!("delete_{}", noun.ident),
-            format!("Delete a {phrase} {place} for good; this cannot be undone."),
+            format!("Delete {a_phrase} {place} for good; this cannot be undone."),
             &["destructive"],
             with_id(vec![Param::new(
                 "confirm",
@@ -554,7 +566,7 @@ fn tool(verb: &str, noun: &Noun, place: &str) -> Tool {
         "archive" => (
             format!("archive_{}", noun.ident),
             format!(
-                "Archive a {phrase} {place}: it leaves lists and searches but is kept, and can \
+                "Archive {a_phrase} {place}: it leaves lists and searches but is kept, and can \
                  be brought back."
             ),
             &["idempotent"],
@@ -586,7 +598,7 @@ fn tool(verb: &str, noun: &Noun, place: &str) -> Tool {
         ),
         "share" => (
             format!("share_{}", noun.ident),
-            format!("Share a {phrase} {place} with a person or a team, who is notified."),
+            format!("Share {a_phrase} {place} with a person or a team, who is notified."),
             &[],
             with_id(vec![
                 Param::new(
@@ -603,7 +615,7 @@ fn tool(verb: &str, noun: &Noun, place: &str) -> Tool {
         ),
         "duplicate" => (
             format!("duplicate_{}", noun.ident),
-            format!("Copy a {phrase} {place}; the copy gets a new id."),
+            format!("Copy {a_phrase} {place}; the copy gets a new id."),
             &["destructive = false"],
             with_id(vec![Param::new(
                 "name",
@@ -613,7 +625,7 @@ fn tool(verb: &str, noun: &Noun, place: &str) -> Tool {
         ),
         "assign" => (
             format!("assign_{}", noun.ident),
-            format!("Assign a {phrase} {place} to a person, who is notified."),
+            format!("Assign {a_phrase} {place} to a person, who is notified."),
             &["idempotent"],
             with_id(vec![
                 Param::new("assignee", "String", "The assignee's email address."),
@@ -626,7 +638,7 @@ fn tool(verb: &str, noun: &Noun, place: &str) -> Tool {
         ),
         "prioritize" => (
             format!("prioritize_{}", noun.ident),
-            format!("Set the priority of a {phrase} {place}; higher priorities sort first."),
+            format!("Set the priority of {a_phrase} {place}; higher priorities sort first."),
             &["idempotent"],
             with_id(vec![Param::new(
                 "priority",
@@ -636,7 +648,7 @@ fn tool(verb: &str, noun: &Noun, place: &str) -> Tool {
         ),
         "watch" => (
             format!("watch_{}", noun.ident),
-            format!("Follow a {phrase} {place}, to be notified whenever it changes."),
+            format!("Follow {a_phrase} {place}, to be notified whenever it changes."),
             &["idempotent"],
             with_id(vec![
                 Param::new(
@@ -649,7 +661,7 @@ fn tool(verb: &str, noun: &Noun, place: &str) -> Tool {
         ),
         "tag" => (
             format!("tag_{}", noun.ident),
-            format!("Add labels to a {phrase} {place}; labels it already has are kept."),
+            format!("Add labels to {a_phrase} {place}; labels it already has are kept."),
             &["idempotent"],
             with_id(vec![Param::new(
                 "labels",
@@ -701,7 +713,7 @@ fn tool(verb: &str, noun: &Noun, place: &str) -> Tool {
         "summarize" => (
             format!("summarize_{}", noun.ident),
             format!(
-                "Summarize a {phrase} {place} in plain words: what it is, its state, and what \
+                "Summarize {a_phrase} {place} in plain words: what it is, its state, and what \
                  changed last."
             ),
             &["read_only"],
