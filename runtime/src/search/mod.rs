@@ -37,8 +37,9 @@ use weights::{
 
 /// How a query's words and a model's similarity make one score, and which tools a model finds
 /// by meaning alone (feature `semantic`): [`SearchIndex::with_fusion`]. Each score is
-/// `(1 - meaning) · min(1, lexical / (full_match · whole)) + meaning · similarity`, where
-/// `whole` is what a tool would score whose name held every query word.
+/// `(1 - meaning) · lexical / max(full_match · whole, best) + meaning · similarity`, where
+/// `whole` is what a tool would score whose name held every query word and `best` is the query's
+/// best lexical score.
 ///
 /// The defaults were chosen on the project's evaluation sets (`cargo run -p catalog-eval
 /// --features semantic -- --margins 0.05,0.1,0.15,0.2,1`, figures in BENCHMARKS.md), with
@@ -55,9 +56,12 @@ pub struct Fusion {
     /// How much the similarity counts against the lexical score, from 0 (words only) to 1
     /// (meaning only): 0.5.
     pub meaning: f64,
-    /// What share of `whole` counts as a full lexical match: 0.5. A query's best lexical score
-    /// is no measure: the best of weak matches, a paraphrase's chance words, would count as
-    /// fully as a keyword query's exact hit.
+    /// What share of `whole` counts as a full lexical match: 0.5, or the query's best lexical
+    /// score when that is higher. The best score alone is no measure: the best of weak
+    /// matches, a paraphrase's chance words, would count as fully as a keyword query's exact
+    /// hit. A cap at a full match would be none either: every tool that matches fully would
+    /// count the same, and the model alone would order a name's siblings
+    /// (`create_access_policy` below `create_access_policy_version`).
     pub full_match: f64,
     /// The least similarity for a tool that shares no word with the query: 0.15; below it a
     /// tool is as near as unrelated texts are.
@@ -86,7 +90,11 @@ impl Fusion {
     fn fuse(&self, lexical: Vec<Hit>, whole: f64, similarities: &[f32]) -> Vec<Hit> {
         let nearest = similarities.iter().copied().fold(f32::MIN, f32::max);
         let cut = self.floor.max(nearest - self.margin);
-        let full = self.full_match * whole;
+        // Lexical hits come best first. A full match is a share of `whole`, or the best hit's
+        // score when that is higher, so that of the tools that match fully the better still
+        // ranks first, and no lexical part passes 1.
+        let best = lexical.first().map_or(0.0, |hit| hit.score);
+        let full = (self.full_match * whole).max(best);
         let mut hits: Vec<Option<Hit>> = similarities
             .iter()
             .enumerate()
@@ -99,11 +107,7 @@ impl Fusion {
             })
             .collect();
         for hit in lexical {
-            let lexical = if full > 0.0 {
-                (hit.score / full).min(1.0)
-            } else {
-                0.0
-            };
+            let lexical = if full > 0.0 { hit.score / full } else { 0.0 };
             let s = similarities[hit.index];
             hits[hit.index] = Some(Hit {
                 index: hit.index,
@@ -936,5 +940,45 @@ mod tests {
         assert!(index.search("nothing").is_empty());
         assert!(SearchIndex::new(&[]).search("anything").is_empty());
         assert_eq!(index.len(), 2);
+    }
+
+    fn by_words(index: usize, score: f64) -> Hit {
+        Hit {
+            index,
+            score,
+            matched: Matched::Words,
+        }
+    }
+
+    /// Two tools that both match past a full match keep their lexical order against a model
+    /// that finds the weaker a little nearer: an exact name stays above its siblings.
+    #[cfg(feature = "semantic")]
+    #[test]
+    fn of_two_full_lexical_matches_the_better_ranks_first() {
+        let fusion = Fusion::default();
+        let lexical = vec![by_words(0, 0.9), by_words(1, 0.6)];
+        let hits = fusion.fuse(lexical, 1.0, &[0.60, 0.67]);
+        let order: Vec<usize> = hits.iter().map(|hit| hit.index).collect();
+        assert_eq!(order, [0, 1]);
+        // The best counts as a full match, the other in proportion.
+        assert!((hits[0].score - (0.5 + 0.5 * 0.6)).abs() < 1e-6, "{hits:?}");
+        assert!(
+            (hits[1].score - (0.5 * 0.6 / 0.9 + 0.5 * 0.67)).abs() < 1e-6,
+            "{hits:?}"
+        );
+    }
+
+    /// A query's best lexical score below a full match counts as what it is, a part of one:
+    /// a paraphrase's chance word does not count as an exact name would.
+    #[cfg(feature = "semantic")]
+    #[test]
+    fn a_weak_best_lexical_match_counts_as_a_part_of_a_full_one() {
+        let hits = Fusion::default().fuse(vec![by_words(0, 0.1)], 1.0, &[0.5, 0.2]);
+        assert_eq!(hits[0].index, 0);
+        // 0.1 of a full match's 0.5.
+        assert!(
+            (hits[0].score - (0.5 * 0.2 + 0.5 * 0.5)).abs() < 1e-6,
+            "{hits:?}"
+        );
     }
 }

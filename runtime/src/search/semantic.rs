@@ -611,6 +611,79 @@ mod tests {
         assert_eq!(all, [0, 1, 2]);
     }
 
+    /// A query that is a tool's name in words finds that tool first, above its siblings of the
+    /// same noun, which a model finds about as near: `catalog-server`'s tools, for four nouns.
+    #[test]
+    #[ignore = "needs the embedding model in TOOLWRIGHT_EMBEDDING_MODEL"]
+    fn a_query_naming_a_tool_whole_finds_it_above_its_siblings() {
+        // Each noun: its name, its plural, with an article, and what it is.
+        let nouns = [
+            (
+                "access_policy",
+                "access_policies",
+                "an",
+                "the rules saying who may read a bucket",
+            ),
+            ("bucket", "buckets", "a", "a container of stored objects"),
+            (
+                "lifecycle_rule",
+                "lifecycle_rules",
+                "a",
+                "a rule that expires objects by age",
+            ),
+            (
+                "signed_url",
+                "signed_urls",
+                "a",
+                "a time-limited link to one object",
+            ),
+        ];
+        let mut tools = Vec::new();
+        for (ident, plural, article, what) in nouns {
+            let (one, many) = (ident.replace('_', " "), plural.replace('_', " "));
+            let a = format!("{article} {one}");
+            let place = "in object storage";
+            for (name, sentence) in [
+                (
+                    format!("list_{plural}"),
+                    format!("List the {many} {place}, newest first, one page at a time."),
+                ),
+                (
+                    format!("get_{ident}"),
+                    format!("Get one {one} {place} by its id, with every field."),
+                ),
+                (
+                    format!("create_{ident}"),
+                    format!(
+                        "Create {a} {place}, seen by its owner's team unless `visibility` says."
+                    ),
+                ),
+                (
+                    format!("update_{ident}"),
+                    format!("Change the name or description of {a} {place}."),
+                ),
+                (
+                    format!("delete_{ident}"),
+                    format!("Delete {a} {place} for good; this cannot be undone."),
+                ),
+                (
+                    format!("search_{plural}"),
+                    format!("Find {many} {place} whose name or description has the query's words."),
+                ),
+            ] {
+                let description = format!("{sentence} Here {a} is {what}.");
+                tools.push(json!({"name": name, "description": description}));
+            }
+        }
+        let index = SearchIndex::with_embedder(&tools, embedder()).unwrap();
+        for tool in &tools {
+            let name = tool["name"].as_str().unwrap();
+            let query = name.replace('_', " ");
+            let first = &tools[index.search(&query)[0].index]["name"];
+            assert_eq!(first, name, "{query:?}");
+        }
+    }
+
     /// Texts long and short, more word pieces than one batch takes: each comes back in its
     /// place, as it would alone.
     #[test]
