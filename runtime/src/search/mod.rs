@@ -942,6 +942,7 @@ mod tests {
         assert_eq!(index.len(), 2);
     }
 
+    #[cfg(feature = "semantic")]
     fn by_words(index: usize, score: f64) -> Hit {
         Hit {
             index,
