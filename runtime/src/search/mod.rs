@@ -60,8 +60,8 @@ pub struct Fusion {
     /// score when that is higher. The best score alone is no measure: the best of weak
     /// matches, a paraphrase's chance words, would count as fully as a keyword query's exact
     /// hit. A cap at a full match would be none either: every tool that matches fully would
-    /// count the same, and the model alone would order a name's siblings
-    /// (`create_access_policy` below `create_access_policy_version`).
+    /// count the same, and the model alone would order a name's siblings ("create access
+    /// policy" found `list_access_policies` before `create_access_policy`).
     pub full_match: f64,
     /// The least similarity for a tool that shares no word with the query: 0.15; below it a
     /// tool is as near as unrelated texts are.
@@ -976,7 +976,7 @@ mod tests {
     fn a_weak_best_lexical_match_counts_as_a_part_of_a_full_one() {
         let hits = Fusion::default().fuse(vec![by_words(0, 0.1)], 1.0, &[0.5, 0.2]);
         assert_eq!(hits[0].index, 0);
-        // 0.1 of a full match's 0.5.
+        // Its lexical part is 0.1 of a full match's 0.5: 0.2.
         assert!(
             (hits[0].score - (0.5 * 0.2 + 0.5 * 0.5)).abs() < 1e-6,
             "{hits:?}"
