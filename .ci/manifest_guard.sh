@@ -4,8 +4,9 @@
 # tool; making the argument optional builds and rewrites the committed snapshot; with CI set, a
 # stale snapshot fails the build; TOOLWRIGHT_SKIP_GUARD turns the comparison off.
 #
-# Run from anywhere: `bash .ci/manifest_guard.sh`. The copy builds into this repository's target
-# directory, so only the workspace's own crates are compiled again.
+# Run from anywhere: `bash .ci/manifest_guard.sh`. The copy builds in a target directory of its
+# own, target/manifest-guard, which nothing else reads or writes, so that it can run beside other
+# builds of the repository.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD

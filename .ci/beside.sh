@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The checks .ci/run starts beside its other steps, one after another: toolwright's cargo
+# features (.ci/features.sh), the published crates packaged and built from their tarballs
+# (.ci/package.sh), the build-time manifest guard in a copy of the repository
+# (.ci/manifest_guard.sh). Each builds in a target directory of its own, which is removed once
+# it has passed (nothing reads it), and writes its report to target/beside/NAME.log; the first
+# that fails stops the others.
+#
+# Usage: bash .ci/beside.sh MODEL_DIR (the model for the semantic feature's tests).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+model_dir=$1
+rm -rf target/beside
+mkdir -p target/beside
+run() {
+    local name=$1 built=$2
+    shift 2
+    local started=$SECONDS
+    if ! "$@" >"target/beside/$name.log" 2>&1; then
+        echo "$name failed after $((SECONDS - started))s (target/beside/$name.log)" \
+            >>target/beside/summary
+        exit 1
+    fi
+    rm -rf "$built"
+    echo "$name passed in $((SECONDS - started))s, ${SECONDS}s in" >>target/beside/summary
+}
+run features target/features bash .ci/features.sh "$model_dir"
+run package target/packaged bash .ci/package.sh
+run manifest-guard target/manifest-guard bash .ci/manifest_guard.sh
