@@ -11,7 +11,7 @@ use std::sync::{Arc, OnceLock};
 use candle_core::safetensors::SliceSafetensors;
 use candle_core::{DType, Device, Tensor};
 use sha2::{Digest, Sha256};
-use tokenizers::{PaddingParams, Tokenizer, TruncationParams};
+use tokenizers::{Tokenizer, TruncationParams};
 
 use super::WordsOnly;
 use super::bert::{Config, Encoder};
@@ -138,7 +138,9 @@ impl Embedder {
         })?;
         let mut tokenizer = Tokenizer::from_bytes(tokenizer)
             .map_err(|err| EmbedderError(format!("`tokenizer.json` cannot be read: {err}")))?;
-        tokenizer.with_padding(Some(PaddingParams::default()));
+        // Each text is tokenized alone and padded in its batch (`embed_all`), not to the
+        // length a model's `tokenizer.json` may fix.
+        tokenizer.with_padding(None);
         tokenizer
             .with_truncation(Some(TruncationParams {
                 max_length: MAX_TOKENS,
@@ -167,22 +169,27 @@ impl Embedder {
     /// The vectors of several texts, in their order. They are embedded in batches of texts of
     /// like length, so that a short text is not padded to a long one's length, each batch of a
     /// bounded number of word pieces, so that long texts take no more memory than short ones.
+    /// Of each text only its word pieces' ids are kept until its batch, padded to the batch's
+    /// longest there.
     pub fn embed_all(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedderError> {
         let failed = |err: candle_core::Error| EmbedderError(format!("the model failed: {err}"));
-        let mut encodings = self
-            .tokenizer
-            .encode_batch(texts.to_vec(), true)
+        let ids = texts
+            .iter()
+            .map(|&text| {
+                let encoding = self.tokenizer.encode_fast(text, true)?;
+                Ok(encoding.get_ids().to_vec())
+            })
+            .collect::<tokenizers::Result<Vec<Vec<u32>>>>()
             .map_err(|err| EmbedderError(format!("the tokenizer failed: {err}")))?;
+        let length = |i: usize| ids[i].len().max(1);
         let mut order: Vec<usize> = (0..texts.len()).collect();
-        let length =
-            |e: &tokenizers::Encoding| e.get_attention_mask().iter().filter(|&&m| m == 1).count();
-        order.sort_by_key(|&i| length(&encodings[i]));
+        order.sort_by_key(|&i| length(i));
         let mut out = vec![Vec::new(); texts.len()];
         // Shortest first: a batch's last text is its longest.
         let mut batches: Vec<&[usize]> = Vec::new();
         let mut start = 0;
         for end in 1..=order.len() {
-            let padded = (end - start) * length(&encodings[order[end - 1]]).max(1);
+            let padded = (end - start) * length(order[end - 1]);
             if padded > BATCH_TOKENS && end - start > 1 {
                 batches.push(&order[start..end - 1]);
                 start = end - 1;
@@ -192,25 +199,20 @@ impl Embedder {
             batches.push(&order[start..]);
         }
         for batch in batches {
-            let longest = batch
-                .iter()
-                .map(|&i| length(&encodings[i]))
-                .max()
-                .unwrap_or(0)
-                .max(1);
-            let (mut ids, mut masks) = (Vec::new(), Vec::new());
+            let longest = batch.iter().map(|&i| length(i)).max().unwrap_or(1);
+            // Padded with the id 0 ([PAD] in BERT's vocabulary), which the mask leaves out.
+            let (mut padded, mut mask) = (Vec::new(), Vec::new());
             for &i in batch {
-                let encoding = &mut encodings[i];
-                // Padded to the batch's longest only, not to the longest of all the texts.
-                encoding.truncate(longest, 0, tokenizers::TruncationDirection::Right);
-                ids.push(Tensor::new(encoding.get_ids(), &Device::Cpu).map_err(failed)?);
-                masks.push(
-                    Tensor::new(encoding.get_attention_mask(), &Device::Cpu).map_err(failed)?,
-                );
+                let pad = longest - ids[i].len();
+                padded.extend_from_slice(&ids[i]);
+                padded.extend(std::iter::repeat_n(0, pad));
+                mask.extend(std::iter::repeat_n(1u32, ids[i].len()));
+                mask.extend(std::iter::repeat_n(0, pad));
             }
             let vectors = (|| {
-                let ids = Tensor::stack(&ids, 0)?;
-                let mask = Tensor::stack(&masks, 0)?;
+                let shape = (batch.len(), longest);
+                let ids = Tensor::from_vec(padded, shape, &Device::Cpu)?;
+                let mask = Tensor::from_vec(mask, shape, &Device::Cpu)?;
                 let states = self.encoder.forward(&ids, &mask)?;
                 // The mean over the word pieces the mask keeps, then unit length: cosine
                 // similarity becomes a dot product.
