@@ -4,9 +4,12 @@
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tokio::sync::{mpsc, watch};
+// Tokio's clock, which is the system's but in tests that pause it: a session's lifetime is
+// tested without waiting for it, whatever else the machine is doing.
+use tokio::time::Instant;
 
 use super::{Messages, SessionStore, StoreFuture, StoredEvents};
 
@@ -248,7 +251,7 @@ impl SessionStore for MemoryStore {
                     }
                     kept.changed.subscribe()
                 };
-                let _ = tokio::time::timeout_at(deadline.into(), changed.changed()).await;
+                let _ = tokio::time::timeout_at(deadline, changed.changed()).await;
             }
         })
     }
@@ -409,7 +412,7 @@ mod tests {
         );
     }
 
-    #[tokio::test]
+    #[tokio::test(start_paused = true)]
     async fn an_unused_session_expires_and_using_it_renews_it() {
         let store = MemoryStore::new();
         let short = Duration::from_millis(50);
