@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The checks .ci/run starts beside its other steps, one after another: toolwright's cargo
-# features (.ci/features.sh), the published crates packaged and built from their tarballs
-# (.ci/package.sh), the build-time manifest guard in a copy of the repository
-# (.ci/manifest_guard.sh). Each builds in a target directory of its own, which is removed once
-# it has passed (nothing reads it), and writes its report to target/beside/NAME.log; the first
-# that fails stops the others.
+# features linted, built and doc-tested (`.ci/features.sh build`; .ci/run runs their unit tests
+# at its end), the published crates packaged and built from their tarballs (.ci/package.sh), the
+# build-time manifest guard in a copy of the repository (.ci/manifest_guard.sh). Each builds in a
+# target directory of its own, which is removed once it has passed when nothing reads it after,
+# and writes its report to target/beside/NAME.log; the first that fails stops the others.
 #
 # Usage: bash .ci/beside.sh MODEL_DIR (the model for the semantic feature's tests).
 set -euo pipefail
@@ -21,9 +21,12 @@ run() {
             >>target/beside/summary
         exit 1
     fi
-    rm -rf "$built"
+    if [ -n "$built" ]; then
+        rm -rf "$built"
+    fi
     echo "$name passed in $((SECONDS - started))s, ${SECONDS}s in" >>target/beside/summary
 }
-run features target/features bash .ci/features.sh "$model_dir"
+# Its unit tests' executables stay, for `.ci/features.sh test`.
+run features "" bash .ci/features.sh build "$model_dir"
 run package target/packaged bash .ci/package.sh
 run manifest-guard target/manifest-guard bash .ci/manifest_guard.sh
