@@ -8,10 +8,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="$PWD/target/packaged"
-cargo package -p toolwright-rules -p toolwright-macros -p toolwright -p toolwright-gateway
+crates=(toolwright-rules toolwright-macros toolwright toolwright-gateway)
+cargo package "${crates[@]/#/--package=}"
 version=$(cargo pkgid -p toolwright)
 version=${version##*@}
-for name in toolwright-rules toolwright-macros toolwright toolwright-gateway; do
+for name in "${crates[@]}"; do
     crate="$CARGO_TARGET_DIR/package/$name-$version.crate"
     echo "${crate#"$PWD/"}: $(tar -tzf "$crate" | wc -l) files, $(du -k "$crate" | cut -f1) KiB"
 done
