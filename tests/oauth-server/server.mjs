@@ -98,6 +98,11 @@ const signingJwk = { ...privateKey.export({ format: 'jwk' }), kid: `test-rs256-$
 
 // Listen first so that port 0 resolves before the issuer is fixed.
 const server = http.createServer();
+// Node closes a connection left idle for 5 s, the same time after which httpx stops reusing one:
+// a client whose next request crosses that close reads "Server disconnected without sending a
+// response". A test's clients may pause that long on a loaded machine, so connections are kept
+// for longer than any test takes.
+server.keepAliveTimeout = 300_000;
 await new Promise((resolve, reject) => {
   server.once('error', reject);
   server.listen(port, '127.0.0.1', resolve);
