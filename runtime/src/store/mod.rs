@@ -38,8 +38,7 @@
 //! changes (`GET` without `Last-Event-ID`), which tells of the changes its process sees (its
 //! lists, the resources changed through it), and a tool's
 //! [`SessionState`](crate::state::SessionState). The limits on sessions and streams per client
-//! ([`Http::max_sessions_per_client`](crate::http::Http::max_sessions_per_client)) are each
-//! process's own.
+//! (`Http::max_sessions_per_client`, of the `http` feature) are each process's own.
 //!
 //! A record is a short JSON document the transport writes and reads; a store keeps it as bytes
 //! and need not understand it. Two requests that change the same session at once on two

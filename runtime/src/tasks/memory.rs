@@ -222,6 +222,7 @@ mod tests {
     async fn ten_thousand_forgotten_tasks_are_swept_out() {
         let store = MemoryTaskStore::new();
         let second = Duration::from_secs(1);
+        let creating = std::time::Instant::now();
         for n in 0..10_000 {
             let owner = format!("owner{}", n % 100);
             assert!(
@@ -231,11 +232,13 @@ mod tests {
                     .unwrap()
             );
         }
-        assert!(
-            store.len() > 9_000,
-            "held until they expire: {}",
-            store.len()
-        );
+        // Task timestamps are the wall clock's (the protocol shows them), so paused time cannot
+        // hold them: on a machine too starved to create them all within their second, some
+        // have rightly expired, and only the sweep below is checked (half a second leaves the
+        // wall clock's milliseconds room).
+        if creating.elapsed() < second / 2 {
+            assert_eq!(store.len(), 10_000, "held until they expire");
+        }
         tokio::time::sleep(Duration::from_millis(1100)).await;
         // One more task sweeps the forgotten ones out: a second has passed since the last sweep.
         assert!(
