@@ -1,6 +1,8 @@
 //! What the gateway costs: `echo` called on the bench server directly and through
-//! `toolwright-gateway` mounting it (`bench__echo`), in turn, unpinned and pinned; the gateway's
-//! memory with 10 mounted servers; and listing and searching 1,000 mounted tools.
+//! `toolwright-gateway` mounting it (`bench__echo`), in turn, unpinned and pinned, with the CPU
+//! time each process spent per call (and the bench server's, called directly in 2026-07-28 as
+//! the gateway calls it); the gateway's memory with 10 mounted servers; and listing and
+//! searching 1,000 mounted tools.
 //!
 //! ```text
 //! cd bench && cargo run --release -p harness -- --gateway
@@ -10,6 +12,7 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Duration;
 
 use crate::server::{Connection, Server};
 use crate::stats::{self, Samples};
@@ -20,6 +23,9 @@ use crate::{
 
 /// `echo`, as the gateway serves the bench server's.
 const BENCH_ECHO: &str = r#"{"name":"bench__echo","arguments":{"text":"hello"}}"#;
+/// `echo` in protocol 2026-07-28, with the envelope the gateway's client puts in every request
+/// it forwards: the bench server called directly as the gateway calls it.
+const STATELESS_ECHO: &str = r#"{"name":"echo","arguments":{"text":"hello"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{},"url":{}},"sampling":{}},"io.modelcontextprotocol/clientInfo":{"name":"toolwright-client","version":"0.1.0"},"io.modelcontextprotocol/logLevel":"info","progressToken":1}}"#;
 /// `echo`, as FastMCP's proxy serves it, mounted under the namespace `bench`.
 const FASTMCP_ECHO: &str = r#"{"name":"bench_echo","arguments":{"text":"hello"}}"#;
 /// Searches of the progressive catalog per run, after as many untimed.
@@ -138,6 +144,12 @@ fn round_trips(
         table.push_str(" ---: | ---: | ---: |");
     }
     table.push('\n');
+    let mut cpu_table = String::from(
+        "\n| 50 tools, `echo`: CPU time per call, all threads | the server called directly | \
+         the same in 2026-07-28 (round trip; CPU) | `toolwright-gateway` | the server it mounts \
+         (in 2026-07-28) | the two, over the direct server's |\n\
+         | --- | ---: | ---: | ---: | ---: | ---: |\n",
+    );
     for pinned in [false, true] {
         pin_self(pinned)?;
         let mut connections = Vec::new();
@@ -158,7 +170,21 @@ fn round_trips(
             proxy.initialize()?;
             connections.push((proxy, FASTMCP_ECHO));
         }
+        // The server called directly in 2026-07-28, as the gateway calls it: no handshake.
+        let stateless = connections.len();
+        connections.push((
+            Connection::spawn(Server::Toolwright, bench, pinned)?,
+            STATELESS_ECHO,
+        ));
         let count = connections.len();
+        // The direct servers, the gateway, and the server the gateway started.
+        let pids = [
+            vec![connections[0].0.pid()],
+            vec![connections[stateless].0.pid()],
+            vec![connections[1].0.pid()],
+            children(connections[1].0.pid())?,
+        ];
+        let cpu_before = pids.each_ref().map(|pids| cpu_time(pids));
         let mut runs: Vec<Vec<f64>> = vec![Vec::new(); count];
         for round in 0..RUNS {
             for k in 0..count {
@@ -174,10 +200,31 @@ fn round_trips(
                 runs[index].push(secs(samples.median()) * 1e6);
             }
         }
+        let cpu_after = pids.each_ref().map(|pids| cpu_time(pids));
         for (connection, _) in connections {
             connection.close()?;
         }
+        let calls = (RUNS * (CALL_WARMUP + CALL_REQUESTS)) as f64;
+        let mut spent = [0.0; 4];
+        for (k, (before, after)) in cpu_before.into_iter().zip(cpu_after).enumerate() {
+            spent[k] = secs(after?.saturating_sub(before?)) * 1e6 / calls;
+        }
         let medians: Vec<f64> = runs.iter().map(|runs| stats::median(runs)).collect();
+        let _ = writeln!(
+            cpu_table,
+            "| {} | {:.1} µs | {:.1} µs; {:.1} µs | {:.1} µs | {:.1} µs | +{:.1} µs |",
+            if pinned {
+                "pinned to one CPU"
+            } else {
+                "unpinned"
+            },
+            spent[0],
+            medians[stateless],
+            spent[1],
+            spent[2],
+            spent[3],
+            spent[2] + spent[3] - spent[0],
+        );
         let (d, g) = (medians[0], medians[1]);
         let _ = write!(
             table,
@@ -192,7 +239,8 @@ fn round_trips(
             g - d,
             g / d,
         );
-        if let Some(&f) = medians.get(2) {
+        if fastmcp.is_some() {
+            let f = medians[2];
             let _ = write!(
                 table,
                 " {} | +{:.1} µs | {:.1}× |",
@@ -204,7 +252,40 @@ fn round_trips(
         table.push('\n');
     }
     pin_self(false)?;
+    table.push_str(&cpu_table);
     Ok(table)
+}
+
+/// The processes `pid` started.
+fn children(pid: u32) -> io::Result<Vec<u32>> {
+    let mut children = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task"))? {
+        let listed = std::fs::read_to_string(task?.path().join("children"))?;
+        children.extend(
+            listed
+                .split_whitespace()
+                .filter_map(|id| id.parse::<u32>().ok()),
+        );
+    }
+    Ok(children)
+}
+
+/// The CPU time the processes `pids` have had so far, all their threads: the first figure of
+/// each `/proc/<pid>/task/<tid>/schedstat`.
+fn cpu_time(pids: &[u32]) -> io::Result<Duration> {
+    let mut total = Duration::ZERO;
+    for pid in pids {
+        for task in std::fs::read_dir(format!("/proc/{pid}/task"))? {
+            let schedstat = std::fs::read_to_string(task?.path().join("schedstat"))?;
+            let nanos = schedstat
+                .split_whitespace()
+                .next()
+                .and_then(|on_cpu| on_cpu.parse::<u64>().ok())
+                .ok_or_else(|| io::Error::other("a schedstat not understood"))?;
+            total += Duration::from_nanos(nanos);
+        }
+    }
+    Ok(total)
 }
 
 /// The gateway's memory with ten 50-tool servers mounted, after a list and a call of each, and
