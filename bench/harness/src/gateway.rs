@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use crate::server::{Connection, Server};
+use crate::server::{Connection, Server, thread_cpu_times};
 use crate::stats::{self, Samples};
 use crate::workspace::Workspace;
 use crate::{
@@ -270,19 +270,12 @@ fn children(pid: u32) -> io::Result<Vec<u32>> {
     Ok(children)
 }
 
-/// The CPU time the processes `pids` have had so far, all their threads: the first figure of
-/// each `/proc/<pid>/task/<tid>/schedstat`.
+/// The CPU time the processes `pids` have had so far, all their threads.
 fn cpu_time(pids: &[u32]) -> io::Result<Duration> {
     let mut total = Duration::ZERO;
-    for pid in pids {
-        for task in std::fs::read_dir(format!("/proc/{pid}/task"))? {
-            let schedstat = std::fs::read_to_string(task?.path().join("schedstat"))?;
-            let nanos = schedstat
-                .split_whitespace()
-                .next()
-                .and_then(|on_cpu| on_cpu.parse::<u64>().ok())
-                .ok_or_else(|| io::Error::other("a schedstat not understood"))?;
-            total += Duration::from_nanos(nanos);
+    for &pid in pids {
+        for (.., time) in thread_cpu_times(pid)? {
+            total += time;
         }
     }
     Ok(total)

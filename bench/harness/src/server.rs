@@ -283,27 +283,10 @@ impl Connection {
             .ok_or_else(|| io::Error::other(format!("no {field} in /proc/<pid>/status")))
     }
 
-    /// The CPU time each of the server's threads has had so far, with its id and name: the
-    /// first figure of each `/proc/<pid>/task/<tid>/schedstat` (nanoseconds), and `comm`.
+    /// The CPU time each of the server's threads has had so far, with its id and name (see
+    /// [`thread_cpu_times`]).
     pub(crate) fn cpu_times(&self) -> io::Result<Vec<(String, String, Duration)>> {
-        let mut threads = Vec::new();
-        for task in std::fs::read_dir(format!("/proc/{}/task", self.child.id()))? {
-            let task = task?.path();
-            let schedstat = std::fs::read_to_string(task.join("schedstat"))?;
-            let nanos = schedstat
-                .split_whitespace()
-                .next()
-                .and_then(|on_cpu| on_cpu.parse::<u64>().ok())
-                .ok_or_else(|| io::Error::other("a schedstat not understood"))?;
-            let name = std::fs::read_to_string(task.join("comm"))?;
-            let id = task.file_name().map(|id| id.to_string_lossy().into_owned());
-            threads.push((
-                id.unwrap_or_default(),
-                name.trim().to_owned(),
-                Duration::from_nanos(nanos),
-            ));
-        }
-        Ok(threads)
+        thread_cpu_times(self.child.id())
     }
 
     /// Closes the server's input, as a client that is done does, and waits up to five seconds
@@ -387,4 +370,27 @@ fn is_success(response: &Value) -> bool {
     response
         .get("result")
         .is_some_and(|result| result.get("isError") != Some(&Value::Bool(true)))
+}
+
+/// The CPU time each thread of the process `pid` has had so far, with its id and name: the
+/// first figure of each `/proc/<pid>/task/<tid>/schedstat` (nanoseconds), and `comm`.
+pub(crate) fn thread_cpu_times(pid: u32) -> io::Result<Vec<(String, String, Duration)>> {
+    let mut threads = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task"))? {
+        let task = task?.path();
+        let schedstat = std::fs::read_to_string(task.join("schedstat"))?;
+        let nanos = schedstat
+            .split_whitespace()
+            .next()
+            .and_then(|on_cpu| on_cpu.parse::<u64>().ok())
+            .ok_or_else(|| io::Error::other("a schedstat not understood"))?;
+        let name = std::fs::read_to_string(task.join("comm"))?;
+        let id = task.file_name().map(|id| id.to_string_lossy().into_owned());
+        threads.push((
+            id.unwrap_or_default(),
+            name.trim().to_owned(),
+            Duration::from_nanos(nanos),
+        ));
+    }
+    Ok(threads)
 }
