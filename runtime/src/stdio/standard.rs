@@ -60,8 +60,8 @@ impl Pipes {
         }
         let restore = Restore(restore);
         let input: Box<dyn AsyncRead + Unpin + Send> = match input_kind {
-            FileKind::Pipe => Box::new(Eager(pipe::Receiver::from_owned_fd(stdin).ok()?)),
-            FileKind::Socket => Box::new(Eager(socket(stdin)?)),
+            FileKind::Pipe => Box::new(Eager::new(pipe::Receiver::from_owned_fd(stdin).ok()?)),
+            FileKind::Socket => Box::new(Eager::new(socket(stdin)?)),
         };
         let output: Box<dyn AsyncWrite + Unpin + Send> = match output_kind {
             FileKind::Pipe => {
@@ -102,7 +102,7 @@ fn identity(fd: BorrowedFd<'_>) -> Option<(FileType, (u64, u64))> {
     Some((FileType::from_raw_mode(stat.st_mode), id))
 }
 
-/// The most one eager read takes: what it reads into is zeroed first.
+/// The most one eager read takes.
 const EAGER_READ: usize = 16 * 1024;
 
 /// A non-blocking pipe or socket on the reactor, read at once whatever the reactor last
@@ -110,7 +110,24 @@ const EAGER_READ: usize = 16 * 1024;
 /// sees it come without the reactor being polled in between (which only happens when the
 /// thread goes back to the runtime). When nothing is there, it is read as tokio reads it,
 /// which registers the task to be woken.
-struct Eager<T>(T);
+///
+/// An eager read goes into a buffer of its own, zeroed once, and what it read is copied on:
+/// the caller's buffer is uninitialised at every read (`poll_read_buf` makes it so), and
+/// zeroing it before each attempt, most of which find nothing while the connection polls,
+/// would cost more than copying the few hundred bytes of a message.
+struct Eager<T> {
+    io: T,
+    scratch: Box<[u8]>,
+}
+
+impl<T> Eager<T> {
+    fn new(io: T) -> Eager<T> {
+        Eager {
+            io,
+            scratch: vec![0; EAGER_READ].into_boxed_slice(),
+        }
+    }
+}
 
 impl<T: AsyncRead + AsFd + Unpin> AsyncRead for Eager<T> {
     fn poll_read(
@@ -120,17 +137,17 @@ impl<T: AsyncRead + AsFd + Unpin> AsyncRead for Eager<T> {
     ) -> Poll<io::Result<()>> {
         let room = buf.remaining().min(EAGER_READ);
         if room > 0 {
-            let unfilled = buf.initialize_unfilled_to(room);
-            match rustix::io::read(self.0.as_fd(), unfilled) {
+            let Eager { io, scratch } = &mut *self;
+            match rustix::io::read(io.as_fd(), &mut scratch[..room]) {
                 Ok(read) => {
-                    buf.advance(read);
+                    buf.put_slice(&scratch[..read]);
                     return Poll::Ready(Ok(()));
                 }
                 Err(rustix::io::Errno::AGAIN | rustix::io::Errno::INTR) => {}
                 Err(err) => return Poll::Ready(Err(err.into())),
             }
         }
-        Pin::new(&mut self.0).poll_read(cx, buf)
+        Pin::new(&mut self.io).poll_read(cx, buf)
     }
 }
 
