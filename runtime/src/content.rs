@@ -109,6 +109,14 @@ impl ToolResult {
         self.is_error
     }
 
+    /// Whether the result has no `_meta` and no `resultType` of its own: only one passed on
+    /// from another server may.
+    pub(crate) fn is_plain(&self) -> bool {
+        self.forwarded
+            .as_ref()
+            .is_none_or(|sent| sent.get("_meta").is_none() && sent.get("resultType").is_none())
+    }
+
     /// A result another server sent (a `CallToolResult` object), kept as it came: passed on
     /// unchanged, with its text blocks, structured content and error flag readable here.
     #[cfg(feature = "gateway")]

@@ -83,7 +83,7 @@ pub(super) fn check_headers(
     params: &Value,
     mirrored: &[Mirrored],
 ) -> Result<(), Reply> {
-    let Some(meta) = params.pointer("/_meta").and_then(Value::as_object) else {
+    let Some(meta) = params.get("_meta").and_then(Value::as_object) else {
         return Ok(());
     };
     let (Some(version), true) = (
@@ -139,7 +139,7 @@ fn check_mirrored(headers: &HeaderMap, params: &Value, argument: &Mirrored) -> R
     let name = format!("Mcp-Param-{}", argument.header);
     let values: Vec<_> = headers.get_all(name.as_str()).iter().collect();
     let body = params
-        .pointer("/arguments")
+        .get("arguments")
         .and_then(|a| a.get(&argument.property))
         .filter(|v| !v.is_null());
     let property = &argument.property;

@@ -23,10 +23,11 @@ pub(crate) struct Envelope {
 
 impl Envelope {
     /// Reads the envelope, or the error to answer: a missing or malformed member is -32602, a
-    /// version this server does not speak -32022 with the versions it does.
-    pub(crate) fn read(id: &Id, params: &Value) -> Result<Envelope, Reply> {
+    /// version this server does not speak -32022 with the versions it does. The client's
+    /// capabilities and name are taken out of `params._meta` (left null there), not copied.
+    pub(crate) fn read(id: &Id, params: &mut Value) -> Result<Envelope, Reply> {
         let invalid = |message: &str| Reply::error(id, INVALID_PARAMS, message);
-        let Some(meta) = params.get("_meta").and_then(Value::as_object) else {
+        let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut) else {
             return Err(invalid(
                 "`params._meta` must be an object with `io.modelcontextprotocol/protocolVersion` \
                  and `io.modelcontextprotocol/clientCapabilities`: protocol 2026-07-28 requires \
@@ -79,8 +80,12 @@ impl Envelope {
             },
         };
         let client = Client {
-            capabilities: Some(Arc::new(meta[CLIENT_CAPABILITIES_KEY].clone())),
-            info: meta.get(CLIENT_INFO_KEY).cloned().map(Arc::new),
+            capabilities: meta
+                .get_mut(CLIENT_CAPABILITIES_KEY)
+                .map(|capabilities| Arc::new(capabilities.take())),
+            info: meta
+                .get_mut(CLIENT_INFO_KEY)
+                .map(|info| Arc::new(info.take())),
         };
         Ok(Envelope {
             log_level,

@@ -15,7 +15,10 @@ pub(crate) mod method;
 
 use std::sync::Arc;
 
+use serde::Serialize;
 use serde_json::Value;
+
+use jsonrpc::{Id, Reply};
 
 pub(crate) use envelope::Envelope;
 pub use log::LogLevel;
@@ -93,6 +96,38 @@ impl Wire {
         self.shape(result)
     }
 
+    /// The response to `id` with `result`, as the request's era has it, serialised where it is.
+    /// `result` serialises as an object; `plain` says it has no `_meta` or `resultType` of its
+    /// own, so that 2026-07-28's are written beside its members rather than merged with them in
+    /// a copy.
+    pub(crate) fn reply(&self, id: &Id, result: &impl Serialize, plain: bool) -> Reply {
+        /// A plain result in 2026-07-28.
+        #[derive(Serialize)]
+        struct Complete<'a, R> {
+            #[serde(flatten)]
+            result: &'a R,
+            #[serde(rename = "resultType")]
+            result_type: &'static str,
+            #[serde(rename = "_meta")]
+            meta: &'a Value,
+        }
+        match self {
+            Wire::Handshake => Reply::result(id, result),
+            Wire::Stateless { meta } if plain => Reply::result(
+                id,
+                &Complete {
+                    result,
+                    result_type: "complete",
+                    meta,
+                },
+            ),
+            Wire::Stateless { .. } => {
+                let result = serde_json::to_value(result).expect("a result serialises");
+                Reply::result(id, &self.shape(result))
+            }
+        }
+    }
+
     /// A result as the request's era has it.
     pub(crate) fn shape(&self, mut result: Value) -> Value {
         if let Wire::Stateless { meta } = self {
@@ -118,5 +153,61 @@ fn add_meta(result: &mut Value, meta: &Value) {
 pub(crate) fn merge(into: &mut Value, extra: &Value) {
     if let (Value::Object(into), Value::Object(extra)) = (into, extra) {
         into.extend(extra.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// The response `wire` makes of `result`, as a client reads it.
+    fn replied(wire: &Wire, result: &Value, plain: bool) -> Value {
+        let bytes = wire
+            .reply(&Id::Number(7.into()), result, plain)
+            .into_bytes();
+        serde_json::from_slice(&bytes).expect("a response is JSON")
+    }
+
+    fn stateless() -> Wire {
+        Wire::Stateless {
+            meta: Arc::new(json!({ SERVER_INFO_KEY: { "name": "s", "version": "1" } })),
+        }
+    }
+
+    #[test]
+    fn a_plain_result_is_sent_as_it_is_in_the_handshake_era() {
+        let result = json!({ "content": [], "isError": true });
+        assert_eq!(
+            replied(&Wire::Handshake, &result, true),
+            json!({ "jsonrpc": "2.0", "id": 7, "result": result })
+        );
+    }
+
+    #[test]
+    fn a_plain_result_gains_its_type_and_the_servers_meta_in_2026_07_28() {
+        let result = json!({ "content": [{ "type": "text", "text": "hi" }] });
+        assert_eq!(
+            replied(&stateless(), &result, true)["result"],
+            json!({
+                "content": [{ "type": "text", "text": "hi" }],
+                "resultType": "complete",
+                "_meta": { SERVER_INFO_KEY: { "name": "s", "version": "1" } },
+            })
+        );
+    }
+
+    #[test]
+    fn a_result_with_a_meta_of_its_own_keeps_it_beside_the_servers() {
+        let result = json!({ "content": [], "_meta": { "trace": "abc" } });
+        assert_eq!(
+            replied(&stateless(), &result, false)["result"],
+            json!({
+                "content": [],
+                "resultType": "complete",
+                "_meta": { "trace": "abc", SERVER_INFO_KEY: { "name": "s", "version": "1" } },
+            })
+        );
     }
 }

@@ -329,7 +329,7 @@ impl Dispatcher {
         session: &Arc<Session>,
         id: Id,
         name: &str,
-        params: Value,
+        mut params: Value,
         from: Requester<'_>,
     ) -> Step {
         let method = Method::from_name(name);
@@ -347,7 +347,7 @@ impl Dispatcher {
                 &data,
             ));
         }
-        let envelope = match Envelope::read(&id, &params) {
+        let envelope = match Envelope::read(&id, &mut params) {
             Ok(envelope) => envelope,
             Err(reply) => return Step::Reply(reply),
         };

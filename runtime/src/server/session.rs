@@ -192,7 +192,7 @@ impl Session {
         *self.era_lock().get_or_insert_with(|| {
             if method != "initialize" && has_envelope(params) {
                 let client = params
-                    .pointer("/_meta")
+                    .get("_meta")
                     .and_then(|meta| meta.get(CLIENT_INFO_KEY))
                     .and_then(|info| info.get("name"))
                     .and_then(Value::as_str);

@@ -110,7 +110,7 @@ fn declares_extension(client: &Client) -> bool {
     client
         .capabilities
         .as_deref()
-        .and_then(|c| c.pointer("/extensions"))
+        .and_then(|c| c.get("extensions"))
         .and_then(|e| e.get(EXTENSION_ID))
         .is_some_and(|e| !e.is_null())
 }

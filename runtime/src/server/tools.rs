@@ -80,7 +80,10 @@ impl Calls {
             Err(reply) => return Step::Reply(reply),
         };
         let peer = self.peer(&origin, round.as_ref().map(Round::inputs));
-        let progress_token = params.pointer("/_meta/progressToken").cloned();
+        let progress_token = params
+            .get("_meta")
+            .and_then(|meta| meta.get("progressToken"))
+            .cloned();
         if !matches!(mode, Mode::Call) {
             // Progress is not told of a task in 2026-07-28: its status is read instead.
             let progress_token = progress_token.filter(|_| !wire.is_stateless());
@@ -134,9 +137,10 @@ impl Calls {
     pub(super) fn scopes(&self, params: &Value) -> Option<(String, &'static [&'static str])> {
         let named = params.get("name").and_then(Value::as_str);
         let name = match named {
-            Some(CALL_TOOL) if self.progressive.is_some() => {
-                params.pointer("/arguments/name").and_then(Value::as_str)
-            }
+            Some(CALL_TOOL) if self.progressive.is_some() => params
+                .get("arguments")
+                .and_then(|a| a.get("name"))
+                .and_then(Value::as_str),
             named => named,
         };
         // A tool disabled now is checked too: it may be enabled before the call runs.
@@ -254,8 +258,7 @@ fn tool_reply(
 /// A tool's result as the request's era has it.
 fn result_reply(result: ToolResult, id: &Id, wire: &Wire) -> Reply {
     let failed = result.is_error();
-    let result = serde_json::to_value(result).expect("a tool result serialises");
-    let reply = Reply::result(id, &wire.shape(result));
+    let reply = wire.reply(id, &result, result.is_plain());
     if failed { reply.of_tool_error() } else { reply }
 }
 
