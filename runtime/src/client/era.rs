@@ -5,10 +5,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{Map, Value, json};
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
 
 use super::error::Error;
-use super::peer::{Options, Peer, meta};
+use super::peer::{Options, Peer};
 use crate::protocol::{
     CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, HANDSHAKE_VERSIONS, PROTOCOL_VERSION_KEY,
     SERVER_INFO_KEY, STATELESS_VERSIONS,
@@ -33,12 +34,17 @@ pub enum Versions {
 pub(crate) enum Era {
     /// `initialize` was answered with this version.
     Handshake { version: &'static str },
-    /// 2026-07-28: every request carries this `_meta`.
+    /// 2026-07-28: every request carries this envelope in its `_meta`.
     Stateless {
         version: &'static str,
-        meta: Map<String, Value>,
+        envelope: EnvelopeMembers,
     },
 }
+
+/// The members 2026-07-28 puts in every request's `_meta` (the version, the client's
+/// capabilities and its name), each serialised once, as the connection opens: a request writes
+/// them as they are rather than copying them into its own `params`.
+pub(crate) type EnvelopeMembers = Arc<[(&'static str, Box<RawValue>)]>;
 
 impl Era {
     pub(crate) fn version(&self) -> &'static str {
@@ -47,13 +53,11 @@ impl Era {
         }
     }
 
-    /// Shapes a request's `params` for the era: in 2026-07-28, with the envelope.
-    pub(crate) fn shape(&self, params: &mut Value) {
-        if let Era::Stateless { meta: envelope, .. } = self {
-            let meta = meta(params);
-            for (key, value) in envelope {
-                meta.insert(key.clone(), value.clone());
-            }
+    /// What every request of the era carries in its `_meta`: nothing in the handshake era.
+    pub(crate) fn envelope(&self) -> &[(&'static str, Box<RawValue>)] {
+        match self {
+            Era::Handshake { .. } => &[],
+            Era::Stateless { envelope, .. } => envelope,
         }
     }
 }
@@ -94,22 +98,18 @@ pub(crate) async fn open(peer: &Arc<Peer>, introduction: &Introduction) -> Resul
 
 async fn discover(peer: &Arc<Peer>, introduction: &Introduction) -> Result<Opened, Error> {
     let version = STATELESS_VERSIONS[0];
-    let mut envelope = Map::new();
-    envelope.insert(PROTOCOL_VERSION_KEY.to_owned(), json!(version));
-    envelope.insert(
-        CLIENT_CAPABILITIES_KEY.to_owned(),
-        introduction.capabilities.clone(),
-    );
-    envelope.insert(CLIENT_INFO_KEY.to_owned(), introduction.info.clone());
-    let era = Era::Stateless {
-        version,
-        meta: envelope,
-    };
-    let mut params = json!({});
-    era.shape(&mut params);
+    let raw = |value: &Value| serde_json::value::to_raw_value(value).expect("JSON serialises");
+    let envelope: EnvelopeMembers = Arc::new([
+        (PROTOCOL_VERSION_KEY, raw(&json!(version))),
+        (CLIENT_CAPABILITIES_KEY, raw(&introduction.capabilities)),
+        (CLIENT_INFO_KEY, raw(&introduction.info)),
+    ]);
     peer.link().settled(version, true);
     let options = Options::limited(Some(introduction.discovery_limit));
-    let result = peer.request("server/discover", params, options).await?;
+    let result = peer
+        .request("server/discover", &json!({}), &envelope, options)
+        .await?;
+    let era = Era::Stateless { version, envelope };
     let supported = result
         .get("supportedVersions")
         .and_then(Value::as_array)
@@ -145,7 +145,7 @@ async fn initialize(peer: &Arc<Peer>, introduction: &Introduction) -> Result<Ope
         "clientInfo": introduction.info,
     });
     let options = Options::limited(introduction.request_limit);
-    let result = peer.request("initialize", params, options).await?;
+    let result = peer.request("initialize", &params, &[], options).await?;
     let answered = result.get("protocolVersion").and_then(Value::as_str);
     let Some(version) = HANDSHAKE_VERSIONS
         .iter()

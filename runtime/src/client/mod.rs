@@ -295,11 +295,10 @@ impl Client {
     async fn send(&self, method: &str, params: Value, options: Options) -> Result<Value, Error> {
         let era = &self.opened.era;
         let mut params = params;
-        era.shape(&mut params);
         for _ in 0..MAX_INPUT_ROUNDS {
             let result = self
                 .peer
-                .request(method, params.clone(), options.clone())
+                .request(method, &params, era.envelope(), options.clone())
                 .await?;
             if !matches!(era, Era::Stateless { .. })
                 || result.get("resultType").and_then(Value::as_str) != Some("input_required")
@@ -309,6 +308,9 @@ impl Client {
             let responses = self
                 .answer_input(method, &result, options.answerer.as_ref())
                 .await?;
+            if !params.is_object() {
+                params = json!({});
+            }
             let object = params.as_object_mut().expect("params are an object");
             object.insert("inputResponses".to_owned(), responses);
             match result.get("requestState") {

@@ -7,7 +7,9 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::AbortHandle;
 
@@ -75,6 +77,78 @@ impl Options {
     }
 }
 
+/// A request as sent, serialised in place.
+#[derive(serde::Serialize)]
+struct Message<'a> {
+    jsonrpc: &'static str,
+    id: i64,
+    method: &'a str,
+    params: Params<'a>,
+}
+
+/// A request's `params` as sent: its own members, and in its `_meta` the era's envelope and
+/// the progress token beside its own; written from where they are, not copied into one object.
+/// What the envelope and the token name overrides the request's own member of that name.
+struct Params<'a> {
+    params: &'a Value,
+    envelope: &'a [(&'static str, Box<RawValue>)],
+    progress: Option<i64>,
+}
+
+impl Serialize for Params<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if self.envelope.is_empty() && self.progress.is_none() {
+            return self.params.serialize(serializer);
+        }
+        let empty = Map::new();
+        let own = self.params.as_object().unwrap_or(&empty);
+        let mut map = serializer.serialize_map(None)?;
+        for (key, value) in own {
+            if key != "_meta" {
+                map.serialize_entry(key, value)?;
+            }
+        }
+        let meta = own
+            .get("_meta")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
+        map.serialize_entry("_meta", &Meta { meta, params: self })?;
+        map.end()
+    }
+}
+
+/// The `_meta` of [`Params`].
+struct Meta<'a> {
+    meta: &'a Map<String, Value>,
+    params: &'a Params<'a>,
+}
+
+impl Serialize for Meta<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let Params {
+            envelope, progress, ..
+        } = self.params;
+        let mut map = serializer.serialize_map(None)?;
+        for (key, value) in *envelope {
+            map.serialize_entry(key, value)?;
+        }
+        if let Some(token) = progress {
+            map.serialize_entry(PROGRESS_TOKEN, token)?;
+        }
+        for (key, value) in self.meta {
+            let overridden = envelope.iter().any(|(name, _)| name == key)
+                || (progress.is_some() && key == PROGRESS_TOKEN);
+            if !overridden {
+                map.serialize_entry(key, value)?;
+            }
+        }
+        map.end()
+    }
+}
+
+/// The member of a request's `_meta` that asks for its progress, under its id.
+const PROGRESS_TOKEN: &str = "progressToken";
+
 impl Peer {
     /// A connection to `name` over `link`, whose transport sends what it receives to the inbox
     /// `inbound` reads: read from now on, in a task of its own, for as long as the peer lives.
@@ -105,17 +179,21 @@ impl Peer {
         &*self.link
     }
 
-    /// Sends the request `method` with `params` as they are, and waits for its result.
+    /// Sends the request `method` with `params`, `envelope`'s members added to its `_meta`
+    /// (and the progress token, when `options` follow progress), and waits for its result.
     pub(crate) async fn request(
         self: &Arc<Self>,
         method: &str,
-        mut params: Value,
+        params: &Value,
+        envelope: &[(&'static str, Box<RawValue>)],
         options: Options,
     ) -> Result<Value, Error> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        if options.progress.is_some() {
-            meta(&mut params).insert("progressToken".to_owned(), json!(id));
-        }
+        let params = Params {
+            params,
+            envelope,
+            progress: options.progress.is_some().then_some(id),
+        };
         let (answer, answered) = oneshot::channel();
         self.waiting
             .lock()
@@ -134,7 +212,12 @@ impl Peer {
             self.forget(id);
             return Err(self.closed(method, reason));
         }
-        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let message = Message {
+            jsonrpc: "2.0",
+            id,
+            method,
+            params,
+        };
         let outgoing = Outgoing {
             bytes: serde_json::to_vec(&message).expect("JSON serialises"),
             kind: OutgoingKind::Request {
@@ -467,4 +550,82 @@ pub(crate) fn meta(params: &mut Value) -> &mut serde_json::Map<String, Value> {
         *meta = json!({});
     }
     meta.as_object_mut().expect("an object")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `params` a request sends.
+    fn sent(
+        params: Value,
+        envelope: &[(&'static str, Box<RawValue>)],
+        progress: Option<i64>,
+    ) -> Value {
+        let params = Params {
+            params: &params,
+            envelope,
+            progress,
+        };
+        serde_json::to_value(params).expect("params serialise")
+    }
+
+    fn raw(value: Value) -> Box<RawValue> {
+        serde_json::value::to_raw_value(&value).expect("JSON serialises")
+    }
+
+    #[test]
+    fn params_are_sent_as_they_are_without_an_envelope_or_a_token() {
+        let params = json!({ "name": "echo", "_meta": { "progressToken": "theirs" } });
+        assert_eq!(sent(params.clone(), &[], None), params);
+        assert_eq!(sent(Value::Null, &[], None), Value::Null);
+    }
+
+    #[test]
+    fn the_envelope_and_the_token_join_the_requests_own_meta_and_win() {
+        let envelope = [
+            (
+                "io.modelcontextprotocol/protocolVersion",
+                raw(json!("2026-07-28")),
+            ),
+            (
+                "io.modelcontextprotocol/clientInfo",
+                raw(json!({ "name": "c" })),
+            ),
+        ];
+        let params = json!({
+            "name": "echo",
+            "arguments": { "text": "hi" },
+            "_meta": {
+                "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+                "progressToken": "theirs",
+                "io.modelcontextprotocol/protocolVersion": "1999-01-01",
+            },
+        });
+        assert_eq!(
+            sent(params, &envelope, Some(7)),
+            json!({
+                "name": "echo",
+                "arguments": { "text": "hi" },
+                "_meta": {
+                    "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+                    "progressToken": 7,
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientInfo": { "name": "c" },
+                },
+            })
+        );
+    }
+
+    #[test]
+    fn params_that_are_no_object_become_one_to_carry_the_token() {
+        assert_eq!(
+            sent(json!([1, 2]), &[], Some(3)),
+            json!({ "_meta": { "progressToken": 3 } })
+        );
+        assert_eq!(
+            sent(json!({ "_meta": "odd" }), &[], Some(3)),
+            json!({ "_meta": { "progressToken": 3 } })
+        );
+    }
 }
