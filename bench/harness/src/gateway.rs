@@ -42,7 +42,14 @@ pub(crate) fn measure(workspace: &Workspace) -> io::Result<String> {
     std::fs::create_dir_all(&dir)?;
 
     let mut out = String::new();
-    let one = configure(&gateway, &dir, "one", &[("bench", &small)])?;
+    let one = configure(&gateway, &dir, "one", &[("bench", &small)], None)?;
+    let one_handshake = configure(
+        &gateway,
+        &dir,
+        "one-handshake",
+        &[("bench", &small)],
+        Some("handshake"),
+    )?;
     let fastmcp = fastmcp(workspace.root());
     if fastmcp.is_none() {
         crate::progress(
@@ -50,26 +57,39 @@ pub(crate) fn measure(workspace: &Workspace) -> io::Result<String> {
              with FastMCP (`pip install fastmcp`)",
         );
     }
-    out.push_str(&round_trips(&small, &gateway, &one, fastmcp.as_ref())?);
+    out.push_str(&round_trips(
+        &small,
+        &gateway,
+        [&one, &one_handshake],
+        fastmcp.as_ref(),
+    )?);
 
     let ten: Vec<(String, &Path)> = (0..10)
         .map(|i| (format!("bench{i}"), small.as_path()))
         .collect();
     let ten: Vec<(&str, &Path)> = ten.iter().map(|(n, p)| (n.as_str(), *p)).collect();
-    let ten = configure(&gateway, &dir, "ten", &ten)?;
+    let ten = configure(&gateway, &dir, "ten", &ten, None)?;
     out.push_str(&memory(&small, &gateway, &ten)?);
 
-    let thousand = configure(&gateway, &dir, "thousand", &[("a", &large), ("b", &large)])?;
+    let thousand = configure(
+        &gateway,
+        &dir,
+        "thousand",
+        &[("a", &large), ("b", &large)],
+        None,
+    )?;
     out.push_str(&listing(&large, &gateway, &thousand)?);
     Ok(out)
 }
 
-/// Writes the configuration `name` mounting `mounts` and approves their tools: its path.
+/// Writes the configuration `name` mounting `mounts` (in the protocol era `versions` says, if
+/// it says one) and approves their tools: its path.
 fn configure(
     gateway: &Path,
     dir: &Path,
     name: &str,
     mounts: &[(&str, &Path)],
+    versions: Option<&str>,
 ) -> io::Result<PathBuf> {
     let mut toml = String::from("name = \"bench-gateway\"\n");
     for (mount, binary) in mounts {
@@ -78,6 +98,9 @@ fn configure(
             "\n[upstreams.{mount}]\ncommand = [{:?}]",
             binary.display().to_string()
         );
+        if let Some(versions) = versions {
+            let _ = writeln!(toml, "versions = {versions:?}");
+        }
     }
     let path = dir.join(format!("{name}.toml"));
     std::fs::write(&path, toml)?;
@@ -124,22 +147,25 @@ fn fastmcp(workspace_root: &Path) -> Option<(PathBuf, PathBuf)> {
     Some((PathBuf::from(python), script))
 }
 
-/// `RUNS` runs of one-at-a-time `echo` calls, direct, through the gateway and through FastMCP's
-/// proxy (when there is one) in turn, unpinned and pinned to one CPU: a table row each.
+/// `RUNS` runs of one-at-a-time `echo` calls, direct, through the gateway (with `configs`: its
+/// upstream in the era it negotiates, 2026-07-28, and in the handshake era the direct calls use)
+/// and through FastMCP's proxy (when there is one) in turn, unpinned and pinned to one CPU: a
+/// table row each.
 fn round_trips(
     bench: &Path,
     gateway: &Path,
-    config: &Path,
+    configs: [&Path; 2],
     fastmcp: Option<&(PathBuf, PathBuf)>,
 ) -> io::Result<String> {
     let mut table = format!(
         "| 50 tools, `echo` round trip, median of {RUNS} runs' medians (each run's) | direct | \
-         through `toolwright-gateway` | added | ratio |"
+         through `toolwright-gateway` | added | ratio | the same, its upstream in the handshake \
+         era | added |"
     );
     if fastmcp.is_some() {
         table.push_str(" through FastMCP's proxy | added | FastMCP's added over the gateway's |");
     }
-    table.push_str("\n| --- | ---: | ---: | ---: | ---: |");
+    table.push_str("\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
     if fastmcp.is_some() {
         table.push_str(" ---: | ---: | ---: |");
     }
@@ -147,8 +173,9 @@ fn round_trips(
     let mut cpu_table = String::from(
         "\n| 50 tools, `echo`: CPU time per call, all threads | the server called directly | \
          the same in 2026-07-28 (round trip; CPU) | `toolwright-gateway` | the server it mounts \
-         (in 2026-07-28) | the two, over the direct server's |\n\
-         | --- | ---: | ---: | ---: | ---: | ---: |\n",
+         (in 2026-07-28) | the two, over the direct server's | the gateway and the server it \
+         mounts, in the handshake era |\n\
+         | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n",
     );
     for pinned in [false, true] {
         pin_self(pinned)?;
@@ -156,7 +183,9 @@ fn round_trips(
         let mut direct = Connection::spawn(Server::Toolwright, bench, pinned)?;
         direct.initialize()?;
         connections.push((direct, ECHO));
-        connections.push((spawn_gateway(gateway, config, pinned, &[])?, BENCH_ECHO));
+        for config in configs {
+            connections.push((spawn_gateway(gateway, config, pinned, &[])?, BENCH_ECHO));
+        }
         if let Some((python, script)) = fastmcp {
             let script = script.display().to_string();
             let bench = bench.display().to_string();
@@ -177,12 +206,14 @@ fn round_trips(
             STATELESS_ECHO,
         ));
         let count = connections.len();
-        // The direct servers, the gateway, and the server the gateway started.
+        // The direct servers, the gateways, and the servers the gateways started.
         let pids = [
             vec![connections[0].0.pid()],
             vec![connections[stateless].0.pid()],
             vec![connections[1].0.pid()],
             children(connections[1].0.pid())?,
+            vec![connections[2].0.pid()],
+            children(connections[2].0.pid())?,
         ];
         let cpu_before = pids.each_ref().map(|pids| cpu_time(pids));
         let mut runs: Vec<Vec<f64>> = vec![Vec::new(); count];
@@ -205,14 +236,15 @@ fn round_trips(
             connection.close()?;
         }
         let calls = (RUNS * (CALL_WARMUP + CALL_REQUESTS)) as f64;
-        let mut spent = [0.0; 4];
+        let mut spent = [0.0; 6];
         for (k, (before, after)) in cpu_before.into_iter().zip(cpu_after).enumerate() {
             spent[k] = secs(after?.saturating_sub(before?)) * 1e6 / calls;
         }
         let medians: Vec<f64> = runs.iter().map(|runs| stats::median(runs)).collect();
         let _ = writeln!(
             cpu_table,
-            "| {} | {:.1} µs | {:.1} µs; {:.1} µs | {:.1} µs | {:.1} µs | +{:.1} µs |",
+            "| {} | {:.1} µs | {:.1} µs; {:.1} µs | {:.1} µs | {:.1} µs | +{:.1} µs | {:.1} µs; \
+             {:.1} µs |",
             if pinned {
                 "pinned to one CPU"
             } else {
@@ -224,11 +256,13 @@ fn round_trips(
             spent[2],
             spent[3],
             spent[2] + spent[3] - spent[0],
+            spent[4],
+            spent[5],
         );
-        let (d, g) = (medians[0], medians[1]);
+        let (d, g, h) = (medians[0], medians[1], medians[2]);
         let _ = write!(
             table,
-            "| {} | {} | {} | +{:.1} µs | {:.2}× |",
+            "| {} | {} | {} | +{:.1} µs | {:.2}× | {} | +{:.1} µs |",
             if pinned {
                 "pinned to one CPU"
             } else {
@@ -238,13 +272,15 @@ fn round_trips(
             stats::with_runs(g, &runs[1]),
             g - d,
             g / d,
+            stats::with_runs(h, &runs[2]),
+            h - d,
         );
         if fastmcp.is_some() {
-            let f = medians[2];
+            let f = medians[3];
             let _ = write!(
                 table,
                 " {} | +{:.1} µs | {:.1}× |",
-                stats::with_runs(f, &runs[2]),
+                stats::with_runs(f, &runs[3]),
                 f - d,
                 (f - d) / (g - d),
             );
