@@ -109,12 +109,14 @@ impl ToolResult {
         self.is_error
     }
 
-    /// Whether the result has no `_meta` and no `resultType` of its own: only one passed on
-    /// from another server may.
+    /// Whether the result is an object with no `_meta` and no `resultType` of its own: only one
+    /// passed on from another server may be otherwise.
     pub(crate) fn is_plain(&self) -> bool {
-        self.forwarded
-            .as_ref()
-            .is_none_or(|sent| sent.get("_meta").is_none() && sent.get("resultType").is_none())
+        self.forwarded.as_ref().is_none_or(|sent| {
+            sent.as_object().is_some_and(|members| {
+                !members.contains_key("_meta") && !members.contains_key("resultType")
+            })
+        })
     }
 
     /// A result another server sent (a `CallToolResult` object), kept as it came: passed on

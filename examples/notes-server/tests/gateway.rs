@@ -510,6 +510,24 @@ async fn a_mounted_server_that_writes_garbage_is_read_past_and_none_of_it_forwar
 }
 
 #[tokio::test]
+async fn a_call_result_that_is_no_object_is_refused_naming_the_mounted_server() {
+    // Every call's result the server writes becomes an array; its lists are left alone.
+    let script =
+        format!("'{NOTES}' | sed -u '/\"content\":\\[/s/\"result\":{{.*}}$/\"result\":[1,2]}}/'");
+    let client = gateway(Upstream::command("sh", ["-c", &script])).await;
+    let listed = client.call("notes__list_notes", json!({})).await.unwrap();
+    assert!(listed.is_error(), "{}", listed.text());
+    assert_eq!(
+        listed.text(),
+        "`notes` answered the call of `list_notes` with a result that is not a JSON object"
+    );
+    // The gateway goes on serving, and passes nothing of it on.
+    let names = listed_names(&client).await;
+    assert!(names.contains(&"notes__add_note".to_owned()), "{names:?}");
+    assert_eq!(client.sent(), Vec::<Value>::new());
+}
+
+#[tokio::test]
 async fn a_mounted_server_past_the_mounts_time_limit_costs_its_caller_a_clear_error() {
     let upstream =
         Upstream::command(NOTES, Vec::<String>::new()).timeout(Some(Duration::from_millis(300)));

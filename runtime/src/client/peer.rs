@@ -77,11 +77,11 @@ impl Options {
     }
 }
 
-/// A request as sent, serialised in place.
+/// A request as sent, serialised in place, its members in the order a map of them writes.
 #[derive(serde::Serialize)]
 struct Message<'a> {
-    jsonrpc: &'static str,
     id: i64,
+    jsonrpc: &'static str,
     method: &'a str,
     params: Params<'a>,
 }
@@ -213,8 +213,8 @@ impl Peer {
             return Err(self.closed(method, reason));
         }
         let message = Message {
-            jsonrpc: "2.0",
             id,
+            jsonrpc: "2.0",
             method,
             params,
         };

@@ -300,6 +300,17 @@ impl Forward for Forwarder {
                 })
                 .await;
             match called {
+                Ok(result) if !result.json().is_object() => {
+                    tracing::warn!(
+                        mount = &*mount_of_links,
+                        tool,
+                        "a call's result refused: it is not a JSON object"
+                    );
+                    Output::Error(format!(
+                        "`{mount_of_links}` answered the call of `{tool}` with a result that is \
+                         not a JSON object"
+                    ))
+                }
                 Ok(result) => {
                     let mut result = passed_on(result.into_json());
                     links_here(&mount_of_links, &mut result);

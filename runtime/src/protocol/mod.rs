@@ -121,10 +121,11 @@ impl Wire {
                     meta,
                 },
             ),
-            Wire::Stateless { .. } => {
-                let result = serde_json::to_value(result).expect("a result serialises");
-                Reply::result(id, &self.shape(result))
-            }
+            Wire::Stateless { .. } => match serde_json::to_value(result) {
+                Ok(result @ Value::Object(_)) => Reply::result(id, &self.shape(result)),
+                // Not a result of this protocol: passed on as it is rather than shaped.
+                _ => Reply::result(id, result),
+            },
         }
     }
 
