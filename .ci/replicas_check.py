@@ -96,6 +96,19 @@ def redis_pid(directory: str) -> int:
         return int(f.read())
 
 
+def ended(pid: int) -> bool:
+    """Whether the process has exited: gone, or a zombie its parent has not reaped yet.
+
+    It may exit between any two looks, so a missing /proc entry is an answer, not an error.
+    The state follows the command name, which is in parentheses and may hold spaces.
+    """
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+
+
 async def main(command: list[str]) -> int:
     c = Checks()
     c.label = "replicas"
@@ -147,10 +160,7 @@ async def main(command: list[str]) -> int:
                 pid = redis_pid(directory)
                 os.kill(pid, signal.SIGTERM)
                 deadline = time.monotonic() + TIMEOUT
-                while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
-                    with open(f"/proc/{pid}/stat") as f:
-                        if f.read().split()[2] == "Z":
-                            break
+                while not ended(pid) and time.monotonic() < deadline:
                     await anyio.sleep(0.05)
                 try:
                     refused = await client.call_tool("list_notes", {"limit": 1})
