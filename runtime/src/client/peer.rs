@@ -17,6 +17,7 @@ use super::error::Error;
 use super::handlers::{Answerer, Handlers, LogFn, LogMessage, Notification, Progress, ProgressFn};
 use super::link::{Failure, Inbound, Link, Outgoing, OutgoingKind};
 use crate::answers::RpcError;
+use crate::protocol::PROGRESS_TOKEN;
 use crate::protocol::jsonrpc::{self, ErrorObject, Id, Incoming, METHOD_NOT_FOUND, Reply};
 
 /// One connection to a server.
@@ -145,9 +146,6 @@ impl Serialize for Meta<'_> {
         map.end()
     }
 }
-
-/// The member of a request's `_meta` that asks for its progress, under its id.
-const PROGRESS_TOKEN: &str = "progressToken";
 
 impl Peer {
     /// A connection to `name` over `link`, whose transport sends what it receives to the inbox
@@ -401,7 +399,7 @@ impl Peer {
                 None => self.handlers.notify(Notification { method, params }),
             },
             "notifications/progress" => {
-                let token = params.get("progressToken").and_then(Value::as_i64);
+                let token = params.get(PROGRESS_TOKEN).and_then(Value::as_i64);
                 match self.of_waiting(token, |w| w.progress.clone()) {
                     Some(progress) => progress(Progress::read(&params)),
                     None => self.handlers.notify(Notification { method, params }),

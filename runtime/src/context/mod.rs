@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::auth::Principal;
 use crate::live::ServerHandle;
-use crate::protocol::LogLevel;
+use crate::protocol::{LogLevel, PROGRESS_TOKEN};
 use crate::sink::Sink;
 use crate::state::{SessionState, States};
 use crate::tasks::{Job, Phase};
@@ -362,7 +362,7 @@ impl Context {
             }
             *last = Some(progress);
         }
-        let mut params = json!({ "progressToken": token, "progress": progress });
+        let mut params = json!({ PROGRESS_TOKEN: token, "progress": progress });
         if let Some(total) = total {
             params["total"] = json!(total);
         }

@@ -42,6 +42,10 @@ pub(crate) const CLIENT_INFO_KEY: &str = "io.modelcontextprotocol/clientInfo";
 pub(crate) const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
 pub(crate) const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
 
+/// The member of a request's `_meta` that asks for its progress, and of a progress notification
+/// that names the request it reports on (both eras).
+pub(crate) const PROGRESS_TOKEN: &str = "progressToken";
+
 /// Whether a request's `params` carry the 2026-07-28 envelope. The version key alone decides, so
 /// that a half-built envelope is answered in that era, with an error naming what is missing.
 pub(crate) fn has_envelope(params: &Value) -> bool {

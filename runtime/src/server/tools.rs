@@ -15,8 +15,8 @@ use crate::apps;
 use crate::catalog::{CALL_TOOL, SEARCH_TOOL};
 use crate::content::ToolResult;
 use crate::context::{Context, Limit, Peer};
-use crate::protocol::Wire;
 use crate::protocol::jsonrpc::{INVALID_PARAMS, Id, MISSING_CLIENT_CAPABILITY, Reply};
+use crate::protocol::{PROGRESS_TOKEN, Wire};
 use crate::registry::Tool;
 use crate::schema::check::problem_list;
 use crate::tasks::Job;
@@ -82,7 +82,7 @@ impl Calls {
         let peer = self.peer(&origin, round.as_ref().map(Round::inputs));
         let progress_token = params
             .get("_meta")
-            .and_then(|meta| meta.get("progressToken"))
+            .and_then(|meta| meta.get(PROGRESS_TOKEN))
             .cloned();
         if !matches!(mode, Mode::Call) {
             // Progress is not told of a task in 2026-07-28: its status is read instead.
