@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The checks .ci/run starts beside its other steps, one after another: toolwright's cargo
-# features linted, built and doc-tested (`.ci/features.sh build`; .ci/run runs their unit tests
-# at its end), the published crates packaged and built from their tarballs (.ci/package.sh), the
-# build-time manifest guard in a copy of the repository (.ci/manifest_guard.sh). Each builds in a
-# target directory of its own, which is removed once it has passed when nothing reads it after,
-# and writes its report to target/beside/NAME.log; the first that fails stops the others.
+# The checks .ci/run starts beside its other steps, in two lanes: toolwright's cargo features
+# linted, built and doc-tested (`.ci/features.sh build`; .ci/run runs their unit tests at its
+# end) in one; in the other, the published crates packaged and built from their tarballs
+# (.ci/package.sh), then the build-time manifest guard in a copy of the repository
+# (.ci/manifest_guard.sh). Each builds in a target directory of its own, which is removed once it
+# has passed when nothing reads it after, and writes its report to target/beside/NAME.log; the
+# first that fails stops the others.
 #
 # Usage: bash .ci/beside.sh MODEL_DIR (the model for the semantic feature's tests).
 set -euo pipefail
@@ -26,7 +27,20 @@ run() {
     fi
     echo "$name passed in $((SECONDS - started))s, ${SECONDS}s in" >>target/beside/summary
 }
-# Its unit tests' executables stay, for `.ci/features.sh test`.
-run features "" bash .ci/features.sh build "$model_dir"
-run package target/packaged bash .ci/package.sh
-run manifest-guard target/manifest-guard bash .ci/manifest_guard.sh
+# Two lanes side by side: the stretches where one uses a single core (linking, build scripts,
+# doc tests, a crate that waits for its dependencies) leave the other the second one. The
+# features' unit tests' executables stay, for `.ci/features.sh test`.
+run features "" bash .ci/features.sh build "$model_dir" &
+lanes=($!)
+(
+    run package target/packaged bash .ci/package.sh
+    run manifest-guard target/manifest-guard bash .ci/manifest_guard.sh
+) &
+lanes+=($!)
+for _ in "${lanes[@]}"; do
+    if ! wait -n; then
+        # This script leads its process group (.ci/run starts it with setsid): the other lane's
+        # builds stop with it.
+        kill -- -$$
+    fi
+done
