@@ -573,9 +573,22 @@ impl<'a, T> Request<'a, T> {
 
     /// Adds `value` under `key` to the request's `params._meta`.
     pub fn meta(mut self, key: &str, value: Value) -> Self {
-        peer::meta(&mut self.params).insert(key.to_owned(), value);
+        meta(&mut self.params).insert(key.to_owned(), value);
         self
     }
+}
+
+/// The `_meta` object of `params`, made if missing.
+fn meta(params: &mut Value) -> &mut serde_json::Map<String, Value> {
+    if !params.is_object() {
+        *params = json!({});
+    }
+    let object = params.as_object_mut().expect("an object");
+    let meta = object.entry("_meta").or_insert_with(|| json!({}));
+    if !meta.is_object() {
+        *meta = json!({});
+    }
+    meta.as_object_mut().expect("an object")
 }
 
 impl<'a, T: Send + 'a> IntoFuture for Request<'a, T> {

@@ -537,19 +537,6 @@ async fn pump(peer: Weak<Peer>, mut inbound: mpsc::UnboundedReceiver<Inbound>) {
     }
 }
 
-/// The `_meta` object of `params`, made if missing.
-pub(crate) fn meta(params: &mut Value) -> &mut serde_json::Map<String, Value> {
-    if !params.is_object() {
-        *params = json!({});
-    }
-    let object = params.as_object_mut().expect("an object");
-    let meta = object.entry("_meta").or_insert_with(|| json!({}));
-    if !meta.is_object() {
-        *meta = json!({});
-    }
-    meta.as_object_mut().expect("an object")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
