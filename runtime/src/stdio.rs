@@ -235,7 +235,7 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
                 self.caught_up.take_asks(cx);
             }
             let was_full = self.writer.is_full();
-            if !was_full && let Some(frame) = self.reader.decode()? {
+            if !was_full && let Some(frame) = self.reader.decode() {
                 return Poll::Ready(Ok(Some(frame)));
             }
             let _ = self.writer.poll_write(cx);
@@ -249,7 +249,7 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
                 continue;
             }
             match self.reader.poll_fill(cx, input) {
-                Poll::Ready(Ok(0)) => return Poll::Ready(self.reader.decode_eof()),
+                Poll::Ready(Ok(0)) => return Poll::Ready(Ok(self.reader.decode_eof())),
                 Poll::Ready(Ok(_)) => continue,
                 Poll::Ready(Err(err)) => return Poll::Ready(Err(err)),
                 Poll::Pending => {}

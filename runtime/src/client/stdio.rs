@@ -131,7 +131,7 @@ async fn read_line(
         if buffer.is_empty() {
             return Ok(total);
         }
-        let (taken, done) = match buffer.iter().position(|&b| b == b'\n') {
+        let (taken, done) = match memchr::memchr(b'\n', buffer) {
             Some(at) => (at + 1, true),
             None => (buffer.len(), false),
         };
