@@ -17,6 +17,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use jsonrpc::{Id, Reply};
 
@@ -69,7 +70,22 @@ pub(crate) enum Wire {
     /// As they are.
     Handshake,
     /// With `resultType` and this `_meta`, which names the server.
-    Stateless { meta: Arc<Value> },
+    Stateless { meta: Arc<ServerMeta> },
+}
+
+/// The `_meta` a server puts in every result of 2026-07-28: as a value, to merge into a result
+/// that has a `_meta` of its own, and as JSON, written as it is beside a result that has none.
+#[derive(Debug)]
+pub(crate) struct ServerMeta {
+    value: Value,
+    json: Box<RawValue>,
+}
+
+impl ServerMeta {
+    pub(crate) fn new(value: Value) -> ServerMeta {
+        let json = serde_json::value::to_raw_value(&value).expect("a JSON value serialises");
+        ServerMeta { value, json }
+    }
 }
 
 impl Wire {
@@ -83,7 +99,7 @@ impl Wire {
     pub(crate) fn input_required(&self, members: serde_json::Map<String, Value>) -> Value {
         let mut result = Value::Object(members);
         if let Wire::Stateless { meta } = self {
-            add_meta(&mut result, meta);
+            add_meta(&mut result, &meta.value);
         }
         result
     }
@@ -113,7 +129,7 @@ impl Wire {
             #[serde(rename = "resultType")]
             result_type: &'static str,
             #[serde(rename = "_meta")]
-            meta: &'a Value,
+            meta: &'a RawValue,
         }
         match self {
             Wire::Handshake => Reply::result(id, result),
@@ -122,7 +138,7 @@ impl Wire {
                 &Complete {
                     result,
                     result_type: "complete",
-                    meta,
+                    meta: &meta.json,
                 },
             ),
             Wire::Stateless { .. } => match serde_json::to_value(result) {
@@ -140,7 +156,7 @@ impl Wire {
                 &mut result,
                 &serde_json::json!({ "resultType": "complete" }),
             );
-            add_meta(&mut result, meta);
+            add_meta(&mut result, &meta.value);
         }
         result
     }
@@ -177,7 +193,9 @@ mod tests {
 
     fn stateless() -> Wire {
         Wire::Stateless {
-            meta: Arc::new(json!({ SERVER_INFO_KEY: { "name": "s", "version": "1" } })),
+            meta: Arc::new(ServerMeta::new(
+                json!({ SERVER_INFO_KEY: { "name": "s", "version": "1" } }),
+            )),
         }
     }
 

@@ -23,8 +23,8 @@ use crate::protocol::jsonrpc::{
 };
 use crate::protocol::method::Method;
 use crate::protocol::{
-    Client, Envelope, HANDSHAKE_VERSIONS, LogLevel, SERVER_INFO_KEY, STATELESS_VERSIONS, Wire,
-    has_envelope,
+    Client, Envelope, HANDSHAKE_VERSIONS, LogLevel, SERVER_INFO_KEY, STATELESS_VERSIONS,
+    ServerMeta, Wire, has_envelope,
 };
 #[cfg(feature = "http")]
 use crate::registry::Mirrored;
@@ -52,7 +52,7 @@ pub(crate) struct Dispatcher {
     /// The `server/discover` result, serialised at start.
     discover: Vec<u8>,
     /// The `_meta` of every stateless-era result: who answers.
-    result_meta: Arc<Value>,
+    result_meta: Arc<ServerMeta>,
     /// The application state tools and prompts take.
     states: Arc<States>,
     calls: Calls,
@@ -179,7 +179,7 @@ impl Dispatcher {
             capabilities,
             ttl_ms,
             discover,
-            result_meta: Arc::new(result_meta),
+            result_meta: Arc::new(ServerMeta::new(result_meta)),
             states,
         }
     }
