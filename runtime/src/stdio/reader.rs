@@ -22,6 +22,16 @@ pub(super) enum Frame {
     TooLong,
 }
 
+impl Frame {
+    /// A line taken without its newline: without its `\r` too, if it ended in `\r\n`.
+    fn line(mut line: BytesMut) -> Frame {
+        if line.last() == Some(&b'\r') {
+            line.truncate(line.len() - 1);
+        }
+        Frame::Line(line.freeze())
+    }
+}
+
 /// A client whose last message came within this many busy-poll times of the one before is
 /// polled for: with the default 50 µs, within 1 ms. Polling then costs at most a twentieth of
 /// the time between messages; a client slower than that is never polled for.
@@ -102,10 +112,7 @@ impl Reader {
                 self.searched = 0;
                 let mut line = self.buffer.split_to(searched + at + 1);
                 line.truncate(searched + at);
-                if line.last() == Some(&b'\r') {
-                    line.truncate(line.len() - 1);
-                }
-                Some(Frame::Line(line.freeze()))
+                Some(Frame::line(line))
             }
             None if self.buffer.len() > self.max_length => {
                 // The rest of the line, to its newline, goes at the next decode: what follows
@@ -126,16 +133,12 @@ impl Reader {
         if let Some(frame) = self.decode() {
             return Some(frame);
         }
-        if self.buffer.is_empty() || self.skipping {
-            self.buffer.clear();
+        // A line being skipped has left nothing in the buffer once `decode` finds no frame.
+        if self.buffer.is_empty() {
             return None;
         }
         self.searched = 0;
-        let mut line = self.buffer.split().freeze();
-        if line.last() == Some(&b'\r') {
-            line.truncate(line.len() - 1);
-        }
-        Some(Frame::Line(line))
+        Some(Frame::line(self.buffer.split()))
     }
 
     /// Reads more of the input: how much, 0 once it has ended.
@@ -201,13 +204,7 @@ mod tests {
     async fn frames_are_split_on_newlines_and_bounded() {
         let input = b"{\"a\":1}\r\n0123456789abcdef\nshort\n0123456789\nlast".to_vec();
         // Read a few bytes at a time, as a slow client's messages arrive.
-        let mut input = tokio_test_input(&input, 4);
-        let mut reader = Reader::new(10, Duration::from_micros(50));
-        let mut frames = Vec::new();
-        while let Some(frame) = next(&mut reader, &mut input).await.unwrap() {
-            frames.push(frame);
-        }
-        let line = |text: &'static [u8]| Frame::Line(Bytes::from_static(text));
+        let frames = frames(&input, 4, 10).await;
         assert_eq!(
             frames,
             [
@@ -226,13 +223,7 @@ mod tests {
         input.extend_from_slice(b"\n{\"b\":2}\r\n");
         input.extend_from_slice(&b"y".repeat(30));
         input.extend_from_slice(b"\nend\r");
-        let mut input = tokio_test_input(&input, 7);
-        let mut reader = Reader::new(16, Duration::ZERO);
-        let mut frames = Vec::new();
-        while let Some(frame) = next(&mut reader, &mut input).await.unwrap() {
-            frames.push(frame);
-        }
-        let line = |text: &'static [u8]| Frame::Line(Bytes::from_static(text));
+        let frames = frames(&input, 7, 16).await;
         assert_eq!(
             frames,
             [
@@ -249,14 +240,24 @@ mod tests {
         let mut input = b"a\n\n".to_vec();
         input.extend_from_slice(&b"z".repeat(40));
         input.extend_from_slice(b"\nbb\n");
-        let mut input = tokio_test_input(&input, 256);
-        let mut reader = Reader::new(16, Duration::ZERO);
+        let frames = frames(&input, 256, 16).await;
+        assert_eq!(frames, [line(b"a"), line(b""), Frame::TooLong, line(b"bb")]);
+    }
+
+    fn line(text: &'static [u8]) -> Frame {
+        Frame::Line(Bytes::from_static(text))
+    }
+
+    /// Every frame of `input`, given at most `chunk` bytes per read, with lines of at most `limit`
+    /// bytes, by a reader with the default busy-poll time.
+    async fn frames(input: &[u8], chunk: usize, limit: usize) -> Vec<Frame> {
+        let mut input = tokio_test_input(input, chunk);
+        let mut reader = Reader::new(limit, Duration::from_micros(50));
         let mut frames = Vec::new();
         while let Some(frame) = next(&mut reader, &mut input).await.unwrap() {
             frames.push(frame);
         }
-        let line = |text: &'static [u8]| Frame::Line(Bytes::from_static(text));
-        assert_eq!(frames, [line(b"a"), line(b""), Frame::TooLong, line(b"bb")]);
+        frames
     }
 
     /// The reader's next frame, as the connection reads it.
