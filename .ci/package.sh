@@ -9,9 +9,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="$PWD/target/packaged"
 crates=(toolwright-rules toolwright-macros toolwright toolwright-gateway)
-cargo package "${crates[@]/#/--package=}"
 version=$(cargo pkgid -p toolwright)
 version=${version##*@}
+# Packaged together, the crates build against a registry cargo makes of their tarballs in
+# target/packaged. Cargo unpacks that registry's crates under $CARGO_HOME/registry/src, in a
+# folder named for the registry's path, and unpacks a crate of a name and version only once: a
+# later run from the same path would build the tarballs of the run before it (their version does
+# not change between commits). Our crates' unpacked copies are removed first. Registries with no
+# host, as these are, have folders whose names begin with a dash.
+for name in "${crates[@]}"; do
+    rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/"$name-$version"
+done
+cargo package "${crates[@]/#/--package=}"
 for name in "${crates[@]}"; do
     crate="$CARGO_TARGET_DIR/package/$name-$version.crate"
     echo "${crate#"$PWD/"}: $(tar -tzf "$crate" | wc -l) files, $(du -k "$crate" | cut -f1) KiB"
