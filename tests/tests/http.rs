@@ -860,6 +860,49 @@ async fn a_token_is_required_when_set() {
     http.stop().await;
 }
 
+/// A client told `401` goes on to its next request on the same connection (the server's
+/// metadata, under OAuth): the refused request's body is read, even when it comes after the
+/// headers, so the connection carries the next one.
+#[tokio::test]
+async fn a_refused_request_leaves_its_connection_to_the_next() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let transport = Transport::new().bearer_token("s3cret-t0ken");
+    let http = Http::carried(Server::new("http-tests", "0.0.1"), transport).await;
+    let body = initialize().to_string();
+    let head = |extra: &str| {
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\n{extra}Content-Length: {}\r\n\r\n",
+            body.len()
+        )
+    };
+    let mut socket = tokio::net::TcpStream::connect(("127.0.0.1", http.port))
+        .await
+        .unwrap();
+    // The headers without a token, then the body a moment later, as a client's two writes
+    // may arrive.
+    socket.write_all(head("").as_bytes()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    // A connection the server closed fails these writes: the answers read below say so.
+    let _ = socket.write_all(body.as_bytes()).await;
+    let next = head("Authorization: Bearer s3cret-t0ken\r\nConnection: close\r\n") + &body;
+    let _ = socket.write_all(next.as_bytes()).await;
+    let mut answers = Vec::new();
+    let _ = tokio::time::timeout(TIMEOUT, socket.read_to_end(&mut answers)).await;
+    let answers = String::from_utf8_lossy(&answers);
+    // Each answer's status line, wherever it starts: a body ends without a newline.
+    let statuses: Vec<&str> = answers
+        .match_indices("HTTP/1.1 ")
+        .filter_map(|(at, _)| answers[at..].lines().next())
+        .collect();
+    assert_eq!(
+        statuses,
+        ["HTTP/1.1 401 Unauthorized", "HTTP/1.1 200 OK"],
+        "{answers}"
+    );
+    http.stop().await;
+}
+
 #[tokio::test]
 async fn a_get_opens_the_session_stream_that_tells_what_changes() {
     let server = Server::new("http-tests", "0.0.1");

@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex};
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::header::CONTENT_LENGTH;
-use axum::http::{HeaderMap, HeaderName, Method, StatusCode};
+use axum::http::header::{CONNECTION, CONTENT_LENGTH};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use futures_util::StreamExt;
@@ -161,7 +161,7 @@ async fn serve(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respo
     };
     let principal = match checked {
         Ok(principal) => principal,
-        Err(rejection) => return rejection.into_response(),
+        Err(rejection) => return endpoint.refused(rejection, &parts.headers, body).await,
     };
     let client = client.of(principal.as_deref());
     let answer = if parts.method == Method::POST {
@@ -296,8 +296,11 @@ impl Endpoint {
         client: ClientId,
         principal: Option<Arc<Principal>>,
     ) -> Result<Response, Rejection> {
-        access::check_accept(headers)?;
-        access::check_content_type(headers)?;
+        if let Err(rejection) =
+            access::check_accept(headers).and_then(|()| access::check_content_type(headers))
+        {
+            return Ok(self.refused(rejection, headers, body).await);
+        }
         let limit = self.body_timeout;
         let Some(body) = within(limit, self.read_body(headers, body)).await else {
             return Err(Rejection::new(
@@ -491,7 +494,26 @@ impl Endpoint {
         }
     }
 
-    /// Reads the body, refusing it as soon as it passes the message size limit.
+    /// The answer to a request refused before its body was read, once the body is read and
+    /// dropped. Hyper closes a connection whose last request body was not read to its end, and
+    /// may do so after writing an answer that does not say so: a client that sends its next
+    /// request on the connection, as one following a `401` to the server's metadata does, then
+    /// reads "server disconnected" when the body had not all arrived as the answer was made. A
+    /// body that passes the message size limit or does not arrive in time is not waited for:
+    /// its answer says `Connection: close`.
+    async fn refused(&self, rejection: Rejection, headers: &HeaderMap, body: Body) -> Response {
+        let read = within(self.body_timeout, self.read_body(headers, body)).await;
+        let mut response = rejection.into_response();
+        if !matches!(read, Some(Ok(_))) {
+            response
+                .headers_mut()
+                .insert(CONNECTION, HeaderValue::from_static("close"));
+        }
+        response
+    }
+
+    /// Reads the body, refusing it as soon as it passes the message size limit; the refusal
+    /// closes the connection, since the rest of the body is not read.
     async fn read_body(&self, headers: &HeaderMap, body: Body) -> Result<Vec<u8>, Rejection> {
         let limit = self.limits.max_message_size;
         let too_large = |size: String| {
@@ -499,6 +521,7 @@ impl Endpoint {
                 StatusCode::PAYLOAD_TOO_LARGE,
                 format!("message of {size} bytes refused: the limit is {limit} bytes"),
             )
+            .with_header("connection", "close")
         };
         let declared = headers
             .get(CONTENT_LENGTH)
