@@ -112,34 +112,37 @@ pub(super) fn router(endpoint: Arc<Endpoint>) -> Router {
 /// origin and token.
 #[cfg(feature = "otel")]
 async fn metrics(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
-    let (parts, _) = request.into_parts();
-    let checked = match endpoint.access.check(&parts.headers, &parts.uri) {
-        Ok(()) => endpoint.authorization.authenticate(&parts.headers).await,
-        Err(rejection) => Err(rejection),
-    };
-    if let Err(rejection) = checked {
-        return rejection.into_response();
-    }
-    let text = endpoint
-        .metrics
-        .as_ref()
-        .and_then(crate::telemetry::Installed::prometheus_text);
-    match text {
-        Some(text) => (
-            [(
-                axum::http::header::CONTENT_TYPE,
-                "text/plain; version=0.0.4; charset=utf-8",
-            )],
-            text,
-        )
+    let (parts, body) = request.into_parts();
+    let answer = async {
+        let checked = match endpoint.access.check(&parts.headers, &parts.uri) {
+            Ok(()) => endpoint.authorization.authenticate(&parts.headers).await,
+            Err(rejection) => Err(rejection),
+        };
+        if let Err(rejection) = checked {
+            return rejection.into_response();
+        }
+        let text = endpoint
+            .metrics
+            .as_ref()
+            .and_then(crate::telemetry::Installed::prometheus_text);
+        match text {
+            Some(text) => (
+                [(
+                    axum::http::header::CONTENT_TYPE,
+                    "text/plain; version=0.0.4; charset=utf-8",
+                )],
+                text,
+            )
+                .into_response(),
+            None => Rejection::new(
+                StatusCode::NOT_FOUND,
+                "this server keeps no metrics for Prometheus: install its telemetry with \
+                 `Telemetry::prometheus` (`--metrics`)",
+            )
             .into_response(),
-        None => Rejection::new(
-            StatusCode::NOT_FOUND,
-            "this server keeps no metrics for Prometheus: install its telemetry with \
-             `Telemetry::prometheus` (`--metrics`)",
-        )
-        .into_response(),
-    }
+        }
+    };
+    endpoint.unread(&parts.headers, body, answer).await
 }
 
 async fn serve(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
@@ -164,41 +167,47 @@ async fn serve(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respo
         Err(rejection) => return endpoint.refused(rejection, &parts.headers, body).await,
     };
     let client = client.of(principal.as_deref());
-    let answer = if parts.method == Method::POST {
-        endpoint
+    if parts.method == Method::POST {
+        return endpoint
             .post(&parts.headers, body, working, client, principal)
             .await
-    } else if stateless::applies(&parts.headers, None, &Value::Null) {
-        Err(Rejection::new(
-            StatusCode::METHOD_NOT_ALLOWED,
-            format!(
-                "method {} is not allowed under protocol 2026-07-28, which has neither sessions \
-                 nor streams to resume: every request is a POST",
-                parts.method
-            ),
-        )
-        .with_header("allow", "POST"))
-    } else if parts.method == Method::GET {
-        working();
-        endpoint
-            .get(&parts.headers, client, principal.as_deref())
-            .await
-    } else if parts.method == Method::DELETE {
-        endpoint
-            .delete(&parts.headers, client, principal.as_deref())
-            .await
-    } else {
-        Err(Rejection::new(
-            StatusCode::METHOD_NOT_ALLOWED,
-            format!(
-                "method {} is not allowed: POST a message, GET the session's stream (with \
-                 `Last-Event-ID` to resume one), or DELETE the session",
-                parts.method
-            ),
-        )
-        .with_header("allow", ALLOWED))
+            .unwrap_or_else(IntoResponse::into_response);
+    }
+    // Other methods carry no message: a body sent with one is drained before the answer.
+    let answer = async {
+        let answer = if stateless::applies(&parts.headers, None, &Value::Null) {
+            Err(Rejection::new(
+                StatusCode::METHOD_NOT_ALLOWED,
+                format!(
+                    "method {} is not allowed under protocol 2026-07-28, which has neither sessions \
+                     nor streams to resume: every request is a POST",
+                    parts.method
+                ),
+            )
+            .with_header("allow", "POST"))
+        } else if parts.method == Method::GET {
+            working();
+            endpoint
+                .get(&parts.headers, client, principal.as_deref())
+                .await
+        } else if parts.method == Method::DELETE {
+            endpoint
+                .delete(&parts.headers, client, principal.as_deref())
+                .await
+        } else {
+            Err(Rejection::new(
+                StatusCode::METHOD_NOT_ALLOWED,
+                format!(
+                    "method {} is not allowed: POST a message, GET the session's stream (with \
+                     `Last-Event-ID` to resume one), or DELETE the session",
+                    parts.method
+                ),
+            )
+            .with_header("allow", ALLOWED))
+        };
+        answer.unwrap_or_else(IntoResponse::into_response)
     };
-    answer.unwrap_or_else(IntoResponse::into_response)
+    endpoint.unread(&parts.headers, body, answer).await
 }
 
 impl Endpoint {
@@ -494,22 +503,56 @@ impl Endpoint {
         }
     }
 
-    /// The answer to a request refused before its body was read, once the body is read and
+    /// The answer to a request refused before its body was read, once the body is drained (see
+    /// [`Endpoint::unread`]).
+    async fn refused(&self, rejection: Rejection, headers: &HeaderMap, body: Body) -> Response {
+        self.unread(headers, body, async { rejection.into_response() })
+            .await
+    }
+
+    /// `answer`, made for a request whose body it does not need, once that body is read and
     /// dropped. Hyper closes a connection whose last request body was not read to its end, and
     /// may do so after writing an answer that does not say so: a client that sends its next
     /// request on the connection, as one following a `401` to the server's metadata does, then
     /// reads "server disconnected" when the body had not all arrived as the answer was made. A
     /// body that passes the message size limit or does not arrive in time is not waited for:
-    /// its answer says `Connection: close`.
-    async fn refused(&self, rejection: Rejection, headers: &HeaderMap, body: Body) -> Response {
-        let read = within(self.body_timeout, self.read_body(headers, body)).await;
-        let mut response = rejection.into_response();
-        if !matches!(read, Some(Ok(_))) {
+    /// the answer says `Connection: close`.
+    async fn unread(
+        &self,
+        headers: &HeaderMap,
+        body: Body,
+        answer: impl Future<Output = Response>,
+    ) -> Response {
+        let drained = self.drain(headers, body).await;
+        let mut response = answer.await;
+        if !drained {
             response
                 .headers_mut()
                 .insert(CONNECTION, HeaderValue::from_static("close"));
         }
         response
+    }
+
+    /// Whether `body` was read to its end, within the body's time limit and the message size
+    /// limit, its bytes counted and dropped.
+    async fn drain(&self, headers: &HeaderMap, body: Body) -> bool {
+        let limit = self.limits.max_message_size as u64;
+        if declared_length(headers).is_some_and(|size| size > limit) {
+            return false;
+        }
+        let read = async {
+            let mut size = 0;
+            let mut chunks = body.into_data_stream();
+            while let Some(chunk) = chunks.next().await {
+                let Ok(chunk) = chunk else { return false };
+                size += chunk.len() as u64;
+                if size > limit {
+                    return false;
+                }
+            }
+            true
+        };
+        within(self.body_timeout, read).await.unwrap_or(false)
     }
 
     /// Reads the body, refusing it as soon as it passes the message size limit; the refusal
@@ -523,11 +566,7 @@ impl Endpoint {
             )
             .with_header("connection", "close")
         };
-        let declared = headers
-            .get(CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse::<u64>().ok());
-        if let Some(size) = declared.filter(|&size| size > limit as u64) {
+        if let Some(size) = declared_length(headers).filter(|&size| size > limit as u64) {
             return Err(too_large(size.to_string()));
         }
         let mut bytes = Vec::new();
@@ -546,4 +585,12 @@ impl Endpoint {
         }
         Ok(bytes)
     }
+}
+
+/// The body's length its `Content-Length` declares.
+fn declared_length(headers: &HeaderMap) -> Option<u64> {
+    headers
+        .get(CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse().ok())
 }

@@ -204,7 +204,7 @@ mod tests {
     async fn frames_are_split_on_newlines_and_bounded() {
         let input = b"{\"a\":1}\r\n0123456789abcdef\nshort\n0123456789\nlast".to_vec();
         // Read a few bytes at a time, as a slow client's messages arrive.
-        let frames = frames(&input, 4, 10).await;
+        let frames = frames(&input, 4, 10, Duration::from_micros(50)).await;
         assert_eq!(
             frames,
             [
@@ -223,7 +223,7 @@ mod tests {
         input.extend_from_slice(b"\n{\"b\":2}\r\n");
         input.extend_from_slice(&b"y".repeat(30));
         input.extend_from_slice(b"\nend\r");
-        let frames = frames(&input, 7, 16).await;
+        let frames = frames(&input, 7, 16, Duration::ZERO).await;
         assert_eq!(
             frames,
             [
@@ -240,7 +240,7 @@ mod tests {
         let mut input = b"a\n\n".to_vec();
         input.extend_from_slice(&b"z".repeat(40));
         input.extend_from_slice(b"\nbb\n");
-        let frames = frames(&input, 256, 16).await;
+        let frames = frames(&input, 256, 16, Duration::ZERO).await;
         assert_eq!(frames, [line(b"a"), line(b""), Frame::TooLong, line(b"bb")]);
     }
 
@@ -249,10 +249,10 @@ mod tests {
     }
 
     /// Every frame of `input`, given at most `chunk` bytes per read, with lines of at most `limit`
-    /// bytes, by a reader with the default busy-poll time.
-    async fn frames(input: &[u8], chunk: usize, limit: usize) -> Vec<Frame> {
+    /// bytes, by a reader polling for `busy_poll` (zero: it never polls) before it sleeps.
+    async fn frames(input: &[u8], chunk: usize, limit: usize, busy_poll: Duration) -> Vec<Frame> {
         let mut input = tokio_test_input(input, chunk);
-        let mut reader = Reader::new(limit, Duration::from_micros(50));
+        let mut reader = Reader::new(limit, busy_poll);
         let mut frames = Vec::new();
         while let Some(frame) = next(&mut reader, &mut input).await.unwrap() {
             frames.push(frame);
