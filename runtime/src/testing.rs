@@ -46,8 +46,8 @@ use serde_json::{Value, json};
 pub use crate::answers::{CallResult, RpcError};
 use crate::auth::Principal;
 use crate::context::Who;
-use crate::protocol::HANDSHAKE_VERSIONS;
 use crate::protocol::jsonrpc::{Id, Incoming};
+use crate::protocol::{Client, HANDSHAKE_VERSIONS};
 use crate::server::{Error, Server, Session, Started, Step};
 use crate::sink::{self, Answer, Outbox, Sink};
 
@@ -151,12 +151,14 @@ impl TestClient {
     }
 
     /// Sends any request of the session and waits for its result.
-    pub async fn request(&self, method: &str, params: Value) -> Result<Value, RpcError> {
+    pub async fn request(&self, method: &str, mut params: Value) -> Result<Value, RpcError> {
         let id = Id::Number(self.next_id.fetch_add(1, Ordering::Relaxed).into());
+        let client = Client::taken_from(&mut params);
         let message = Incoming::Request {
             id,
             method: method.to_owned(),
             params,
+            client,
         };
         let who = Who {
             principal: self.principal.clone(),

@@ -383,7 +383,9 @@ impl Peer {
                     Err(error) => Answer::Error(error),
                 });
             }
-            Ok(Incoming::Request { id, method, params }) => {
+            Ok(Incoming::Request {
+                id, method, params, ..
+            }) => {
                 self.answer(id, method, params, related);
             }
             Ok(Incoming::Notification { method, params }) => {

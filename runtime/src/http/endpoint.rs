@@ -325,7 +325,9 @@ impl Endpoint {
             Ok(message) => message,
         };
         let (id, method, params) = match &message {
-            Incoming::Request { id, method, params } => (Some(id), Some(method.as_str()), params),
+            Incoming::Request {
+                id, method, params, ..
+            } => (Some(id), Some(method.as_str()), params),
             Incoming::Notification { params, .. } => (None, None, params),
             Incoming::Response { .. } => (None, None, &Value::Null),
         };
@@ -452,8 +454,13 @@ impl Endpoint {
         client: ClientId,
         principal: Option<Arc<Principal>>,
     ) -> Response {
-        let (id, method, params) = match message {
-            Incoming::Request { id, method, params } => (id, method, params),
+        let (id, method, params, declared) = match message {
+            Incoming::Request {
+                id,
+                method,
+                params,
+                client,
+            } => (id, method, params, client),
             // The era defines no notification a client sends over HTTP: it is taken and dropped.
             Incoming::Notification { .. } => return StatusCode::ACCEPTED.into_response(),
             Incoming::Response { .. } => {
@@ -467,7 +474,8 @@ impl Endpoint {
             .then(|| params.get("name").and_then(Value::as_str))
             .flatten();
         let mirrored = tool.map_or(&[][..], |name| self.server.mirrored(name));
-        if let Err(reply) = stateless::check_headers(headers, &id, &method, &params, mirrored) {
+        let checked = stateless::check_headers(headers, &id, &method, &params, &declared, mirrored);
+        if let Err(reply) = checked {
             return json(StatusCode::BAD_REQUEST, reply.into_bytes());
         }
         let session = Arc::new(Session::stateless());
@@ -476,6 +484,7 @@ impl Endpoint {
             id: id.clone(),
             method,
             params,
+            client: declared,
         };
         let step = self
             .server

@@ -14,9 +14,7 @@ use crate::protocol::jsonrpc::{
     HEADER_MISMATCH, INVALID_PARAMS, INVALID_REQUEST, Id, METHOD_NOT_FOUND,
     MISSING_CLIENT_CAPABILITY, PARSE_ERROR, Reply, ReplyKind, UNSUPPORTED_PROTOCOL_VERSION,
 };
-use crate::protocol::{
-    CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY, STATELESS_VERSIONS, has_envelope,
-};
+use crate::protocol::{Client, PROTOCOL_VERSION_KEY, STATELESS_VERSIONS, has_envelope};
 use crate::registry::Mirrored;
 
 /// The header that mirrors a request's `method`.
@@ -81,6 +79,7 @@ pub(super) fn check_headers(
     id: &Id,
     method: &str,
     params: &Value,
+    client: &Client,
     mirrored: &[Mirrored],
 ) -> Result<(), Reply> {
     let Some(meta) = params.get("_meta").and_then(Value::as_object) else {
@@ -88,7 +87,7 @@ pub(super) fn check_headers(
     };
     let (Some(version), true) = (
         meta.get(PROTOCOL_VERSION_KEY),
-        meta.contains_key(CLIENT_CAPABILITIES_KEY),
+        client.capabilities.is_some(),
     ) else {
         return Ok(());
     };

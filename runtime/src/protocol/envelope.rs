@@ -1,13 +1,11 @@
 //! What a 2026-07-28 request says about itself in `params._meta`.
 
-use std::sync::Arc;
-
 use serde_json::{Value, json};
 
 use super::jsonrpc::{INVALID_PARAMS, Id, Reply, UNSUPPORTED_PROTOCOL_VERSION};
 use super::{
-    CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, Client, LOG_LEVEL_KEY, LogLevel,
-    PROTOCOL_VERSION_KEY, STATELESS_VERSIONS,
+    CLIENT_CAPABILITIES_KEY, Client, LOG_LEVEL_KEY, LogLevel, PROTOCOL_VERSION_KEY,
+    STATELESS_VERSIONS,
 };
 
 /// A stateless-era request's envelope, read and checked.
@@ -22,23 +20,29 @@ pub(crate) struct Envelope {
 }
 
 impl Envelope {
-    /// Reads the envelope, or the error to answer: a missing or malformed member is -32602, a
-    /// version this server does not speak -32022 with the versions it does. The client's
-    /// capabilities and name are taken out of `params._meta` (left null there), not copied.
-    pub(crate) fn read(id: &Id, params: &mut Value) -> Result<Envelope, Reply> {
+    /// Reads the envelope of `params`, whose client's capabilities and information reading the
+    /// message took out as `client`; or the error to answer: a missing or malformed member is
+    /// -32602, a version this server does not speak -32022 with the versions it does.
+    pub(crate) fn read(id: &Id, params: &Value, client: Client) -> Result<Envelope, Reply> {
         let invalid = |message: &str| Reply::error(id, INVALID_PARAMS, message);
-        let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut) else {
+        let Some(meta) = params.get("_meta").and_then(Value::as_object) else {
             return Err(invalid(
                 "`params._meta` must be an object with `io.modelcontextprotocol/protocolVersion` \
                  and `io.modelcontextprotocol/clientCapabilities`: protocol 2026-07-28 requires \
                  them on every request",
             ));
         };
-        let missing: Vec<String> = [PROTOCOL_VERSION_KEY, CLIENT_CAPABILITIES_KEY]
-            .into_iter()
-            .filter(|key| !meta.contains_key(*key))
-            .map(|key| format!("`{key}`"))
-            .collect();
+        let missing: Vec<String> = [
+            (
+                PROTOCOL_VERSION_KEY,
+                meta.contains_key(PROTOCOL_VERSION_KEY),
+            ),
+            (CLIENT_CAPABILITIES_KEY, client.capabilities.is_some()),
+        ]
+        .into_iter()
+        .filter(|(_, present)| !present)
+        .map(|(key, _)| format!("`{key}`"))
+        .collect();
         if !missing.is_empty() {
             return Err(invalid(&format!(
                 "`params._meta` lacks {}: protocol 2026-07-28 requires {} on every request",
@@ -62,7 +66,7 @@ impl Envelope {
                 &json!({ "supported": STATELESS_VERSIONS, "requested": requested }),
             ));
         };
-        if !meta[CLIENT_CAPABILITIES_KEY].is_object() {
+        if !client.capabilities.as_deref().is_some_and(Value::is_object) {
             return Err(invalid(
                 "`io.modelcontextprotocol/clientCapabilities` in `params._meta` must be an object",
             ));
@@ -78,14 +82,6 @@ impl Envelope {
                     )));
                 }
             },
-        };
-        let client = Client {
-            capabilities: meta
-                .get_mut(CLIENT_CAPABILITIES_KEY)
-                .map(|capabilities| Arc::new(capabilities.take())),
-            info: meta
-                .get_mut(CLIENT_INFO_KEY)
-                .map(|info| Arc::new(info.take())),
         };
         Ok(Envelope {
             log_level,

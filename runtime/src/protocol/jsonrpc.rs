@@ -3,9 +3,13 @@
 use std::fmt;
 
 use bytes::Bytes;
+use serde::de::value::SeqAccessDeserializer;
+use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{Number, Value};
+
+use super::{Client, declared};
 
 pub(crate) const PARSE_ERROR: i64 = -32700;
 pub(crate) const INVALID_REQUEST: i64 = -32600;
@@ -157,6 +161,9 @@ pub(crate) enum Incoming {
         id: Id,
         method: String,
         params: Value,
+        /// What the request declares of its client in 2026-07-28's envelope: its capabilities
+        /// and information, taken out of `params._meta`.
+        client: Client,
     },
     Notification {
         method: String,
@@ -179,7 +186,7 @@ pub(crate) struct ErrorObject {
 
 /// Reads one message, or the error response to send back.
 pub(crate) fn parse(line: &[u8]) -> Result<Incoming, Reply> {
-    let value: Value = serde_json::from_slice(line).map_err(|err| {
+    let top = serde_json::from_slice::<Top>(line).map_err(|err| {
         // JSON this parser does not take (nested too deep, a number beyond a float's range, a
         // lone surrogate escape) may still have an id: the client waits for an answer under it.
         let id = if err.is_data() || err.is_syntax() {
@@ -194,22 +201,29 @@ pub(crate) fn parse(line: &[u8]) -> Result<Incoming, Reply> {
         };
         Reply::error(&id, PARSE_ERROR, &format!("parse error: {what} ({err})"))
     })?;
-    let Value::Object(mut message) = value else {
-        let what = if value.is_array() {
-            "batches are not supported: send one JSON-RPC message per line"
-        } else {
-            "a JSON-RPC message is an object"
-        };
-        return Err(Reply::error(&Id::Null, INVALID_REQUEST, what));
+    let message = match top {
+        Top::Message(members) => members,
+        Top::Batch => {
+            return Err(Reply::error(
+                &Id::Null,
+                INVALID_REQUEST,
+                "batches are not supported: send one JSON-RPC message per line",
+            ));
+        }
+        Top::Other => {
+            return Err(Reply::error(
+                &Id::Null,
+                INVALID_REQUEST,
+                "a JSON-RPC message is an object",
+            ));
+        }
     };
     // The id is read first, so that even a malformed request gets its error under its own id.
-    let id = match message.remove("id") {
+    let id = match message.id {
         None => None,
         // An error response to a request the client could not read: answering it would start
         // an exchange of errors.
-        Some(Value::Null) if message.contains_key("error") && !message.contains_key("method") => {
-            Some(Id::Null)
-        }
+        Some(Value::Null) if message.error.is_some() && message.method.is_none() => Some(Id::Null),
         Some(id) => match Id::read(id, line) {
             Some(id) => Some(id),
             None => {
@@ -222,14 +236,14 @@ pub(crate) fn parse(line: &[u8]) -> Result<Incoming, Reply> {
         },
     };
     let reply_id = id.clone().unwrap_or(Id::Null);
-    if message.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+    if message.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
         return Err(Reply::error(
             &reply_id,
             INVALID_REQUEST,
             "the message lacks `\"jsonrpc\": \"2.0\"`",
         ));
     }
-    let params = message.remove("params").unwrap_or(Value::Null);
+    let params = message.params.unwrap_or(Value::Null);
     if !matches!(params, Value::Object(_) | Value::Null) {
         return Err(Reply::error(
             &reply_id,
@@ -237,11 +251,16 @@ pub(crate) fn parse(line: &[u8]) -> Result<Incoming, Reply> {
             "`params` must be an object",
         ));
     }
-    match (message.remove("method"), id) {
-        (Some(Value::String(method)), Some(id)) => Ok(Incoming::Request { id, method, params }),
+    match (message.method, id) {
+        (Some(Value::String(method)), Some(id)) => Ok(Incoming::Request {
+            id,
+            method,
+            params,
+            client: message.client,
+        }),
         (Some(Value::String(method)), None) => Ok(Incoming::Notification { method, params }),
-        (None, Some(id)) if message.contains_key("result") || message.contains_key("error") => {
-            let outcome = match (message.remove("result"), message.remove("error")) {
+        (None, Some(id)) if message.result.is_some() || message.error.is_some() => {
+            let outcome = match (message.result, message.error) {
                 (Some(result), None) => Ok(result),
                 (_, error) => Err(error_object(error.unwrap_or(Value::Null))),
             };
@@ -252,6 +271,116 @@ pub(crate) fn parse(line: &[u8]) -> Result<Incoming, Reply> {
             INVALID_REQUEST,
             "the message has no `method` string",
         )),
+    }
+}
+
+/// What a line holds at its top level: a message, or what no message is. Made once per line
+/// and taken apart at once, so its message is not boxed.
+#[allow(clippy::large_enum_variant)]
+enum Top {
+    Message(Members),
+    /// An array: a batch, which this server does not take.
+    Batch,
+    /// A string, a number, `true`, `false` or `null`.
+    Other,
+}
+
+/// A message's members that JSON-RPC gives a meaning, each read where it stands: `params` with
+/// what it declares of its client taken out as `client`. Any other member is read, as JSON
+/// this parser takes, and dropped.
+#[derive(Default)]
+struct Members {
+    jsonrpc: Option<Value>,
+    id: Option<Value>,
+    method: Option<Value>,
+    params: Option<Value>,
+    result: Option<Value>,
+    error: Option<Value>,
+    client: Client,
+}
+
+/// The name of a message's member.
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "lowercase")]
+enum Member {
+    Jsonrpc,
+    Id,
+    Method,
+    Params,
+    Result,
+    Error,
+    #[serde(other)]
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Top {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Top, D::Error> {
+        deserializer.deserialize_any(TopVisitor)
+    }
+}
+
+struct TopVisitor;
+
+impl<'de> Visitor<'de> for TopVisitor {
+    type Value = Top;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("a JSON-RPC message")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Top, A::Error> {
+        let mut members = Members::default();
+        // A member written twice counts as written last, as in a `Value`.
+        while let Some(member) = map.next_key()? {
+            let slot = match member {
+                Member::Jsonrpc => &mut members.jsonrpc,
+                Member::Id => &mut members.id,
+                Member::Method => &mut members.method,
+                Member::Result => &mut members.result,
+                Member::Error => &mut members.error,
+                Member::Params => {
+                    let client = &mut members.client;
+                    members.params = Some(map.next_value_seed(declared::Params { client })?);
+                    continue;
+                }
+                Member::Other => {
+                    map.next_value::<Value>()?;
+                    continue;
+                }
+            };
+            *slot = Some(map.next_value()?);
+        }
+        Ok(Top::Message(members))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Top, A::Error> {
+        // Read whole, so that JSON this parser does not take is answered as such.
+        Value::deserialize(SeqAccessDeserializer::new(seq))?;
+        Ok(Top::Batch)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Top, E> {
+        Ok(Top::Other)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Top, E> {
+        Ok(Top::Other)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Top, E> {
+        Ok(Top::Other)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Top, E> {
+        Ok(Top::Other)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Top, E> {
+        Ok(Top::Other)
+    }
+
+    fn visit_unit<E>(self) -> Result<Top, E> {
+        Ok(Top::Other)
     }
 }
 

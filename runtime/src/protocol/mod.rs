@@ -8,6 +8,7 @@
 //!   version and the client's capabilities in `params._meta` (its [`Envelope`]), and every result
 //!   says `resultType` and names the server.
 
+mod declared;
 mod envelope;
 pub(crate) mod jsonrpc;
 mod log;

@@ -329,7 +329,8 @@ impl Dispatcher {
         session: &Arc<Session>,
         id: Id,
         name: &str,
-        mut params: Value,
+        params: Value,
+        client: Client,
         from: Requester<'_>,
     ) -> Step {
         let method = Method::from_name(name);
@@ -347,7 +348,7 @@ impl Dispatcher {
                 &data,
             ));
         }
-        let envelope = match Envelope::read(&id, &mut params) {
+        let envelope = match Envelope::read(&id, &params, client) {
             Ok(envelope) => envelope,
             Err(reply) => return Step::Reply(reply),
         };
@@ -549,19 +550,24 @@ impl Dispatcher {
                 self.notification(session, &method, &params);
                 Step::Nothing
             }
-            Incoming::Request { id, method, params } => {
+            Incoming::Request {
+                id,
+                method,
+                params,
+                client,
+            } => {
                 #[cfg(feature = "otel")]
                 let observed = super::observe::Request::start(session, &id, &method, &params, &who);
                 #[cfg(feature = "otel")]
                 let attached = observed.attach();
-                let step = match session.era(&method, &params) {
+                let step = match session.era(&method, &params, &client) {
                     Era::Handshake { version } => {
                         let from = Requester { sink, who };
                         self.handshake_request(session, id, &method, params, from, version)
                     }
                     Era::Stateless => {
                         let from = Requester { sink, who };
-                        self.stateless_request(session, id, &method, params, from)
+                        self.stateless_request(session, id, &method, params, client, from)
                     }
                 };
                 #[cfg(feature = "otel")]

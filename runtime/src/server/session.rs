@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 use crate::auth::Owner;
 use crate::context::ClientRequests;
 use crate::live::Listener;
-use crate::protocol::{CLIENT_INFO_KEY, Client, LogLevel, has_envelope};
+use crate::protocol::{Client, LogLevel, has_envelope};
 use crate::state::SessionState;
 #[cfg(feature = "otel")]
 use crate::telemetry::Transport;
@@ -188,12 +188,12 @@ impl Session {
     }
 
     /// The connection's era, decided by its first request.
-    pub(super) fn era(&self, method: &str, params: &Value) -> Era {
+    pub(super) fn era(&self, method: &str, params: &Value, client: &Client) -> Era {
         *self.era_lock().get_or_insert_with(|| {
             if method != "initialize" && has_envelope(params) {
-                let client = params
-                    .get("_meta")
-                    .and_then(|meta| meta.get(CLIENT_INFO_KEY))
+                let client = client
+                    .info
+                    .as_deref()
                     .and_then(|info| info.get("name"))
                     .and_then(Value::as_str);
                 tracing::info!(client, method, "connection speaks protocol 2026-07-28");
