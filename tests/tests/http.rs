@@ -869,27 +869,31 @@ async fn a_refused_request_leaves_its_connection_to_the_next() {
     let http = Http::carried(Server::new("http-tests", "0.0.1"), transport).await;
     let token = "Authorization: Bearer s3cret-t0ken\r\n";
     // Refused before the body is needed: for want of a token; for a method that carries no
-    // message, whose body is not read at all.
+    // message, whose body is not read at all; for a path nothing is served at.
     assert_eq!(
-        after_a_late_body(&http, "POST", "").await,
+        after_a_late_body(&http, "POST /mcp", "").await,
         ["HTTP/1.1 401 Unauthorized", "HTTP/1.1 200 OK"]
     );
     assert_eq!(
-        after_a_late_body(&http, "PUT", token).await,
+        after_a_late_body(&http, "PUT /mcp", token).await,
         ["HTTP/1.1 405 Method Not Allowed", "HTTP/1.1 200 OK"]
+    );
+    assert_eq!(
+        after_a_late_body(&http, "POST /elsewhere", token).await,
+        ["HTTP/1.1 404 Not Found", "HTTP/1.1 200 OK"]
     );
     http.stop().await;
 }
 
-/// The status lines of the answers to a `method` request with the `extra` headers whose body
-/// arrives 100 ms after its headers, as a client's two writes may, then to an authorised
-/// `initialize` sent on the same connection.
-async fn after_a_late_body(http: &Http, method: &str, extra: &str) -> Vec<String> {
+/// The status lines of the answers to a request (`target`: its method and path) with the
+/// `extra` headers whose body arrives 100 ms after its headers, as a client's two writes may,
+/// then to an authorised `initialize` sent on the same connection.
+async fn after_a_late_body(http: &Http, target: &str, extra: &str) -> Vec<String> {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let body = initialize().to_string();
-    let head = |method: &str, extra: &str| {
+    let head = |target: &str, extra: &str| {
         format!(
-            "{method} /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+            "{target} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
              Accept: application/json, text/event-stream\r\n{extra}Content-Length: {}\r\n\r\n",
             body.len()
         )
@@ -898,14 +902,14 @@ async fn after_a_late_body(http: &Http, method: &str, extra: &str) -> Vec<String
         .await
         .unwrap();
     socket
-        .write_all(head(method, extra).as_bytes())
+        .write_all(head(target, extra).as_bytes())
         .await
         .unwrap();
     tokio::time::sleep(Duration::from_millis(100)).await;
     // A connection the server closed fails these writes: the answers read below say so.
     let _ = socket.write_all(body.as_bytes()).await;
     let next = head(
-        "POST",
+        "POST /mcp",
         "Authorization: Bearer s3cret-t0ken\r\nConnection: close\r\n",
     ) + &body;
     let _ = socket.write_all(next.as_bytes()).await;

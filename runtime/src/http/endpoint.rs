@@ -11,6 +11,7 @@ use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::header::{CONNECTION, CONTENT_LENGTH};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
+use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use futures_util::StreamExt;
@@ -97,52 +98,69 @@ enum Delivery {
 }
 
 pub(super) fn router(endpoint: Arc<Endpoint>) -> Router {
-    let router = Router::new().route("/mcp", any(serve));
+    // Every path but `/mcp` answers without a body, whatever the method: one sent is drained
+    // before the answer, as `serve` drains those it does not read.
+    let others = Router::new();
     #[cfg(feature = "otel")]
-    let router = match endpoint.metrics {
-        Some(_) => router.route("/metrics", axum::routing::get(metrics)),
-        None => router,
+    let others = match endpoint.metrics {
+        Some(_) => others.route("/metrics", axum::routing::get(metrics)),
+        None => others,
     };
     #[cfg(feature = "oauth")]
-    let router = endpoint.authorization.route_metadata(router);
-    router.with_state(endpoint)
+    let others = endpoint.authorization.route_metadata(others);
+    let others =
+        others
+            .fallback(|| async { StatusCode::NOT_FOUND })
+            .layer(middleware::from_fn_with_state(
+                Arc::clone(&endpoint),
+                drained,
+            ));
+    Router::new()
+        .route("/mcp", any(serve))
+        .merge(others)
+        .with_state(endpoint)
+}
+
+/// `next`'s answer to a request whose body it does not read, once the body is drained.
+async fn drained(State(endpoint): State<Arc<Endpoint>>, request: Request, next: Next) -> Response {
+    let (parts, body) = request.into_parts();
+    let headers = parts.headers.clone();
+    let answer = next.run(Request::from_parts(parts, Body::empty()));
+    endpoint.unread(&headers, body, answer).await
 }
 
 /// The metrics, for Prometheus: to a request that passes the checks `/mcp` makes of its host,
 /// origin and token.
 #[cfg(feature = "otel")]
 async fn metrics(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
-    let (parts, body) = request.into_parts();
-    let answer = async {
-        let checked = match endpoint.access.check(&parts.headers, &parts.uri) {
-            Ok(()) => endpoint.authorization.authenticate(&parts.headers).await,
-            Err(rejection) => Err(rejection),
-        };
-        if let Err(rejection) = checked {
-            return rejection.into_response();
-        }
-        let text = endpoint
-            .metrics
-            .as_ref()
-            .and_then(crate::telemetry::Installed::prometheus_text);
-        match text {
-            Some(text) => (
-                [(
-                    axum::http::header::CONTENT_TYPE,
-                    "text/plain; version=0.0.4; charset=utf-8",
-                )],
-                text,
-            )
-                .into_response(),
-            None => Rejection::new(
-                StatusCode::NOT_FOUND,
-                "this server keeps no metrics for Prometheus: install its telemetry with \
-                 `Telemetry::prometheus` (`--metrics`)",
-            )
-            .into_response(),
-        }
+    let (parts, _) = request.into_parts();
+    let checked = match endpoint.access.check(&parts.headers, &parts.uri) {
+        Ok(()) => endpoint.authorization.authenticate(&parts.headers).await,
+        Err(rejection) => Err(rejection),
     };
-    endpoint.unread(&parts.headers, body, answer).await
+    if let Err(rejection) = checked {
+        return rejection.into_response();
+    }
+    let text = endpoint
+        .metrics
+        .as_ref()
+        .and_then(crate::telemetry::Installed::prometheus_text);
+    match text {
+        Some(text) => (
+            [(
+                axum::http::header::CONTENT_TYPE,
+                "text/plain; version=0.0.4; charset=utf-8",
+            )],
+            text,
+        )
+            .into_response(),
+        None => Rejection::new(
+            StatusCode::NOT_FOUND,
+            "this server keeps no metrics for Prometheus: install its telemetry with \
+             `Telemetry::prometheus` (`--metrics`)",
+        )
+        .into_response(),
+    }
 }
 
 async fn serve(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {

@@ -167,9 +167,20 @@ fn meta<'de, A: MapAccess<'de>>(mut map: A, client: &mut Client) -> Result<Value
             }
         };
         let text: &RawValue = map.next_value()?;
-        *declaration = Some(declared(kept, text.get()).map_err(serde::de::Error::custom)?);
+        *declaration = Some(declared(kept, text.get()).map_err(|err| unplaced(&err, &key))?);
     }
     Ok(Value::Object(members))
+}
+
+/// `err`, met reading the declaration `key` from its own text, as an error of the message: its
+/// place in that text left out, for the message's reader to add the place in the message.
+fn unplaced<E: serde::de::Error>(err: &serde_json::Error, key: &str) -> E {
+    let text = err.to_string();
+    let problem = match text.rfind(" at line ") {
+        Some(at) if err.line() > 0 => &text[..at],
+        _ => &text,
+    };
+    E::custom(format_args!("{problem} in `{key}`"))
 }
 
 /// The declaration written `text`, kept in `LAST[kept]`: the one last read on this thread if it
@@ -292,8 +303,13 @@ mod tests {
     }
 
     #[test]
-    fn a_declaration_that_is_no_json_value_is_an_error() {
+    fn a_declaration_that_is_no_json_value_is_an_error_placed_in_the_message() {
         let line = format!(r#"{{"_meta":{{"{CLIENT_INFO_KEY}":{{"n":1e400}}}}}}"#);
-        assert!(read(line.as_bytes()).is_err());
+        let error = read(line.as_bytes()).unwrap_err();
+        // Placed where the message's reader stands: past the declaration, which ends at 58.
+        assert_eq!(
+            error.to_string(),
+            format!("number out of range in `{CLIENT_INFO_KEY}` at line 1 column 59")
+        );
     }
 }
