@@ -3,9 +3,10 @@
 # linted, built and doc-tested (`.ci/features.sh build`; .ci/run runs their unit tests at its
 # end) in one; in the other, the published crates packaged and built from their tarballs
 # (.ci/package.sh), then the build-time manifest guard in a copy of the repository
-# (.ci/manifest_guard.sh). Each builds in a target directory of its own, which is removed once it
-# has passed when nothing reads it after, and writes its report to target/beside/NAME.log; the
-# first that fails stops the others.
+# (.ci/manifest_guard.sh), which builds in the same target directory, so that the dependencies
+# the two have in common are built once. Each lane has a target directory of its own, removed once
+# its checks have passed when nothing reads it after; each check writes its report to
+# target/beside/NAME.log, and the first that fails stops the others.
 #
 # Usage: bash .ci/beside.sh MODEL_DIR (the model for the semantic feature's tests).
 set -euo pipefail
@@ -33,8 +34,8 @@ run() {
 run features "" bash .ci/features.sh build "$model_dir" &
 lanes=($!)
 (
-    run package target/packaged bash .ci/package.sh
-    run manifest-guard target/manifest-guard bash .ci/manifest_guard.sh
+    run package "" bash .ci/package.sh
+    run manifest-guard target/packaged bash .ci/manifest_guard.sh "$PWD/target/packaged"
 ) &
 lanes+=($!)
 for _ in "${lanes[@]}"; do

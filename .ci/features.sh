@@ -3,6 +3,12 @@
 # set is linted with clippy and tested; the semantic feature's tests that run the model are given
 # it. Then: nothing of the HTTP stack, the CLI parser or the validator without the features.
 #
+# Each set is compiled once, linted as it compiles: clippy's driver compiles the workspace's
+# crates as rustc does, with clippy's lints, so that the unit tests' executable (the library's
+# test target) and the library the doc tests link (its other target) are linted where they are
+# built, as `cargo clippy --all-targets -- -D warnings` would lint them, without a second compile
+# of each, and of every dependency, to check them first.
+#
 # Usage: bash .ci/features.sh build|test MODEL_DIR. It builds in a target directory of its own,
 # target/features, in two parts:
 #   build  lints each set, builds its unit tests, and runs its doc tests (compiled as they run):
@@ -14,6 +20,10 @@ cd "$(dirname "$0")/.."
 part=$1
 model_dir=$2
 export CARGO_TARGET_DIR="$PWD/target/features"
+RUSTC_WORKSPACE_WRAPPER="$(rustc --print sysroot)/bin/clippy-driver"
+export RUSTC_WORKSPACE_WRAPPER
+# Warnings, clippy's with them, fail the build. Other crates' are capped by cargo as always.
+export RUSTFLAGS="-D warnings"
 mkdir -p "$CARGO_TARGET_DIR"
 sets=("" http cli validate oauth redis semantic otel client gateway)
 
@@ -35,10 +45,10 @@ case "$part" in
         touch "$CARGO_TARGET_DIR/loop.start"
         for features in "${sets[@]}"; do
             echo "-- features: ${features:-none} (${SECONDS}s in)"
-            cargo clippy --quiet -p toolwright --all-targets --no-default-features \
-                --features "$features" -- -D warnings
+            # The library's test target, linted and built.
             cargo test --quiet -p toolwright --no-default-features --features "$features" --lib \
                 --no-run
+            # The library, linted and built, then its doc tests.
             tested --doc
             # The library itself, which only the doc tests read; the unit tests' executable
             # stays for `test`.

@@ -4,13 +4,17 @@
 # tool; making the argument optional builds and rewrites the committed snapshot; with CI set, a
 # stale snapshot fails the build; TOOLWRIGHT_SKIP_GUARD turns the comparison off.
 #
-# Run from anywhere: `bash .ci/manifest_guard.sh`. The copy builds in a target directory of its
-# own, target/manifest-guard, which nothing else reads or writes, so that it can run beside other
-# builds of the repository.
+# Run from anywhere: `bash .ci/manifest_guard.sh [TARGET_DIR]`. The copy builds in TARGET_DIR,
+# by default target/manifest-guard, which no other build of the repository reads or writes, so
+# that it can run beside them. .ci/beside.sh gives it instead the directory the published crates
+# were built in just before (.ci/package.sh), whose dependencies are the same crates: there the
+# copy's crates, built from paths, and the published ones, built from a registry, are different
+# units, and neither is taken for the other. Never the repository's own target/: a crate of the
+# copy would be the same unit as the repository's, and its edited build stand for the other.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-export CARGO_TARGET_DIR="$root/target/manifest-guard"
+export CARGO_TARGET_DIR="${1:-$root/target/manifest-guard}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 copy="$work/repository"
