@@ -4,10 +4,12 @@
 # it. Then: nothing of the HTTP stack, the CLI parser or the validator without the features.
 #
 # Each set is compiled once, linted as it compiles: clippy's driver compiles the workspace's
-# crates as rustc does, with clippy's lints, so that the unit tests' executable (the library's
-# test target) and the library the doc tests link (its other target) are linted where they are
-# built, as `cargo clippy --all-targets -- -D warnings` would lint them, without a second compile
-# of each, and of every dependency, to check them first.
+# crates with clippy's lints, so that the unit tests' executable (the library's test target) and
+# the library the doc tests link (its other target) are linted where they are built, as
+# `cargo clippy --all-targets -- -D warnings` would lint them, without a second compile of
+# each, and of every dependency, to check them first. What it compiles differs from rustc's in
+# ways the tests cannot see: `cfg(clippy)` is set (nothing in the workspace reads it) and MIR is
+# not optimised.
 #
 # Usage: bash .ci/features.sh build|test MODEL_DIR. It builds in a target directory of its own,
 # target/features, in two parts:

@@ -7,14 +7,18 @@
 # Run from anywhere: `bash .ci/manifest_guard.sh [TARGET_DIR]`. The copy builds in TARGET_DIR,
 # by default target/manifest-guard, which no other build of the repository reads or writes, so
 # that it can run beside them. .ci/beside.sh gives it instead the directory the published crates
-# were built in just before (.ci/package.sh), whose dependencies are the same crates: there the
-# copy's crates, built from paths, and the published ones, built from a registry, are different
-# units, and neither is taken for the other. Never the repository's own target/: a crate of the
-# copy would be the same unit as the repository's, and its edited build stand for the other.
+# were built in just before (.ci/package.sh): the dependencies the two build with the same
+# features and settings are built once. The copy's crates cannot be taken for the published
+# ones there, nor these for the copy's: cargo tells path crates apart by their place in their
+# workspace, and the copy's workspace is the repository's, the published crates' their own
+# unpacked tarballs. Never the repository's own target/: there a crate of the copy would be
+# the same unit as the repository's, and the guard's edited build would stand for the other.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-export CARGO_TARGET_DIR="${1:-$root/target/manifest-guard}"
+# Made absolute: the builds below run in the copy.
+target_dir=$(realpath -m "${1:-$root/target/manifest-guard}")
+export CARGO_TARGET_DIR="$target_dir"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 copy="$work/repository"

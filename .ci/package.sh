@@ -3,11 +3,15 @@
 # together, so that each builds against the others' tarballs rather than crates.io.
 #
 # Run from anywhere: `bash .ci/package.sh`. It builds in a target directory of its own,
-# target/packaged (the tarballs and their verifying build are under target/packaged/package),
-# so that it can run beside other builds of the repository.
+# target/packaged (the tarballs are under target/packaged/package), so that it can run beside
+# other builds of the repository; .ci/beside.sh runs the manifest guard there after it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="$PWD/target/packaged"
+# Emptied first. Our crates are built there as a registry's, and cargo takes a registry crate
+# of the same name and version as unchanged: a build left by an earlier run (of an earlier
+# commit) would stand for this one's.
+rm -rf "$CARGO_TARGET_DIR"
 crates=(toolwright-rules toolwright-macros toolwright toolwright-gateway)
 version=$(cargo pkgid -p toolwright)
 version=${version##*@}
