@@ -108,8 +108,15 @@ const EAGER_READ: usize = 16 * 1024;
 /// A non-blocking pipe or socket on the reactor, read at once whatever the reactor last
 /// said of it: a connection that polls for its client's next message, keeping its thread,
 /// sees it come without the reactor being polled in between (which only happens when the
-/// thread goes back to the runtime). When nothing is there, it is read as tokio reads it,
-/// which registers the task to be woken.
+/// thread goes back to the runtime).
+///
+/// One read a wait: when the reactor says the input is readable, it is read as the reactor's
+/// readiness is read (a read that finds nothing clears it); else the task is registered to be
+/// woken first, and the input read anyway. A message read eagerly leaves the readiness its
+/// arrival set behind; the next wait's read clears it, and is the only one that wait makes.
+/// (Read eagerly first and then as tokio reads, a wait made two reads that found nothing.) A
+/// read is never skipped for readiness cleared by a read that came before it: tokio clears
+/// only the readiness a read saw, not one the reactor set since.
 ///
 /// An eager read goes into a buffer of its own, zeroed once, and what it read is copied on:
 /// the caller's buffer is uninitialised at every read (`poll_read_buf` makes it so), and
@@ -129,25 +136,72 @@ impl<T> Eager<T> {
     }
 }
 
-impl<T: AsyncRead + AsFd + Unpin> AsyncRead for Eager<T> {
+/// A descriptor on the reactor, read as the reactor's readiness is: what a pipe and a socket
+/// share.
+trait OnReactor: AsFd {
+    /// Ready when the reactor says it is readable; else the task is registered to be woken.
+    fn poll_read_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>>;
+
+    /// Reads when the reactor says it is readable, clearing the readiness it saw when nothing
+    /// is there; `WouldBlock` without reading, else.
+    fn try_read(&self, buf: &mut [u8]) -> io::Result<usize>;
+}
+
+impl OnReactor for pipe::Receiver {
+    fn poll_read_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        pipe::Receiver::poll_read_ready(self, cx)
+    }
+
+    fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
+        pipe::Receiver::try_read(self, buf)
+    }
+}
+
+impl OnReactor for tokio::net::UnixStream {
+    fn poll_read_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        tokio::net::UnixStream::poll_read_ready(self, cx)
+    }
+
+    fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
+        tokio::net::UnixStream::try_read(self, buf)
+    }
+}
+
+impl<T: OnReactor + Unpin> AsyncRead for Eager<T> {
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let room = buf.remaining().min(EAGER_READ);
-        if room > 0 {
-            let Eager { io, scratch } = &mut *self;
-            match rustix::io::read(io.as_fd(), &mut scratch[..room]) {
-                Ok(read) => {
-                    buf.put_slice(&scratch[..read]);
+        if room == 0 {
+            return Poll::Ready(Ok(()));
+        }
+        let Eager { io, scratch } = &mut *self;
+        let scratch = &mut scratch[..room];
+        // Whether a read since this poll began found nothing, the readiness it saw cleared.
+        let mut found_nothing = false;
+        loop {
+            let read = match io.poll_read_ready(cx) {
+                Poll::Ready(Ok(())) => io.try_read(scratch),
+                Poll::Ready(Err(err)) => return Poll::Ready(Err(err)),
+                // Registered to be woken: a message that comes from now on wakes the task.
+                Poll::Pending if found_nothing => return Poll::Pending,
+                Poll::Pending => match rustix::io::read(io.as_fd(), &mut *scratch) {
+                    Err(rustix::io::Errno::AGAIN) => return Poll::Pending,
+                    read => read.map_err(io::Error::from),
+                },
+            };
+            match read {
+                Ok(n) => {
+                    buf.put_slice(&scratch[..n]);
                     return Poll::Ready(Ok(()));
                 }
-                Err(rustix::io::Errno::AGAIN | rustix::io::Errno::INTR) => {}
-                Err(err) => return Poll::Ready(Err(err.into())),
+                Err(err) if err.kind() == io::ErrorKind::WouldBlock => found_nothing = true,
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                Err(err) => return Poll::Ready(Err(err)),
             }
         }
-        Pin::new(&mut self.io).poll_read(cx, buf)
     }
 }
 
