@@ -110,13 +110,15 @@ const EAGER_READ: usize = 16 * 1024;
 /// sees it come without the reactor being polled in between (which only happens when the
 /// thread goes back to the runtime).
 ///
-/// One read a wait: when the reactor says the input is readable, it is read as the reactor's
-/// readiness is read (a read that finds nothing clears it); else the task is registered to be
-/// woken first, and the input read anyway. A message read eagerly leaves the readiness its
-/// arrival set behind; the next wait's read clears it, and is the only one that wait makes.
-/// (Read eagerly first and then as tokio reads, a wait made two reads that found nothing.) A
-/// read is never skipped for readiness cleared by a read that came before it: tokio clears
-/// only the readiness a read saw, not one the reactor set since.
+/// When the reactor says the input is readable, it is read as the reactor's readiness is read
+/// (a read that finds nothing clears it); else the task is registered to be woken first, and
+/// the input read anyway. A message read eagerly leaves behind the readiness its arrival set,
+/// once the reactor has seen it: the next wait's read clears it, and is the only read that
+/// wait makes, where the eager read and then tokio's made two that found nothing. (A wait that
+/// begins before the reactor has seen the message reads eagerly, is woken by the late event
+/// and reads again: two reads, where there were three.) A read is never skipped for readiness
+/// cleared by a read that came before it: tokio clears only the readiness a read saw, not one
+/// the reactor set since.
 ///
 /// An eager read goes into a buffer of its own, zeroed once, and what it read is copied on:
 /// the caller's buffer is uninitialised at every read (`poll_read_buf` makes it so), and
