@@ -130,6 +130,7 @@ pub(crate) struct Setting {
     rmcp: String,
     toolwright: String,
     date: String,
+    idle: String,
 }
 
 impl Setting {
@@ -173,22 +174,54 @@ impl Setting {
             rmcp,
             toolwright,
             date: output("date", &["-u", "+%Y-%m-%d %H:%M UTC"]),
+            idle: idle_cpus(),
         })
     }
 
     fn markdown(&self) -> String {
         format!(
             "- Machine: {} CPUs (nproc), {}; {}\n- Toolchain: {}\n- rmcp {} (features `server`, \
-             `macros`, `transport-io`, plus its defaults); toolwright at {}\n- Date: {}\n",
+             `macros`, `transport-io`, plus its defaults); toolwright at {}\n- Date: {}\n- {}\n",
             self.cpus,
             self.cpu_model,
             self.kernel,
             self.rustc,
             self.rmcp,
             self.toolwright,
-            self.date
+            self.date,
+            self.idle
         )
     }
+}
+
+/// How the machine's idle CPUs wait, which an unpinned round trip between processes depends
+/// on: a CPU that halts as soon as it is idle takes a wake-up each time a process on it is
+/// given work (in a virtual machine, an exit to the host), one that polls for a while first does
+/// not. From Linux's `cpuidle` and, under its `haltpoll` driver, the guest's polling time.
+pub(crate) fn idle_cpus() -> String {
+    let read = |path: &str| {
+        std::fs::read_to_string(path)
+            .ok()
+            .map(|text| text.trim().to_owned())
+    };
+    let Some(driver) = read("/sys/devices/system/cpu/cpuidle/current_driver") else {
+        return "Idle CPUs: no `cpuidle` driver named".to_owned();
+    };
+    let governor = read("/sys/devices/system/cpu/cpuidle/current_governor")
+        .unwrap_or_else(|| "unknown".to_owned());
+    let mut line = format!("Idle CPUs: `cpuidle` driver `{driver}`, governor `{governor}`");
+    if driver == "haltpoll" {
+        match read("/sys/module/haltpoll/parameters/guest_halt_poll_ns") {
+            Some(ns) if ns == "0" => line.push_str(
+                "; `guest_halt_poll_ns` 0: an idle CPU halts at once, without polling first",
+            ),
+            Some(ns) => {
+                let _ = write!(line, "; an idle CPU polls up to {ns} ns before it halts");
+            }
+            None => {}
+        }
+    }
+    line
 }
 
 /// The results table, in Markdown with aligned columns, so it also reads as plain text.
