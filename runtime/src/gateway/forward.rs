@@ -156,7 +156,9 @@ fn mount(
                     served.push(Served {
                         name: tool["name"].as_str().unwrap_or_default().to_owned(),
                         wire: mounted_tool.wire_name().to_owned(),
-                        approved: tool.clone(),
+                        approved: serde_json::to_string(tool)
+                            .expect("JSON serialises")
+                            .into_boxed_str(),
                     });
                     mounted.served.tools.push(mounted_tool);
                 }

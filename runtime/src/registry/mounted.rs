@@ -57,19 +57,8 @@ impl Tool {
         if let Some(Value::Object(meta)) = descriptor.get_mut("_meta") {
             view_here(mount, meta);
         }
-        descriptor.insert("inputSchema".into(), input_schema.clone());
+        descriptor.insert("inputSchema".into(), input_schema);
         let descriptor = Value::Object(descriptor);
-        // The server checks its own arguments; a schema this one cannot enforce leaves that to
-        // it, rather than refusing calls the server would take.
-        let check = ArgumentCheck::new(&input_schema).or_else(|error| {
-            tracing::warn!(
-                mount = &**mount,
-                tool = name,
-                %error,
-                "arguments are passed on unchecked: the server checks them"
-            );
-            ArgumentCheck::new(&json!({"type": "object"}))
-        });
         let hint = |key: &str| listed["annotations"][key].as_bool();
         let mounted = Mounted {
             mount: Arc::clone(mount),
@@ -96,12 +85,39 @@ impl Tool {
             structured: descriptor.get("outputSchema").is_some(),
             json: Serialised::new(serde_json::to_vec(&descriptor).expect("JSON serialises")),
             descriptor: OnceLock::new(),
-            check: OnceLock::from(check.map_err(|error| error.to_string())),
+            // Compiled at the tool's first call (`mounted_check`).
+            check: OnceLock::new(),
             // The server answers for its results: they are passed on as they come.
             output_check: OutputCheck::new(None).expect("no schema, nothing to compile"),
             notes: Vec::new(),
             mirrored: OnceLock::new(),
         })
+    }
+}
+
+impl Tool {
+    /// The check of the arguments of this tool, which `mounted` forwards: its input schema
+    /// compiled, at its first call rather than as it is mounted (a compiled schema holds some 5
+    /// KiB, and most of a large server's tools may never be called). The server checks its own
+    /// arguments: a schema this one cannot enforce leaves that to it, rather than refusing calls
+    /// the server would take.
+    pub(super) fn mounted_check(&self, mounted: &Mounted) -> Result<ArgumentCheck, String> {
+        // Its JSON is the one `from_mount` wrote, with the schema it listed or an object's.
+        let schema = serde_json::from_slice::<Value>(self.json())
+            .ok()
+            .and_then(|mut tool| tool.get_mut("inputSchema").map(Value::take))
+            .unwrap_or_else(|| json!({"type": "object"}));
+        ArgumentCheck::new(&schema)
+            .or_else(|error| {
+                tracing::warn!(
+                    mount = &*mounted.mount,
+                    tool = mounted.name,
+                    %error,
+                    "arguments are passed on unchecked: the server checks them"
+                );
+                ArgumentCheck::new(&json!({"type": "object"}))
+            })
+            .map_err(|error| error.to_string())
     }
 }
 
@@ -462,6 +478,88 @@ mod tests {
             assert_eq!(mounted_uri("notes", theirs).as_deref(), Some(here));
             assert_eq!(upstream_uri(here), Some(("notes", theirs.to_owned())));
         }
+    }
+
+    /// A server no call reaches: these tests check arguments, which happens before a call.
+    struct NoServer;
+
+    impl Forward for NoServer {
+        fn call(
+            &self,
+            _: &str,
+            _: Value,
+            _: crate::context::Context,
+        ) -> crate::handler::BoxFuture<crate::handler::Output> {
+            unreachable!("arguments are checked before a call is forwarded")
+        }
+
+        fn get_prompt(
+            &self,
+            _: &str,
+            _: Value,
+            _: crate::context::Context,
+        ) -> crate::handler::BoxFuture<Result<Value, crate::answers::RpcError>> {
+            unreachable!("no prompt is got here")
+        }
+
+        fn complete(
+            &self,
+            _: Value,
+        ) -> crate::handler::BoxFuture<Result<Value, crate::answers::RpcError>> {
+            unreachable!("nothing is completed here")
+        }
+
+        fn read_resource(
+            &self,
+            _: &str,
+            _: crate::context::Context,
+        ) -> crate::handler::BoxFuture<Result<Value, crate::answers::RpcError>> {
+            unreachable!("no resource is read here")
+        }
+
+        fn follow(
+            &self,
+            _: &str,
+        ) -> crate::handler::BoxFuture<Result<(), crate::answers::RpcError>> {
+            unreachable!("no resource is followed here")
+        }
+    }
+
+    fn mounted(listed: &Value) -> Tool {
+        Tool::from_mount(&Arc::from("files"), listed, Arc::new(NoServer), None, &[]).unwrap()
+    }
+
+    #[test]
+    fn a_mounted_tools_arguments_are_checked_by_a_schema_compiled_at_its_first_call() {
+        let tool = mounted(&json!({
+            "name": "read",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}},
+                "required": ["path"],
+            },
+        }));
+        assert!(tool.check.get().is_none(), "compiled as it was mounted");
+        assert_eq!(
+            tool.check_arguments(&json!({})).unwrap_err(),
+            "missing required argument `path`"
+        );
+        assert!(tool.check.get().is_some());
+        assert_eq!(tool.check_arguments(&json!({"path": "a.txt"})), Ok(()));
+    }
+
+    #[test]
+    fn a_mounted_tools_schema_that_cannot_be_compiled_leaves_the_check_to_its_server() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"path": {"type": "string", "pattern": "("}},
+        });
+        assert!(ArgumentCheck::new(&schema).is_err(), "the schema compiles");
+        let tool = mounted(&json!({"name": "read", "inputSchema": schema}));
+        assert_eq!(tool.check_arguments(&json!({"path": 7})), Ok(()));
+        // Without a schema, any object is passed on.
+        let tool = mounted(&json!({"name": "list"}));
+        assert_eq!(tool.check_arguments(&json!({"deep": true})), Ok(()));
     }
 
     #[test]

@@ -343,6 +343,10 @@ impl Tool {
     /// Checks arguments against the input schema; the error lists every problem, a line each.
     pub(crate) fn check_arguments(&self, arguments: &Value) -> Result<(), String> {
         let check = self.check.get_or_init(|| {
+            #[cfg(feature = "gateway")]
+            if let Source::Mounted(mounted) = &self.source {
+                return self.mounted_check(mounted);
+            }
             let compiled = match self.descriptor.get() {
                 Some(descriptor) => {
                     ArgumentCheck::new(&descriptor["inputSchema"]).map_err(|e| e.to_string())
