@@ -153,13 +153,7 @@ fn mount(
         match Tool::from_mount(&mount, tool, forward, upstream.timeout, scopes) {
             Ok(mounted_tool) => match held {
                 None => {
-                    served.push(Served {
-                        name: tool["name"].as_str().unwrap_or_default().to_owned(),
-                        wire: mounted_tool.wire_name().to_owned(),
-                        approved: serde_json::to_string(tool)
-                            .expect("JSON serialises")
-                            .into_boxed_str(),
-                    });
+                    served.push(Served::new(tool, mounted_tool.wire_name()));
                     mounted.served.tools.push(mounted_tool);
                 }
                 Some(why) => {

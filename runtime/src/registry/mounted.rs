@@ -85,7 +85,8 @@ impl Tool {
             structured: descriptor.get("outputSchema").is_some(),
             json: Serialised::new(serde_json::to_vec(&descriptor).expect("JSON serialises")),
             descriptor: OnceLock::new(),
-            // Compiled at the tool's first call (`mounted_check`).
+            // Compiled at the tool's first call, as a native tool's is: a compiled schema holds
+            // some 5 KiB, and most of a large server's tools may never be called.
             check: OnceLock::new(),
             // The server answers for its results: they are passed on as they come.
             output_check: OutputCheck::new(None).expect("no schema, nothing to compile"),
@@ -95,29 +96,18 @@ impl Tool {
     }
 }
 
-impl Tool {
-    /// The check of the arguments of this tool, which `mounted` forwards: its input schema
-    /// compiled, at its first call rather than as it is mounted (a compiled schema holds some 5
-    /// KiB, and most of a large server's tools may never be called). The server checks its own
-    /// arguments: a schema this one cannot enforce leaves that to it, rather than refusing calls
-    /// the server would take.
-    pub(super) fn mounted_check(&self, mounted: &Mounted) -> Result<ArgumentCheck, String> {
-        // Its JSON is the one `from_mount` wrote, with the schema it listed or an object's.
-        let schema = serde_json::from_slice::<Value>(self.json())
-            .ok()
-            .and_then(|mut tool| tool.get_mut("inputSchema").map(Value::take))
-            .unwrap_or_else(|| json!({"type": "object"}));
-        ArgumentCheck::new(&schema)
-            .or_else(|error| {
-                tracing::warn!(
-                    mount = &*mounted.mount,
-                    tool = mounted.name,
-                    %error,
-                    "arguments are passed on unchecked: the server checks them"
-                );
-                ArgumentCheck::new(&json!({"type": "object"}))
-            })
-            .map_err(|error| error.to_string())
+impl Mounted {
+    /// The check of a tool's arguments whose schema this server cannot compile (`error` says
+    /// why): any object's. The server checks its own arguments, and leaving that to it is
+    /// better than refusing calls it would take.
+    pub(super) fn unchecked(&self, error: &str) -> Result<ArgumentCheck, String> {
+        tracing::warn!(
+            mount = &*self.mount,
+            tool = self.name,
+            error,
+            "arguments are passed on unchecked: the server checks them"
+        );
+        ArgumentCheck::new(&json!({"type": "object"})).map_err(|error| error.to_string())
     }
 }
 

@@ -343,10 +343,6 @@ impl Tool {
     /// Checks arguments against the input schema; the error lists every problem, a line each.
     pub(crate) fn check_arguments(&self, arguments: &Value) -> Result<(), String> {
         let check = self.check.get_or_init(|| {
-            #[cfg(feature = "gateway")]
-            if let Source::Mounted(mounted) = &self.source {
-                return self.mounted_check(mounted);
-            }
             let compiled = match self.descriptor.get() {
                 Some(descriptor) => {
                     ArgumentCheck::new(&descriptor["inputSchema"]).map_err(|e| e.to_string())
@@ -357,6 +353,11 @@ impl Tool {
                     Ok(tool) => ArgumentCheck::new(&tool["inputSchema"]).map_err(|e| e.to_string()),
                     Err(error) => Err(format!("the tool's JSON does not read: {error}")),
                 },
+            };
+            #[cfg(feature = "gateway")]
+            let compiled = match (compiled, &self.source) {
+                (Err(error), Source::Mounted(mounted)) => mounted.unchecked(&error),
+                (compiled, _) => compiled,
             };
             if let Err(error) = &compiled {
                 tracing::error!(
